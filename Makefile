@@ -1,0 +1,30 @@
+# The two README commands: `make try` (set up, then run the server on a scripted session) and
+# `make test` (lint, types, the whole test suite with branch coverage).
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup try lint test clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+setup: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+
+try: setup
+	$(BIN)/python scripts/try_session.py
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/coverage run -m pytest
+	$(BIN)/coverage report --include='sevdesk_mcp/mcp/*,sevdesk_mcp/tools/*' --fail-under=95
+	$(BIN)/coverage report --fail-under=90
+
+clean:
+	rm -rf $(VENV) .coverage .mypy_cache .ruff_cache .pytest_cache

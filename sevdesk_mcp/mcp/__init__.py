@@ -1,0 +1,1 @@
+"""The MCP protocol core: JSON-RPC codec, both protocol eras, MRTR, stdio. No sevDesk code."""

@@ -1,0 +1,192 @@
+"""The MCP methods, era-neutral: each takes the app, the request context and the params.
+
+Era-specific fields (``resultType``, cache hints, ``serverInfo``) are added by the dispatcher.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from typing import Final
+
+from sevdesk_mcp.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
+from sevdesk_mcp.mcp import mrtr
+from sevdesk_mcp.mcp.app import McpApp
+from sevdesk_mcp.mcp.context import RequestContext
+from sevdesk_mcp.mcp.state import Binding, canonical_digest
+from sevdesk_mcp.mcp.types import (
+    SUPPORTED_VERSIONS,
+    InputRequired,
+    JsonObject,
+    JsonValue,
+    ToolResult,
+)
+
+_CURSOR_PREFIX: Final = "c1:"
+
+
+async def discover(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``server/discover``: versions, capabilities, instructions."""
+    result: JsonObject = {
+        "supportedVersions": list(SUPPORTED_VERSIONS),
+        "capabilities": app.capabilities(legacy=False),
+    }
+    if app.instructions:
+        result["instructions"] = app.instructions
+    return result
+
+
+async def ping(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``ping`` (2025 era only): an empty result."""
+    return {}
+
+
+async def tools_list(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``tools/list``, paginated."""
+    if app.tools is None:
+        raise _unsupported("tools/list")
+    return _page("tools", app.tools.list_tools(ctx), params, app.page_size)
+
+
+async def tools_call(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``tools/call``; a handler may ask for input first (MRTR)."""
+    if app.tools is None:
+        raise _unsupported("tools/call")
+    tools = app.tools
+    name = _string(params, "name")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}  # clients omit or null the key (wire digest section 7.8)
+    if not isinstance(arguments, dict):
+        raise ProtocolError(INVALID_PARAMS, "tools/call: arguments must be a JSON object")
+
+    async def invoke(c: RequestContext) -> ToolResult | InputRequired:
+        return await tools.call_tool(name, arguments, c)
+
+    if ctx.era == "legacy":
+        try:
+            return (await mrtr.run_legacy(app, ctx, invoke)).to_json()
+        except mrtr.InputUnavailableError as exc:
+            return ToolResult.error(str(exc)).to_json()
+    binding = Binding("tools/call", name, ctx.principal, canonical_digest(arguments))
+    outcome = await mrtr.run_modern(app, ctx, binding, params, invoke)
+    return outcome.to_json() if isinstance(outcome, ToolResult) else outcome
+
+
+async def prompts_list(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``prompts/list``, paginated."""
+    if app.prompts is None:
+        raise _unsupported("prompts/list")
+    return _page("prompts", app.prompts.list_prompts(ctx), params, app.page_size)
+
+
+async def prompts_get(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``prompts/get``; may ask for input first (MRTR)."""
+    if app.prompts is None:
+        raise _unsupported("prompts/get")
+    prompts = app.prompts
+    name = _string(params, "name")
+    raw = params.get("arguments") or {}
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise ProtocolError(INVALID_PARAMS, "prompts/get: arguments must map names to strings")
+    arguments = {k: v for k, v in raw.items() if isinstance(v, str)}
+
+    async def invoke(c: RequestContext) -> JsonObject | InputRequired:
+        return await prompts.get_prompt(name, arguments, c)
+
+    binding = Binding("prompts/get", name, ctx.principal, canonical_digest(dict(raw)))
+    return await _interactive(app, ctx, binding, params, invoke)
+
+
+async def resources_list(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``resources/list``, paginated."""
+    if app.resources is None:
+        raise _unsupported("resources/list")
+    return _page("resources", app.resources.list_resources(ctx), params, app.page_size)
+
+
+async def resources_templates_list(
+    app: McpApp, ctx: RequestContext, params: JsonObject
+) -> JsonObject:
+    """``resources/templates/list``, paginated."""
+    if app.resources is None:
+        raise _unsupported("resources/templates/list")
+    templates = app.resources.list_templates(ctx)
+    return _page("resourceTemplates", templates, params, app.page_size)
+
+
+async def resources_read(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``resources/read``; may ask for input first (MRTR)."""
+    if app.resources is None:
+        raise _unsupported("resources/read")
+    resources = app.resources
+    uri = _string(params, "uri")
+
+    async def invoke(c: RequestContext) -> JsonObject | InputRequired:
+        outcome = await resources.read_resource(uri, c)
+        return outcome if isinstance(outcome, InputRequired) else {"contents": list(outcome)}
+
+    binding = Binding("resources/read", uri, ctx.principal, canonical_digest({}))
+    return await _interactive(app, ctx, binding, params, invoke)
+
+
+async def completion_complete(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
+    """``completion/complete``."""
+    if app.completions is None:
+        raise _unsupported("completion/complete")
+    ref, argument = params.get("ref"), params.get("argument")
+    if not isinstance(ref, dict) or not isinstance(argument, dict):
+        raise ProtocolError(INVALID_PARAMS, "completion/complete needs ref and argument objects")
+    return {"completion": await app.completions.complete(ref, argument, ctx)}
+
+
+async def _interactive(
+    app: McpApp,
+    ctx: RequestContext,
+    binding: Binding,
+    params: JsonObject,
+    invoke: mrtr.Invoke[JsonObject],
+) -> JsonObject:
+    if ctx.era == "legacy":
+        try:
+            return await mrtr.run_legacy(app, ctx, invoke)
+        except mrtr.InputUnavailableError as exc:
+            raise ProtocolError(INTERNAL_ERROR, str(exc)) from exc
+    return await mrtr.run_modern(app, ctx, binding, params, invoke)
+
+
+def _page(key: str, items: Sequence[JsonObject], params: JsonObject, size: int) -> JsonObject:
+    start = _decode_cursor(params.get("cursor"), len(items))
+    result: JsonObject = {key: list(items[start : start + size])}
+    if start + size < len(items):
+        result["nextCursor"] = _encode_cursor(start + size)
+    return result
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode("ascii")
+
+
+def _decode_cursor(cursor: JsonValue, total: int) -> int:
+    if cursor is None:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(str(cursor).encode("ascii")).decode("ascii")
+        offset = int(text.removeprefix(_CURSOR_PREFIX)) if text.startswith(_CURSOR_PREFIX) else -1
+    except (binascii.Error, UnicodeError, ValueError):
+        offset = -1
+    if not isinstance(cursor, str) or not 0 < offset < total:
+        raise ProtocolError(INVALID_PARAMS, "Invalid cursor: pass nextCursor exactly as received")
+    return offset
+
+
+def _string(params: JsonObject, key: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str):
+        raise ProtocolError(INVALID_PARAMS, f"The parameter {key!r} must be a string")
+    return value
+
+
+def _unsupported(method: str) -> ProtocolError:
+    return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")

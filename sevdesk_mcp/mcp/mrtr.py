@@ -1,0 +1,135 @@
+"""Multi-round-trip requests: one handler, two eras.
+
+A handler of ``tools/call``, ``prompts/get`` or ``resources/read`` may return
+:class:`InputRequired` instead of a result.
+
+- 2026-07-28: the core answers ``resultType: "input_required"`` with ``inputRequests`` and a sealed
+  ``requestState``; the client retries with ``inputResponses`` and the state, which the core opens
+  (bound to method, target, principal and arguments) before the handler sees it again.
+- 2025 era: the legacy shim sends each input request as a real ``elicitation/create`` on the
+  connection, waits (with a timeout) for the answers and re-enters the same handler, up to a
+  fixed number of rounds. Transports without server-to-client requests cannot be served.
+
+Input requests are only made for capabilities the client declared for this request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from sevdesk_mcp.errors import MISSING_CLIENT_CAPABILITY, ProtocolError
+from sevdesk_mcp.mcp.app import McpApp
+from sevdesk_mcp.mcp.context import PeerRequestError, RequestContext
+from sevdesk_mcp.mcp.state import Binding
+from sevdesk_mcp.mcp.types import ElicitResponse, InputRequired, JsonObject, JsonValue
+
+R = TypeVar("R")
+Invoke = Callable[[RequestContext], Awaitable["R | InputRequired"]]
+
+
+class InputUnavailableError(Exception):
+    """A 2025-era request needs input that this client or transport cannot give."""
+
+
+def parse_responses(raw: JsonValue) -> dict[str, ElicitResponse]:
+    """:returns: the well-formed ``inputResponses``; malformed entries are dropped (re-asked)."""
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, ElicitResponse] = {}
+    for key, value in raw.items():
+        answer = parse_elicit_result(value)
+        if answer is not None:
+            out[key] = answer
+    return out
+
+
+def parse_elicit_result(value: JsonValue) -> ElicitResponse | None:
+    """:returns: the ``ElicitResult`` in ``value``, or ``None`` if it is not one."""
+    if not isinstance(value, dict):
+        return None
+    action, content = value.get("action"), value.get("content", {})
+    if not isinstance(content, dict):
+        return None
+    if action == "accept":
+        return ElicitResponse(action="accept", content=content)
+    if action in ("decline", "cancel"):
+        return ElicitResponse(action="decline" if action == "decline" else "cancel")
+    return None
+
+
+async def run_modern(
+    app: McpApp, ctx: RequestContext, binding: Binding, params: JsonObject, invoke: Invoke[R]
+) -> R | JsonObject:
+    """Serve one 2026-07-28 leg.
+
+    :returns: the handler's result, or the wire form of an ``input_required`` result.
+    :raises InvalidRequestStateError: if the echoed ``requestState`` does not verify.
+    :raises ProtocolError: -32021 if the client did not declare form elicitation.
+    """
+    if "requestState" in params:
+        state = app.codec.open(params["requestState"], binding)
+        ctx = ctx.with_input(parse_responses(params.get("inputResponses")), state)
+    elif "inputResponses" in params:
+        ctx = ctx.with_input(parse_responses(params["inputResponses"]), None)
+    outcome = await invoke(ctx)
+    if not isinstance(outcome, InputRequired):
+        return outcome
+    if not ctx.can_elicit_form():
+        raise ProtocolError(
+            MISSING_CLIENT_CAPABILITY,
+            "This request needs form elicitation, which the client did not declare",
+            {"requiredCapabilities": {"elicitation": {"form": {}}}},
+        )
+    requests: JsonObject = {
+        key: {"method": "elicitation/create", "params": form.to_params(with_mode=True)}
+        for key, form in outcome.requests.items()
+    }
+    return {
+        "resultType": "input_required",
+        "inputRequests": requests,
+        "requestState": app.codec.seal(outcome.state, binding),
+    }
+
+
+async def run_legacy(app: McpApp, ctx: RequestContext, invoke: Invoke[R]) -> R:
+    """Serve a 2025-era request, fulfilling input requests over the connection.
+
+    :raises InputUnavailableError: if the client cannot be asked, does not answer in time,
+        answers with an error, or the rounds run out.
+    """
+    for _ in range(app.max_input_rounds):
+        outcome = await invoke(ctx)
+        if not isinstance(outcome, InputRequired):
+            return outcome
+        responses = await _ask(app, ctx, outcome)
+        ctx = ctx.with_input(responses, outcome.state)
+    raise InputUnavailableError(
+        f"The request still needed input after {app.max_input_rounds} rounds; nothing was changed."
+    )
+
+
+async def _ask(
+    app: McpApp, ctx: RequestContext, outcome: InputRequired
+) -> dict[str, ElicitResponse]:
+    if not ctx.peer.can_request or not ctx.can_elicit_form():
+        raise InputUnavailableError(
+            "This action needs a human decision, but this client cannot be asked (it did not "
+            f"declare form elicitation for this connection). {app.legacy_elicitation_hint}"
+        )
+    with_mode = ctx.protocol_version != "2025-06-18"
+    answers: dict[str, ElicitResponse] = {}
+    for key, form in outcome.requests.items():
+        try:
+            raw = await ctx.peer.request(
+                "elicitation/create", form.to_params(with_mode=with_mode), app.elicitation_timeout_s
+            )
+        except PeerRequestError as exc:
+            raise InputUnavailableError(f"{exc} Nothing was changed.") from exc
+        answer = parse_elicit_result(raw)
+        if answer is None:
+            raise InputUnavailableError(
+                "The client answered the question with a malformed result; nothing was changed."
+            )
+        answers[key] = answer
+    return answers

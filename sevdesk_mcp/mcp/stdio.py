@@ -1,0 +1,222 @@
+"""The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
+
+- stdout carries protocol frames only: :func:`claim_stdout` moves the real stdout to a private
+  descriptor and points file descriptor 1 and ``sys.stdout`` at stderr, so a stray ``print`` or
+  a chatty library cannot corrupt the stream (wire digest section 7.2).
+- Each request runs in its own task; ``notifications/cancelled`` cancels it and no answer is sent.
+- A frame longer than :data:`MAX_FRAME_BYTES` is answered with -32700 and skipped.
+- On stdin EOF the server stops reading, fails its own pending requests to the client, gives
+  running calls :data:`EOF_GRACE_S` to finish, then cancels the rest and returns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Final
+
+import anyio
+from anyio.abc import TaskGroup
+
+from sevdesk_mcp.errors import INVALID_REQUEST, PARSE_ERROR
+from sevdesk_mcp.mcp import jsonrpc
+from sevdesk_mcp.mcp.context import PeerRequestError
+from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
+from sevdesk_mcp.mcp.types import JsonObject, RequestId
+
+MAX_FRAME_BYTES: Final = 1024 * 1024
+EOF_GRACE_S: Final = 5.0
+READ_CHUNK_BYTES: Final = 64 * 1024
+
+Reader = Callable[[], Awaitable[bytes]]
+Writer = Callable[[bytes], Awaitable[None]]
+
+
+class _Pending:
+    """A request we sent to the client, waiting for its answer."""
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.result: JsonObject | None = None
+        self.error: str | None = None
+
+
+class StdioPeer:
+    """Notifications and server-to-client requests over the same stream."""
+
+    def __init__(self, send: Callable[[JsonObject], Awaitable[None]]) -> None:
+        self._send = send
+        self._ids = itertools.count(1)
+        self._pending: dict[RequestId, _Pending] = {}
+        self._closed = False
+
+    @property
+    def can_request(self) -> bool:
+        """:returns: ``True`` while stdin is open."""
+        return not self._closed
+
+    async def notify(self, method: str, params: JsonObject) -> None:
+        """Send a notification."""
+        await self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def request(self, method: str, params: JsonObject, timeout_s: float) -> JsonObject:
+        """Send a request and wait for the answer.
+
+        :raises PeerRequestError: on an error answer, EOF or the timeout.
+        """
+        if self._closed:
+            raise PeerRequestError("The client connection is closed.")
+        request_id = f"srv-{next(self._ids)}"  # cannot collide with the client's own ids
+        pending = self._pending[request_id] = _Pending()
+        try:
+            await self._send(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
+            with anyio.move_on_after(timeout_s):
+                await pending.done.wait()
+        finally:
+            del self._pending[request_id]
+        if not pending.done.is_set():
+            raise PeerRequestError(f"The client did not answer within {timeout_s:g} seconds.")
+        if pending.result is None:
+            raise PeerRequestError(f"The client refused the request ({pending.error}).")
+        return pending.result
+
+    def deliver(self, response: jsonrpc.Response) -> None:
+        """Hand a client's response to the request waiting for it; unknown ids are ignored."""
+        pending = self._pending.get(response.id)
+        if pending is None:
+            return
+        pending.result = response.result
+        message = (response.error or {}).get("message")
+        pending.error = message[:200] if isinstance(message, str) else "error"
+        pending.done.set()
+
+    def close(self) -> None:
+        """Fail every pending request: no answer can arrive after EOF."""
+        self._closed = True
+        for pending in self._pending.values():
+            pending.error = "the connection closed"
+            pending.done.set()
+
+
+class StdioServer:
+    """Serves one client over a byte reader and writer."""
+
+    def __init__(self, dispatcher: Dispatcher, reader: Reader, writer: Writer) -> None:
+        self._dispatcher = dispatcher
+        self._reader = reader
+        self._writer = writer
+        self._lock = anyio.Lock()
+        self.peer = StdioPeer(self.send)
+        self._conn = Connection(peer=self.peer)
+        self._inflight: dict[RequestId, anyio.CancelScope] = {}
+        self._idle = anyio.Event()
+
+    async def send(self, message: JsonObject) -> None:
+        """Write one frame; frames never interleave."""
+        async with self._lock:
+            await self._writer(jsonrpc.encode(message) + b"\n")
+
+    async def serve(self) -> None:
+        """Serve until stdin closes, then finish or cancel the running calls."""
+        async with anyio.create_task_group() as tg:
+            async for frame in _frames(self._reader):
+                await self._receive(frame, tg)
+            self.peer.close()
+            if self._inflight:
+                with anyio.move_on_after(EOF_GRACE_S):
+                    await self._idle.wait()
+            tg.cancel_scope.cancel()
+
+    async def _receive(self, frame: bytes | None, tg: TaskGroup) -> None:
+        if frame is None:
+            await self.send(jsonrpc.error_answer(None, PARSE_ERROR, "Parse error: frame too large"))
+            return
+        message = jsonrpc.decode(frame)
+        if isinstance(message, jsonrpc.Rejected):
+            await self.send(message.answer)
+        elif isinstance(message, jsonrpc.Response):
+            self.peer.deliver(message)
+        elif isinstance(message, jsonrpc.Notification):
+            self._notification(message)
+        elif message.id in self._inflight:
+            answer = f"Invalid request: the id {message.id!r} is already in flight"
+            await self.send(jsonrpc.error_answer(None, INVALID_REQUEST, answer))
+        else:
+            scope = self._inflight[message.id] = anyio.CancelScope()
+            self._idle = anyio.Event()
+            tg.start_soon(self._run, message, scope)
+
+    def _notification(self, message: jsonrpc.Notification) -> None:
+        if message.method != "notifications/cancelled":
+            return  # notifications/initialized and anything unknown: nothing to do, no answer
+        scope = self._inflight.get(message.params.get("requestId"))  # type: ignore[arg-type]
+        if scope is not None:
+            scope.cancel()
+
+    async def _run(self, request: jsonrpc.Request, scope: anyio.CancelScope) -> None:
+        try:
+            with scope:
+                answer = await self._dispatcher.handle(request, self._conn)
+                await self.send(answer)
+        finally:
+            del self._inflight[request.id]
+            if not self._inflight:
+                self._idle.set()
+
+
+async def _frames(reader: Reader) -> AsyncIterator[bytes | None]:
+    """Yield the non-blank lines of the stream; ``None`` for a line over the size cap."""
+    buffer = b""
+    skipping = False
+    while chunk := await reader():
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            if skipping:
+                skipping = False
+            elif len(line) > MAX_FRAME_BYTES:
+                yield None
+            elif line.strip():
+                yield line
+        if len(buffer) > MAX_FRAME_BYTES:
+            if not skipping:
+                yield None
+            buffer, skipping = b"", True
+    if buffer.strip() and not skipping:
+        yield buffer
+
+
+def claim_stdout() -> int:
+    """Reserve the real stdout for protocol frames and send everything else to stderr.
+
+    :returns: a private file descriptor for the protocol stream.
+    """
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol_fd
+
+
+def fd_reader(fd: int) -> Reader:
+    """:returns: a reader of ``fd`` that reads in a worker thread."""
+
+    async def read() -> bytes:
+        return await anyio.to_thread.run_sync(os.read, fd, READ_CHUNK_BYTES, abandon_on_cancel=True)
+
+    return read
+
+
+def fd_writer(fd: int) -> Writer:
+    """:returns: a writer that writes whole frames to ``fd``."""
+
+    async def write(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+
+    return write

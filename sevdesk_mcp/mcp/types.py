@@ -1,0 +1,108 @@
+"""Plain types shared by the protocol core: JSON aliases, versions, method sets, results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal, TypeAlias
+
+JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
+RequestId: TypeAlias = "int | str"
+
+MODERN_VERSION: Final = "2026-07-28"
+LEGACY_VERSIONS: Final = ("2025-11-25", "2025-06-18")
+SUPPORTED_VERSIONS: Final = (MODERN_VERSION, *LEGACY_VERSIONS)
+
+META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+
+LOG_LEVELS: Final = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+
+Era = Literal["modern", "legacy"]
+CacheScope = Literal["public", "private"]
+
+
+@dataclass(frozen=True, slots=True)
+class Implementation:
+    """Name and version of a server or client (``Implementation`` on the wire)."""
+
+    name: str
+    version: str
+    title: str | None = None
+
+    def to_json(self) -> JsonObject:
+        """:returns: the wire form."""
+        out: JsonObject = {"name": self.name, "version": self.version}
+        if self.title:
+            out["title"] = self.title
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitForm:
+    """A form elicitation: a message and a flat ``requestedSchema`` of primitive properties."""
+
+    message: str
+    requested_schema: JsonObject
+
+    def to_params(self, *, with_mode: bool) -> JsonObject:
+        """:returns: the ``elicitation/create`` params; ``mode`` only where the version has it."""
+        params: JsonObject = {"message": self.message, "requestedSchema": self.requested_schema}
+        if with_mode:
+            params = {"mode": "form", **params}
+        return params
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitResponse:
+    """A client's answer to one elicitation: ``accept`` (with content), ``decline``, ``cancel``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: JsonObject = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class InputRequired:
+    """What a handler returns instead of a result when it needs the human first.
+
+    :param requests: elicitations keyed by a handler-chosen name.
+    :param state: JSON data the handler wants back on the retry; it is sealed by the core.
+    """
+
+    requests: dict[str, ElicitForm]
+    state: JsonValue = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The result of ``tools/call``: content blocks, optional structured content, error flag."""
+
+    content: list[JsonObject]
+    structured: JsonObject | None = None
+    is_error: bool = False
+
+    def to_json(self) -> JsonObject:
+        """:returns: the wire form of a ``CallToolResult`` (without era fields)."""
+        out: JsonObject = {"content": list(self.content)}
+        if self.structured is not None:
+            out["structuredContent"] = self.structured
+        if self.is_error:
+            out["isError"] = True
+        return out
+
+    @classmethod
+    def error(cls, text: str) -> ToolResult:
+        """:returns: an ``isError`` result carrying one text block."""
+        return cls(content=[{"type": "text", "text": text}], is_error=True)

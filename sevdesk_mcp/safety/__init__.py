@@ -1,0 +1,1 @@
+"""Safety controls shared by every layer: tiers, and (later) redaction, fencing, confirmation."""

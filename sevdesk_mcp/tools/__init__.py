@@ -1,0 +1,1 @@
+"""MCP tools: ``define_tool``, the registry, and one module per toolset."""

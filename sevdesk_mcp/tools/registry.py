@@ -1,0 +1,145 @@
+"""The tool registry: selects the tools of a configuration and wraps every call.
+
+Every call, whatever the tool: the tier is checked again against the configuration, the
+arguments are validated (unknown names refused by name; missing ``arguments`` count as ``{}``),
+the handler runs, its output is checked against the output Struct, and failures become
+``isError`` results with trusted, actionable text. ``structuredContent`` and ``outputSchema``
+appear only for 2026-07-28 requests or with ``SEVDESK_STRUCTURED_OUTPUT=on`` (never with
+``off``), and then hold the complete output, never an empty object.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from sevdesk_mcp.accounts.context import AccountContext
+from sevdesk_mcp.config import Config
+from sevdesk_mcp.errors import (
+    INVALID_PARAMS,
+    ProtocolError,
+    TierDeniedError,
+    ToolError,
+    ToolInputError,
+)
+from sevdesk_mcp.mcp.context import RequestContext
+from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, ToolResult
+from sevdesk_mcp.tools.define import ToolContext, ToolDef
+
+log = logging.getLogger("sevdesk_mcp")
+
+AnyTool = ToolDef[Any, Any]
+
+
+def select_tools(
+    catalog: Sequence[AnyTool], config: Config, toolsets: frozenset[str]
+) -> tuple[AnyTool, ...]:
+    """:returns: the tools of ``toolsets`` whose tier the configuration allows, in catalog order."""
+    return tuple(t for t in catalog if t.toolset in toolsets and config.allows(t.tier))
+
+
+def structured_for(config: Config, ctx: RequestContext) -> bool:
+    """:returns: whether results and tool lists carry structured output for this request."""
+    if config.structured_output == "auto":
+        return ctx.era == "modern" and ctx.protocol_version == MODERN_VERSION
+    return config.structured_output == "on"
+
+
+class Registry:
+    """The tools of one account context; implements the core's ``ToolProvider``."""
+
+    def __init__(self, tools: Sequence[AnyTool], account: AccountContext) -> None:
+        self._tools = {t.name: t for t in tools}
+        self._account = account
+        self._names = tuple(self._tools)
+
+    def list_tools(self, ctx: RequestContext) -> list[JsonObject]:
+        """:returns: the ``Tool`` objects in registration order."""
+        structured = structured_for(self._account.config, ctx)
+        return [t.to_json(structured=structured) for t in self._tools.values()]
+
+    async def call_tool(
+        self, name: str, arguments: JsonObject, ctx: RequestContext
+    ) -> ToolResult | InputRequired:
+        """Run one tool call through the wrapper.
+
+        :raises ProtocolError: -32602 if no tool of that name is registered.
+        """
+        tool = self._tools.get(name)
+        if tool is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name[:100]}")
+        try:
+            return await self._call(tool, arguments, ctx)
+        except ToolError as exc:
+            return ToolResult.error(str(exc))
+        except Exception:
+            ref = secrets.token_hex(4)
+            log.exception("tool %s failed unexpectedly (reference %s)", name, ref)
+            return ToolResult.error(
+                f"Internal error in {name} (reference {ref}). Nothing more is known about the "
+                "outcome; the server log has the details."
+            )
+
+    async def _call(
+        self, tool: AnyTool, arguments: JsonObject, ctx: RequestContext
+    ) -> ToolResult | InputRequired:
+        config = self._account.config
+        if not config.allows(tool.tier):
+            raise TierDeniedError(
+                f"{tool.name} needs the {tool.tier} tier, which is not enabled. Set "
+                f"SEVDESK_ALLOW to include {tool.tier} (and unset SEVDESK_READ_ONLY) to use it."
+            )
+        parsed = parse_arguments(tool, arguments)
+        tool_ctx = ToolContext(account=self._account, request=ctx, registered=self._names)
+        output = await tool.handler(parsed, tool_ctx)
+        if isinstance(output, InputRequired):
+            return output
+        data = check_output(tool, output)
+        text = msgspec.json.encode(data).decode("utf-8")
+        structured = data if structured_for(config, ctx) else None
+        return ToolResult(content=[{"type": "text", "text": text}], structured=structured)
+
+
+def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:
+    """:returns: the arguments as the tool's input Struct.
+
+    :raises ToolInputError: naming unknown arguments, or the field that does not fit.
+    """
+    properties = tool.input_schema["properties"]
+    assert isinstance(properties, dict)  # built by input_schema
+    unknown = sorted(set(arguments) - set(properties))
+    if unknown:
+        accepted = ", ".join(properties) or "no arguments"
+        raise ToolInputError(
+            f"Unknown argument(s) for {tool.name}: {', '.join(u[:60] for u in unknown[:10])}. "
+            f"It accepts: {accepted}."
+        )
+    listed = tool.input_schema.get("required")
+    required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
+    cleaned = {
+        k: v
+        for k, v in arguments.items()
+        if not (k not in required and v in (None, "", "null"))  # clients send "null" (7.14)
+    }
+    try:
+        parsed: msgspec.Struct = msgspec.convert(cleaned, tool.input_type)
+    except msgspec.ValidationError as exc:
+        raise ToolInputError(f"Invalid arguments for {tool.name}: {exc}") from None
+    return parsed
+
+
+def check_output(tool: AnyTool, output: object) -> JsonObject:
+    """:returns: the output as JSON data, after checking it against the output Struct.
+
+    :raises TypeError: if the handler returned something else (a bug, reported as internal).
+    """
+    if not isinstance(output, tool.output_type):
+        raise TypeError(f"{tool.name} returned {type(output).__name__}")
+    data = msgspec.to_builtins(output)
+    msgspec.convert(data, tool.output_type)  # enforces the Meta constraints of the output
+    assert isinstance(data, dict)  # a Struct encodes as an object
+    return data

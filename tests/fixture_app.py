@@ -16,6 +16,7 @@ from sevdesk_mcp.mcp.types import (
     Implementation,
     InputRequired,
     JsonObject,
+    JsonValue,
     ToolResult,
 )
 
@@ -60,7 +61,9 @@ class FixtureTools:
     async def _echo(self, arguments: JsonObject, ctx: RequestContext) -> ToolResult:
         return _text(str(arguments.get("text", "")))
 
-    async def _greet(self, arguments: JsonObject, ctx: RequestContext) -> ToolResult | InputRequired:
+    async def _greet(
+        self, arguments: JsonObject, ctx: RequestContext
+    ) -> ToolResult | InputRequired:
         answer = (ctx.input_responses or {}).get("name")
         if answer is None:
             return InputRequired({"name": NAME_FORM}, state={"round": 1})
@@ -150,7 +153,7 @@ class FixtureCompletions:
         self, ref: JsonObject, argument: JsonObject, ctx: RequestContext
     ) -> JsonObject:
         prefix = str(argument.get("value", ""))
-        values = [v for v in ("alpha", "beta", "alphabet") if v.startswith(prefix)]
+        values: list[JsonValue] = [v for v in ("alpha", "beta", "alphabet") if v.startswith(prefix)]
         return {"values": values, "total": len(values), "hasMore": False}
 
 

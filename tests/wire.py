@@ -18,23 +18,27 @@ from sevdesk_mcp.mcp.types import MODERN_VERSION
 Frame = dict[str, Any]
 
 
-def meta(caps: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def meta(caps: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """:returns: a 2026-07-28 ``_meta`` envelope."""
     return {
         "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
         "io.modelcontextprotocol/clientCapabilities": caps if caps is not None else {},
-        **extra,
+        **(extra or {}),
     }
 
 
-FORM = {"elicitation": {"form": {}}}
+FORM: dict[str, Any] = {"elicitation": {"form": {}}}
 
 
 class Wire:
     """Writes raw lines to the server and reads its frames."""
 
-    def __init__(self, server: StdioServer, inbox: MemoryObjectSendStream[bytes],
-                 outbox: MemoryObjectReceiveStream[bytes]) -> None:
+    def __init__(
+        self,
+        server: StdioServer,
+        inbox: MemoryObjectSendStream[bytes],
+        outbox: MemoryObjectReceiveStream[bytes],
+    ) -> None:
         self.server = server
         self._inbox = inbox
         self._outbox = outbox
@@ -73,13 +77,21 @@ class Wire:
             if frame.get("id") == id and "method" not in frame:
                 return frame
 
-    async def modern(self, method: str, params: Frame | None = None, caps: Frame | None = None,
-                     **extra: Any) -> Frame:
-        return await self.request(method, {**(params or {}), "_meta": meta(caps, **extra)})
+    async def modern(
+        self,
+        method: str,
+        params: Frame | None = None,
+        caps: Frame | None = None,
+        extra: Frame | None = None,
+    ) -> Frame:
+        return await self.request(method, {**(params or {}), "_meta": meta(caps, extra)})
 
     async def initialize(self, version: str = "2025-11-25", caps: Frame | None = None) -> Frame:
-        params = {"protocolVersion": version, "capabilities": caps or {},
-                  "clientInfo": {"name": "t", "version": "1"}}
+        params = {
+            "protocolVersion": version,
+            "capabilities": caps or {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
         answer = await self.request("initialize", params)
         await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return answer

@@ -13,8 +13,13 @@ pytestmark = pytest.mark.anyio
 
 @pytest.mark.parametrize(
     ("requested", "answered"),
-    [("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"), ("2026-07-28", "2025-11-25"),
-     ("2024-11-05", "2025-11-25"), ("banana", "2025-11-25")],
+    [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2026-07-28", "2025-11-25"),
+        ("2024-11-05", "2025-11-25"),
+        ("banana", "2025-11-25"),
+    ],
 )
 async def test_initialize_echoes_a_supported_version_and_never_answers_2026(
     requested: str, answered: str
@@ -42,7 +47,7 @@ async def test_legacy_results_carry_no_2026_fields() -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.initialize()
         tools = (await wire.request("tools/list"))["result"]
-        call = (await wire.request("tools/call", {"name": "echo", "arguments": {"text": "x"}}))
+        call = await wire.request("tools/call", {"name": "echo", "arguments": {"text": "x"}})
         read = (await wire.request("resources/read", {"uri": "test://r/0"}))["result"]
     for result in (tools, call["result"], read):
         assert not {"resultType", "ttlMs", "cacheScope", "_meta"} & set(result)
@@ -55,8 +60,9 @@ async def test_ping_and_set_level_work_and_unknown_methods_are_32601() -> None:
         level = await wire.request("logging/setLevel", {"level": "warning"})
         bad_level = await wire.request("logging/setLevel", {"level": "shout"})
         unknown = await wire.request("server/discover")
-        await wire.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
-                         "params": {"name": "log"}})
+        await wire.send(
+            {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "log"}}
+        )
         note, answer = await wire.recv(), await wire.recv()
     assert ping["result"] == {} and level["result"] == {}
     assert bad_level["error"]["code"] == -32602
@@ -87,8 +93,14 @@ async def test_shim_sends_a_real_elicitation_and_reenters_the_handler(
 ) -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.initialize(version, caps={"elicitation": {}})
-        await wire.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                         "params": {"name": "greet", "arguments": {}}})
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "tools/call",
+                "params": {"name": "greet", "arguments": {}},
+            }
+        )
         request = await _answer_elicitation(wire, {"action": "accept", "content": {"name": "Ada"}})
         answer = await wire.recv()
     assert ("mode" in request["params"]) is has_mode
@@ -100,8 +112,9 @@ async def test_shim_sends_a_real_elicitation_and_reenters_the_handler(
 async def test_shim_loops_over_several_rounds() -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.initialize(caps=FORM)
-        await wire.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                         "params": {"name": "two_questions"}})
+        await wire.send(
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "two_questions"}}
+        )
         await _answer_elicitation(wire, {"action": "accept", "content": {"name": "1"}})
         await _answer_elicitation(wire, {"action": "accept", "content": {"name": "2"}})
         await _answer_elicitation(wire, {"action": "accept", "content": {"name": "3"}})
@@ -119,22 +132,26 @@ async def test_shim_loops_over_several_rounds() -> None:
 async def test_shim_reports_error_answers_as_tool_errors(reply: dict, fragment: str) -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.initialize(caps=FORM)
-        await wire.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                         "params": {"name": "greet"}})
+        await wire.send(
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "greet"}}
+        )
         request = await wire.recv()
         await wire.send({"jsonrpc": "2.0", "id": request["id"], **reply})
         answer = await wire.recv()
     assert answer["result"]["isError"] is True
     assert fragment in answer["result"]["content"][0]["text"]
-    assert "Nothing was changed" in answer["result"]["content"][0]["text"] or "nothing" in \
-        answer["result"]["content"][0]["text"]
+    assert (
+        "Nothing was changed" in answer["result"]["content"][0]["text"]
+        or "nothing" in answer["result"]["content"][0]["text"]
+    )
 
 
 async def test_shim_times_out_when_the_client_never_answers() -> None:
     async with open_wire(fixture_app(elicitation_timeout_s=0.2)) as wire:
         await wire.initialize(caps=FORM)
-        await wire.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                         "params": {"name": "greet"}})
+        await wire.send(
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "greet"}}
+        )
         await wire.recv()  # the elicitation, never answered
         answer = await wire.recv()
         late = {"jsonrpc": "2.0", "id": "srv-1", "result": {"action": "accept"}}
@@ -159,8 +176,9 @@ async def test_shim_refuses_clients_without_elicitation_with_the_hint() -> None:
 async def test_shim_gives_up_after_the_round_limit() -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.initialize(caps=FORM)
-        await wire.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                         "params": {"name": "nag"}})
+        await wire.send(
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nag"}}
+        )
         for _ in range(8):
             await _answer_elicitation(wire, {"action": "accept", "content": {}})
         answer = await wire.recv()
@@ -170,8 +188,9 @@ async def test_shim_gives_up_after_the_round_limit() -> None:
 async def test_eof_fails_a_pending_elicitation_at_once() -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.initialize(caps=FORM)
-        await wire.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                         "params": {"name": "greet"}})
+        await wire.send(
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "greet"}}
+        )
         await wire.recv()
         await wire.close()
         with anyio.fail_after(2):

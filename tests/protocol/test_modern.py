@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sevdesk_mcp.mcp.state import RequestStateCodec
@@ -19,7 +21,12 @@ async def test_discover_lists_versions_capabilities_instructions_and_cache_hints
     result = answer["result"]
     assert result["resultType"] == "complete"
     assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18"]
-    assert result["capabilities"] == {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
+    assert result["capabilities"] == {
+        "tools": {},
+        "prompts": {},
+        "resources": {},
+        "completions": {},
+    }
     assert result["instructions"] == "fixture server"
     assert result["ttlMs"] == 300_000 and result["cacheScope"] == "private"
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == SERVER_INFO
@@ -29,10 +36,14 @@ async def test_discover_lists_versions_capabilities_instructions_and_cache_hints
     "bad_meta",
     [
         {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
-        {"io.modelcontextprotocol/protocolVersion": 20260728,
-         "io.modelcontextprotocol/clientCapabilities": {}},
-        {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-         "io.modelcontextprotocol/clientCapabilities": []},
+        {
+            "io.modelcontextprotocol/protocolVersion": 20260728,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+        {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": [],
+        },
     ],
 )
 async def test_malformed_envelope_is_invalid_params_with_the_id_echoed(bad_meta: dict) -> None:
@@ -82,7 +93,7 @@ async def test_lists_paginate_with_opaque_cursors_until_no_next_cursor() -> None
         seen: list[str] = []
         cursor = None
         for _ in range(5):
-            params = {} if cursor is None else {"cursor": cursor}
+            params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
             result = (await wire.modern("resources/list", params))["result"]
             seen += [r["uri"] for r in result["resources"]]
             assert result["ttlMs"] == 300_000
@@ -116,11 +127,14 @@ async def test_missing_or_null_arguments_count_as_empty(arguments: object) -> No
     assert answer["result"]["content"] == [{"type": "text", "text": ""}]
 
 
-@pytest.mark.parametrize("params", [
-    {"name": "echo", "arguments": [1]},
-    {"name": 5},
-    {"name": "unknown_tool"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"name": "echo", "arguments": [1]},
+        {"name": 5},
+        {"name": "unknown_tool"},
+    ],
+)
 async def test_bad_tool_calls_are_invalid_params(params: dict) -> None:
     async with open_wire(fixture_app()) as wire:
         answer = await wire.modern("tools/call", params)
@@ -130,7 +144,7 @@ async def test_bad_tool_calls_are_invalid_params(params: dict) -> None:
 async def test_prompts_list_and_get() -> None:
     async with open_wire(fixture_app()) as wire:
         listed = (await wire.modern("prompts/list"))["result"]
-        got = (await wire.modern("prompts/get", {"name": "hello", "arguments": {"who": "Ada"}}))
+        got = await wire.modern("prompts/get", {"name": "hello", "arguments": {"who": "Ada"}})
         missing = await wire.modern("prompts/get", {"name": "hello"})
         bad = await wire.modern("prompts/get", {"name": "hello", "arguments": {"who": 1}})
     assert listed["prompts"][0]["name"] == "hello" and listed["cacheScope"] == "private"
@@ -148,33 +162,55 @@ async def test_resources_read_templates_and_not_found_with_uri() -> None:
     assert read["contents"][0]["text"] == "content of test://r/1"
     assert read["ttlMs"] == 300_000 and read["cacheScope"] == "private"
     assert templates["resourceTemplates"][0]["uriTemplate"] == "test://r/{id}"
-    assert missing["error"] == {"code": -32602, "message": "Resource not found",
-                                "data": {"uri": "nope://x"}}
+    assert missing["error"] == {
+        "code": -32602,
+        "message": "Resource not found",
+        "data": {"uri": "nope://x"},
+    }
 
 
 async def test_completion_complete() -> None:
     async with open_wire(fixture_app()) as wire:
-        answer = await wire.modern("completion/complete", {
-            "ref": {"type": "ref/prompt", "name": "hello"},
-            "argument": {"name": "who", "value": "al"},
-        })
+        answer = await wire.modern(
+            "completion/complete",
+            {
+                "ref": {"type": "ref/prompt", "name": "hello"},
+                "argument": {"name": "who", "value": "al"},
+            },
+        )
         bad = await wire.modern("completion/complete", {"ref": "x"})
-    assert answer["result"]["completion"] == {"values": ["alpha", "alphabet"], "total": 2,
-                                              "hasMore": False}
+    assert answer["result"]["completion"] == {
+        "values": ["alpha", "alphabet"],
+        "total": 2,
+        "hasMore": False,
+    }
     assert bad["error"]["code"] == -32602
 
 
 async def test_log_level_in_meta_controls_log_notifications_and_bad_level_is_refused() -> None:
     async with open_wire(fixture_app()) as wire:
-        await wire.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "log", "_meta": meta(**{"io.modelcontextprotocol/logLevel": "info"})}})
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {
+                    "name": "log",
+                    "_meta": meta(extra={"io.modelcontextprotocol/logLevel": "info"}),
+                },
+            }
+        )
         note = await wire.recv()
         answer = await wire.recv()
         quiet = await wire.modern("tools/call", {"name": "log"})
-        bad = await wire.request("tools/list", {
-            "_meta": meta(**{"io.modelcontextprotocol/logLevel": "loud"})})
-    assert note == {"jsonrpc": "2.0", "method": "notifications/message",
-                    "params": {"level": "warning", "data": "heard"}}
+        bad = await wire.request(
+            "tools/list", {"_meta": meta(extra={"io.modelcontextprotocol/logLevel": "loud"})}
+        )
+    assert note == {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "warning", "data": "heard"},
+    }
     assert answer["id"] == 1
     assert quiet["result"]["content"][0]["text"] == "logged"
     assert bad["error"]["code"] == -32602
@@ -212,9 +248,16 @@ async def test_input_required_carries_requests_and_sealed_state_but_no_cache_hin
 async def test_retry_with_answers_reaches_the_handler(response: dict, expected: str) -> None:
     async with open_wire(fixture_app()) as wire:
         first = await _first_leg(wire)
-        retry = await wire.modern("tools/call", {
-            "name": "greet", "arguments": {}, "inputResponses": {"name": response},
-            "requestState": first["requestState"]}, caps=FORM)
+        retry = await wire.modern(
+            "tools/call",
+            {
+                "name": "greet",
+                "arguments": {},
+                "inputResponses": {"name": response},
+                "requestState": first["requestState"],
+            },
+            caps=FORM,
+        )
     assert retry["result"]["content"][0]["text"] == expected
     assert retry["result"]["resultType"] == "complete"
 
@@ -222,11 +265,23 @@ async def test_retry_with_answers_reaches_the_handler(response: dict, expected: 
 async def test_missing_or_malformed_answers_get_a_new_input_request() -> None:
     async with open_wire(fixture_app()) as wire:
         first = await _first_leg(wire)
-        for responses in ({}, {"other": {"action": "accept"}}, {"name": {"action": "maybe"}},
-                          {"name": {"action": "accept", "content": []}}, "junk"):
-            retry = await wire.modern("tools/call", {
-                "name": "greet", "arguments": {}, "inputResponses": responses,
-                "requestState": first["requestState"]}, caps=FORM)
+        for responses in (
+            {},
+            {"other": {"action": "accept"}},
+            {"name": {"action": "maybe"}},
+            {"name": {"action": "accept", "content": []}},
+            "junk",
+        ):
+            retry = await wire.modern(
+                "tools/call",
+                {
+                    "name": "greet",
+                    "arguments": {},
+                    "inputResponses": responses,
+                    "requestState": first["requestState"],
+                },
+                caps=FORM,
+            )
             assert retry["result"]["resultType"] == "input_required"
 
 
@@ -234,14 +289,31 @@ async def test_multi_round_flows_ask_again_with_new_keys() -> None:
     async with open_wire(fixture_app()) as wire:
         first = await _first_leg(wire, "two_questions")
         answer = {"action": "accept", "content": {"name": "A"}}
-        second = (await wire.modern("tools/call", {
-            "name": "two_questions", "arguments": {}, "inputResponses": {"first": answer},
-            "requestState": first["requestState"]}, caps=FORM))["result"]
+        second = (
+            await wire.modern(
+                "tools/call",
+                {
+                    "name": "two_questions",
+                    "arguments": {},
+                    "inputResponses": {"first": answer},
+                    "requestState": first["requestState"],
+                },
+                caps=FORM,
+            )
+        )["result"]
         assert set(second["inputRequests"]) == {"first", "second"}
-        done = (await wire.modern("tools/call", {
-            "name": "two_questions", "arguments": {},
-            "inputResponses": {"first": answer, "second": answer},
-            "requestState": second["requestState"]}, caps=FORM))["result"]
+        done = (
+            await wire.modern(
+                "tools/call",
+                {
+                    "name": "two_questions",
+                    "arguments": {},
+                    "inputResponses": {"first": answer, "second": answer},
+                    "requestState": second["requestState"],
+                },
+                caps=FORM,
+            )
+        )["result"]
     assert done["content"][0]["text"] == "{'name': 'A'} {'name': 'A'}"
 
 
@@ -256,20 +328,34 @@ async def test_tampered_state_is_refused_with_32602(tamper: str) -> None:
             "not-a-string": 42,
             "huge": "v1." + "A" * 20_000,
         }[tamper]
-        retry = await wire.modern("tools/call", {
-            "name": "greet", "arguments": {}, "requestState": forged,
-            "inputResponses": {"name": {"action": "accept", "content": {"name": "x"}}}}, caps=FORM)
-    assert retry["error"] == {"code": -32602, "message": "Invalid or expired requestState",
-                              "data": {"reason": "invalid_request_state"}}
+        retry = await wire.modern(
+            "tools/call",
+            {
+                "name": "greet",
+                "arguments": {},
+                "requestState": forged,
+                "inputResponses": {"name": {"action": "accept", "content": {"name": "x"}}},
+            },
+            caps=FORM,
+        )
+    assert retry["error"] == {
+        "code": -32602,
+        "message": "Invalid or expired requestState",
+        "data": {"reason": "invalid_request_state"},
+    }
 
 
 async def test_state_is_bound_to_tool_and_arguments() -> None:
     async with open_wire(fixture_app()) as wire:
         state = (await _first_leg(wire))["requestState"]
-        other_args = await wire.modern("tools/call", {
-            "name": "greet", "arguments": {"x": 1}, "requestState": state}, caps=FORM)
-        other_tool = await wire.modern("tools/call", {
-            "name": "two_questions", "arguments": {}, "requestState": state}, caps=FORM)
+        other_args = await wire.modern(
+            "tools/call", {"name": "greet", "arguments": {"x": 1}, "requestState": state}, caps=FORM
+        )
+        other_tool = await wire.modern(
+            "tools/call",
+            {"name": "two_questions", "arguments": {}, "requestState": state},
+            caps=FORM,
+        )
     assert other_args["error"]["code"] == -32602
     assert other_tool["error"]["code"] == -32602
 
@@ -280,8 +366,9 @@ async def test_expired_state_is_refused() -> None:
     async with open_wire(fixture_app(codec=codec)) as wire:
         state = (await _first_leg(wire))["requestState"]
         now[0] += 601
-        retry = await wire.modern("tools/call", {
-            "name": "greet", "arguments": {}, "requestState": state}, caps=FORM)
+        retry = await wire.modern(
+            "tools/call", {"name": "greet", "arguments": {}, "requestState": state}, caps=FORM
+        )
     assert retry["error"]["code"] == -32602
 
 
@@ -289,16 +376,23 @@ async def test_state_from_another_process_key_is_refused() -> None:
     async with open_wire(fixture_app()) as one:
         state = (await _first_leg(one))["requestState"]
     async with open_wire(fixture_app()) as other:
-        retry = await other.modern("tools/call", {
-            "name": "greet", "arguments": {}, "requestState": state}, caps=FORM)
+        retry = await other.modern(
+            "tools/call", {"name": "greet", "arguments": {}, "requestState": state}, caps=FORM
+        )
     assert retry["error"]["code"] == -32602
 
 
 async def test_answers_without_state_reach_the_handler_without_state() -> None:
     async with open_wire(fixture_app()) as wire:
-        retry = await wire.modern("tools/call", {
-            "name": "greet", "arguments": {},
-            "inputResponses": {"name": {"action": "accept", "content": {"name": "Bo"}}}}, caps=FORM)
+        retry = await wire.modern(
+            "tools/call",
+            {
+                "name": "greet",
+                "arguments": {},
+                "inputResponses": {"name": {"action": "accept", "content": {"name": "Bo"}}},
+            },
+            caps=FORM,
+        )
     assert retry["result"]["content"][0]["text"] == "Hello, Bo! state=None"
 
 
@@ -312,11 +406,22 @@ async def test_input_request_without_declared_form_elicitation_is_32021(caps: di
 
 async def test_prompts_get_and_resources_can_ask_too() -> None:
     async with open_wire(fixture_app()) as wire:
-        first = (await wire.modern("prompts/get", {"name": "hello", "arguments": {"who": "ask"}},
-                                   caps=FORM))["result"]
-        done = (await wire.modern("prompts/get", {
-            "name": "hello", "arguments": {"who": "ask"}, "requestState": first["requestState"],
-            "inputResponses": {"name": {"action": "accept", "content": {"name": "Cy"}}}},
-            caps=FORM))["result"]
+        first = (
+            await wire.modern(
+                "prompts/get", {"name": "hello", "arguments": {"who": "ask"}}, caps=FORM
+            )
+        )["result"]
+        done = (
+            await wire.modern(
+                "prompts/get",
+                {
+                    "name": "hello",
+                    "arguments": {"who": "ask"},
+                    "requestState": first["requestState"],
+                    "inputResponses": {"name": {"action": "accept", "content": {"name": "Cy"}}},
+                },
+                caps=FORM,
+            )
+        )["result"]
     assert first["resultType"] == "input_required"
     assert done["messages"][0]["content"]["text"] == "Hello Cy"

@@ -24,8 +24,15 @@ async def _still_serves(wire) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.threat("J01")
 @pytest.mark.parametrize(
     "line",
-    [b'{"jsonrpc":"2.0","id":1', b"\xef\xbb\xbf{}", b'{"id":"\xff"}', b'"\\ud800"', b"NaN",
-     b'{"jsonrpc":"2.0"} trailing', b"1e400"],
+    [
+        b'{"jsonrpc":"2.0","id":1',
+        b"\xef\xbb\xbf{}",
+        b'{"id":"\xff"}',
+        b'"\\ud800"',
+        b"NaN",
+        b'{"jsonrpc":"2.0"} trailing',
+        b"1e400",
+    ],
 )
 async def test_malformed_json_is_32700_with_null_id_and_the_stream_survives(line: bytes) -> None:
     async with open_wire(fixture_app()) as wire:
@@ -41,8 +48,12 @@ async def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.send_raw(b"[" * 200_000 + b"]" * 200_000 + b"\n")
         first = await wire.recv()
-        await wire.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":'
-                            + b"[" * 5000 + b"]" * 5000 + b"}}\n")
+        await wire.send_raw(
+            b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":'
+            + b"[" * 5000
+            + b"]" * 5000
+            + b"}}\n"
+        )
         second = await wire.recv()
         await _still_serves(wire)
     assert first["error"]["code"] in (-32700, -32600)
@@ -70,7 +81,9 @@ async def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
         ("just a string", None),
     ],
 )
-async def test_wrong_envelopes_are_32600_echoing_only_valid_ids(message: object, echoed: object) -> None:
+async def test_wrong_envelopes_are_32600_echoing_only_valid_ids(
+    message: object, echoed: object
+) -> None:
     async with open_wire(fixture_app()) as wire:
         await wire.send_raw(json.dumps(message).encode() + b"\n")
         answer = await wire.recv()
@@ -94,16 +107,21 @@ async def test_batches_are_refused_whole(batch: bytes) -> None:
         await wire.send_raw(batch + b"\n")
         answer = await wire.recv()
         assert await wire.nothing_within(0.1)
-    assert answer == {"jsonrpc": "2.0", "id": None,
-                      "error": {"code": -32600, "message": answer["error"]["message"]}}
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": answer["error"]["message"]},
+    }
     assert "Batches" in answer["error"]["message"]
 
 
 @pytest.mark.threat("J06")
 @pytest.mark.parametrize(
     "raw",
-    [b'{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}',
-     b'{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}'],
+    [
+        b'{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}',
+    ],
 )
 async def test_duplicate_envelope_keys_are_refused(raw: bytes) -> None:
     async with open_wire(fixture_app()) as wire:
@@ -127,8 +145,9 @@ async def test_notifications_are_never_answered() -> None:
     async with open_wire(fixture_app()) as wire:
         for method in ("notifications/initialized", "notifications/unknown", "tools/call"):
             await wire.send({"jsonrpc": "2.0", "method": method, "params": {"name": "boom"}})
-        await wire.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                         "params": {"requestId": 999}})
+        await wire.send(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}}
+        )
         assert await wire.nothing_within(0.2)
         await _still_serves(wire)
 
@@ -169,12 +188,23 @@ async def test_an_unexpected_exception_is_32603_with_a_reference_and_no_detail(
 async def test_cancelled_notification_cancels_the_call_and_suppresses_its_answer() -> None:
     tools = FixtureTools()
     async with open_wire(fixture_app(tools=tools)) as wire:
-        await wire.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                         "params": {"name": "slow", "_meta": meta()}})
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "slow", "_meta": meta()},
+            }
+        )
         with anyio.fail_after(2):
             await tools.started.wait()
-        await wire.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                         "params": {"requestId": 7, "reason": "user"}})
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 7, "reason": "user"},
+            }
+        )
         assert await wire.nothing_within(0.2)
         await _still_serves(wire)
     assert tools.cancelled
@@ -184,8 +214,12 @@ async def test_cancelled_notification_cancels_the_call_and_suppresses_its_answer
 async def test_an_id_already_in_flight_is_refused() -> None:
     tools = FixtureTools()
     async with open_wire(fixture_app(tools=tools)) as wire:
-        slow = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                "params": {"name": "slow", "arguments": {"seconds": 0.3}, "_meta": meta()}}
+        slow = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"seconds": 0.3}, "_meta": meta()},
+        }
         await wire.send(slow)
         await tools.started.wait()
         await wire.send(slow)
@@ -197,11 +231,23 @@ async def test_an_id_already_in_flight_is_refused() -> None:
 
 async def test_progress_notifications_increase_and_precede_the_answer() -> None:
     async with open_wire(fixture_app()) as wire:
-        await wire.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                         "params": {"name": "progress", "_meta": meta(progressToken="tok")}})
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "progress", "_meta": meta(extra={"progressToken": "tok"})},
+            }
+        )
         frames = [await wire.recv() for _ in range(4)]
-        await wire.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-                         "params": {"name": "progress", "_meta": meta()}})
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "progress", "_meta": meta()},
+            }
+        )
         silent = await wire.recv()
     progress = [f["params"]["progress"] for f in frames[:3]]
     assert progress == [1, 2, 3]
@@ -243,9 +289,14 @@ async def test_a_final_line_without_newline_is_served_at_eof() -> None:
 
 async def test_eof_lets_running_calls_finish_within_the_grace_period() -> None:
     async with open_wire(fixture_app()) as wire:
-        await wire.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                         "params": {"name": "slow", "arguments": {"seconds": 0.2},
-                                    "_meta": meta()}})
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "slow", "arguments": {"seconds": 0.2}, "_meta": meta()},
+            }
+        )
         await wire.close()
         answer = await wire.recv()
     assert answer["result"]["content"][0]["text"] == "slept"
@@ -258,8 +309,14 @@ async def test_eof_cancels_calls_that_outlive_the_grace_period(
     tools = FixtureTools()
     with anyio.fail_after(3):
         async with open_wire(fixture_app(tools=tools)) as wire:
-            await wire.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                             "params": {"name": "slow", "_meta": meta()}})
+            await wire.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": {"name": "slow", "_meta": meta()},
+                }
+            )
             await tools.started.wait()
             await wire.close()
     assert tools.cancelled

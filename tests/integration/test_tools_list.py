@@ -1,0 +1,158 @@
+"""The product's tool surface: a tools/list snapshot per tier configuration and a metadata lint.
+
+Regenerate the snapshots after a deliberate change with ``UPDATE_SNAPSHOTS=1 make test``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from mcp_types.methods import validate_server_result
+
+from sevdesk_mcp.accounts.context import AccountContext
+from sevdesk_mcp.config import load_config
+from sevdesk_mcp.mcp.app import McpApp
+from sevdesk_mcp.server import MAX_INSTRUCTIONS_CHARS, ServerFactory, instructions
+from sevdesk_mcp.tools import catalog
+from tests.fixture_app import fixture_app
+from tests.tool_fixtures import TEST_TOOLS
+from tests.wire import FORM, open_wire
+
+pytestmark = pytest.mark.anyio
+
+SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
+CONFIGS = {
+    "default": {},
+    "write": {"SEVDESK_ALLOW": "write"},
+    "all-tiers": {"SEVDESK_ALLOW": "read,write,commit,external"},
+    "read-only-wins": {"SEVDESK_ALLOW": "read,write,commit,external", "SEVDESK_READ_ONLY": "1"},
+    "structured-on": {"SEVDESK_STRUCTURED_OUTPUT": "on"},
+}
+
+
+def product(env: dict[str, str]) -> McpApp:
+    config = load_config(env)
+    return ServerFactory(config).build(AccountContext(config=config))
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+async def test_tools_list_snapshot(name: str) -> None:
+    async with open_wire(product(CONFIGS[name])) as wire:
+        modern = (await wire.modern("tools/list"))["result"]
+        await wire.initialize()
+        legacy = (await wire.request("tools/list"))["result"]
+    snapshot = {"2026-07-28": modern["tools"], "2025-11-25": legacy["tools"]}
+    path = SNAPSHOTS / f"tools_list_{name}.json"
+    text = json.dumps(snapshot, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing snapshot {path.name}: run UPDATE_SNAPSHOTS=1 make test"
+    assert path.read_text(encoding="utf-8") == text
+
+
+ALL = (*catalog.ALL_TOOLS, *TEST_TOOLS)
+FORBIDDEN_KEYWORDS = ("$ref", "$defs", "oneOf", "anyOf", "allOf", "not")
+
+
+def test_names_are_unique_and_client_safe() -> None:
+    names = [t.name for t in ALL]
+    assert len(names) == len(set(names))
+    assert all(len(n) <= 40 and n.replace("_", "").isalnum() and n.islower() for n in names)
+
+
+@pytest.mark.parametrize("tool", ALL, ids=lambda t: t.name)
+def test_metadata_lint(tool: object) -> None:
+    body = tool.to_json(structured=True)  # type: ignore[attr-defined]
+    annotations = body["annotations"]
+    for key in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
+        assert isinstance(annotations[key], bool), f"{key} must be explicit"
+    assert 20 <= len(body["description"]) <= 1024
+    schema = body["inputSchema"]
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    for name, prop in schema["properties"].items():
+        assert "type" in prop, f"{name} is untyped"
+        assert prop["type"] != "object", f"{name} nests an object"
+        assert not set(FORBIDDEN_KEYWORDS) & set(prop), f"{name} uses composition"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator.check_schema(body["outputSchema"])
+    assert "$ref" not in json.dumps(body["outputSchema"])
+
+
+async def test_every_read_tool_output_matches_its_schema() -> None:
+    app = product(CONFIGS["all-tiers"])
+    async with open_wire(app) as wire:
+        listed = (await wire.modern("tools/list"))["result"]
+        validate_server_result("tools/list", "2026-07-28", listed)
+        for tool in listed["tools"]:
+            if not tool["annotations"]["readOnlyHint"]:
+                continue
+            result = (await wire.modern("tools/call", {"name": tool["name"]}))["result"]
+            validate_server_result("tools/call", "2026-07-28", result)
+            assert "isError" not in result, result
+            assert result["structuredContent"], "structured content must never be empty"
+            jsonschema.validate(result["structuredContent"], tool["outputSchema"])
+            assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_instructions_are_generated_and_short(name: str) -> None:
+    config = load_config(CONFIGS[name])
+    text = ServerFactory(config).build(AccountContext(config=config)).instructions or ""
+    assert "sevdesk_server_status" in text
+    assert len(text) < MAX_INSTRUCTIONS_CHARS
+
+
+def test_instructions_stay_under_the_cap_with_many_tools() -> None:
+    text = instructions(ALL * 40, load_config({"SEVDESK_DRY_RUN": "1", "SEVDESK_READ_ONLY": "1"}))
+    assert len(text) < MAX_INSTRUCTIONS_CHARS
+    assert text.endswith("see tools/list.")
+    assert "Read-only mode is on." in text and "Dry-run mode is on" in text
+
+
+def test_the_surface_is_cached_per_tier_set() -> None:
+    factory = ServerFactory(load_config({}))
+    first = factory.surface(load_config({}))
+    assert factory.surface(load_config({"SEVDESK_DRY_RUN": "0"})) is first
+    assert factory.surface(load_config({"SEVDESK_ALLOW": "write"})) is not first
+
+
+@pytest.mark.parametrize("version", ["2026-07-28", "2025-11-25", "2025-06-18"])
+async def test_every_result_shape_validates_against_the_official_schema(version: str) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("tools/list", {}),
+        ("tools/call", {"name": "echo", "arguments": {"text": "x"}}),
+        ("tools/call", {"name": "greet"}),
+        ("prompts/list", {}),
+        ("prompts/get", {"name": "hello", "arguments": {"who": "x"}}),
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+        ("resources/read", {"uri": "test://r/1"}),
+        (
+            "completion/complete",
+            {
+                "ref": {"type": "ref/prompt", "name": "hello"},
+                "argument": {"name": "who", "value": "a"},
+            },
+        ),
+    ]
+    async with open_wire(fixture_app()) as wire:
+        if version == "2026-07-28":
+            discover = (await wire.modern("server/discover"))["result"]
+            validate_server_result("server/discover", version, discover)
+            results = [(m, (await wire.modern(m, p, caps=FORM))["result"]) for m, p in calls[:2]]
+            results += [(m, (await wire.modern(m, p, caps=FORM))["result"]) for m, p in calls[2:]]
+        else:
+            init = (await wire.initialize(version))["result"]
+            validate_server_result("initialize", version, init)
+            results = [
+                (m, (await wire.request(m, p))["result"])
+                for m, p in calls
+                if m != "tools/call" or p["name"] == "echo"
+            ]
+    for method, result in results:
+        validate_server_result(method, version, result)

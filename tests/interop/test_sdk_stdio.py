@@ -1,0 +1,117 @@
+"""The official MCP Python SDK client against our server over a real stdio subprocess."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="the official MCP SDK is a test-only dependency")
+import mcp.client.session as sdk_session  # noqa: E402
+from mcp import (  # noqa: E402
+    Client,
+    StdioServerParameters,
+    types,
+)
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # the SDK client runs on asyncio
+
+
+def _params(module: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", module],
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT), **(env or {})},
+    )
+
+
+class Answers:
+    def __init__(self, action: str = "accept") -> None:
+        self.action = action
+        self.asked: list[str] = []
+
+    async def __call__(self, ctx: Any, params: Any) -> Any:
+        self.asked.append(params.message)
+        content = {"name": "Ada"} if self.action == "accept" else None
+        return types.ElicitResult(action=self.action, content=content)
+
+
+@asynccontextmanager
+async def client(
+    module: str,
+    answers: Answers | None = None,
+    mode: str = "auto",
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[Any]:
+    async with Client(
+        _params(module, env), mode=mode, elicitation_callback=answers, cache=None
+    ) as c:
+        yield c
+
+
+async def test_auto_mode_speaks_2026_and_calls_the_status_tool() -> None:
+    async with client("sevdesk_mcp") as c:
+        assert c.protocol_version == "2026-07-28"
+        tools = await c.list_tools()
+        assert [t.name for t in tools.tools] == ["sevdesk_server_status"]
+        assert tools.tools[0].annotations.read_only_hint is True
+        result = await c.call_tool("sevdesk_server_status", {})
+    assert result.is_error is not True
+    assert result.structured_content["tiers"] == ["read"]
+    assert result.structured_content["protocol_version"] == "2026-07-28"
+
+
+async def test_legacy_mode_speaks_2025_and_calls_the_status_tool() -> None:
+    async with client("sevdesk_mcp", mode="legacy", env={"SEVDESK_ALLOW": "write"}) as c:
+        assert c.protocol_version == "2025-11-25"
+        tools = await c.list_tools()
+        result = await c.call_tool("sevdesk_server_status", {})
+    assert [t.name for t in tools.tools] == ["sevdesk_server_status"]
+    assert result.structured_content is None
+    assert '"tiers":["read","write"]' in result.content[0].text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize(
+    ("action", "text"), [("accept", "Hello, Ada!"), ("decline", "greeting: decline")]
+)
+async def test_elicitation_is_answered_through_the_callback_in_both_eras(
+    mode: str, action: str, text: str
+) -> None:
+    answers = Answers(action)
+    async with client("tests.interop.fixture_server", answers, mode=mode) as c:
+        result = await c.call_tool("greet", {})
+    assert answers.asked == ["What is your name?"]
+    assert result.content[0].text.startswith(text)
+
+
+async def test_a_forced_2025_06_18_handshake_gets_a_legacy_elicitation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sdk_session, "LATEST_HANDSHAKE_VERSION", "2025-06-18")
+    answers = Answers()
+    async with client("tests.interop.fixture_server", answers, mode="legacy") as c:
+        assert c.protocol_version == "2025-06-18"
+        result = await c.call_tool("greet", {})
+    assert result.content[0].text.startswith("Hello, Ada!")
+
+
+async def test_prompts_resources_and_completion_through_the_sdk() -> None:
+    async with client("tests.interop.fixture_server", Answers()) as c:
+        prompt = await c.get_prompt("hello", {"who": "Bo"})
+        resources = await c.list_resources()
+        read = await c.read_resource("test://r/2")
+    assert prompt.messages[0].content.text == "Hello Bo"
+    assert len(resources.resources) == 3
+    assert read.contents[0].text == "content of test://r/2"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def clean_environment() -> dict[str, str]:
+    """:returns: this process's environment without any SEVDESK_ setting."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("SEVDESK_")}
+
+
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -26,7 +34,7 @@ def run(
         text=True,
         timeout=20,
         cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **(env or {})},
+        env={**clean_environment(), "PYTHONPATH": str(ROOT), **(env or {})},
         check=False,
     )
 

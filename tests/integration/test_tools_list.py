@@ -156,3 +156,24 @@ async def test_every_result_shape_validates_against_the_official_schema(version:
             ]
     for method, result in results:
         validate_server_result(method, version, result)
+
+
+@pytest.mark.parametrize(
+    ("env", "note"),
+    [
+        ({"SEVDESK_READ_ONLY": "1"}, "SEVDESK_READ_ONLY is set"),
+        ({"SEVDESK_DRY_RUN": "1"}, "SEVDESK_DRY_RUN is set"),
+        ({}, "Only reading is enabled"),
+    ],
+)
+async def test_the_status_tool_explains_the_configuration(env: dict[str, str], note: str) -> None:
+    async with open_wire(product(env)) as wire:
+        result = (await wire.modern("tools/call", {"name": "sevdesk_server_status"}))["result"]
+    assert any(note in n for n in result["structuredContent"]["notes"])
+
+
+async def test_the_status_tool_is_quiet_when_writes_are_enabled() -> None:
+    async with open_wire(product({"SEVDESK_ALLOW": "write"})) as wire:
+        result = (await wire.modern("tools/call", {"name": "sevdesk_server_status"}))["result"]
+    assert result["structuredContent"]["notes"] == []
+    assert result["structuredContent"]["tiers"] == ["read", "write"]

@@ -8,15 +8,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import mcp.client.session as sdk_session
 import pytest
+from mcp import Client, StdioServerParameters, types
 
-mcp = pytest.importorskip("mcp", reason="the official MCP SDK is a test-only dependency")
-import mcp.client.session as sdk_session  # noqa: E402
-from mcp import (  # noqa: E402
-    Client,
-    StdioServerParameters,
-    types,
-)
+from tests.integration.test_cli import clean_environment
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +28,7 @@ def _params(module: str, env: dict[str, str] | None = None) -> StdioServerParame
         command=sys.executable,
         args=["-m", module],
         cwd=str(ROOT),
-        env={"PYTHONPATH": str(ROOT), **(env or {})},
+        env={**clean_environment(), "PYTHONPATH": str(ROOT), **(env or {})},
     )
 
 

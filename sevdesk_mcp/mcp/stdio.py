@@ -153,9 +153,9 @@ class StdioServer:
     def _notification(self, message: jsonrpc.Notification) -> None:
         if message.method != "notifications/cancelled":
             return  # notifications/initialized and anything unknown: nothing to do, no answer
-        scope = self._inflight.get(message.params.get("requestId"))  # type: ignore[arg-type]
-        if scope is not None:
-            scope.cancel()
+        request_id = message.params.get("requestId")
+        if jsonrpc.valid_id(request_id) and request_id in self._inflight:
+            self._inflight[request_id].cancel()
 
     async def _run(self, request: jsonrpc.Request, scope: anyio.CancelScope) -> None:
         try:

@@ -177,3 +177,20 @@ async def test_the_status_tool_is_quiet_when_writes_are_enabled() -> None:
         result = (await wire.modern("tools/call", {"name": "sevdesk_server_status"}))["result"]
     assert result["structuredContent"]["notes"] == []
     assert result["structuredContent"]["tiers"] == ["read", "write"]
+
+
+def test_the_tool_reference_is_current() -> None:
+    from sevdesk_mcp.tools.reference import render
+
+    path = Path(__file__).parents[2] / "docs" / "tools.md"
+    assert path.read_text(encoding="utf-8") == render(), (
+        "docs/tools.md is stale: run python -m sevdesk_mcp.tools.reference > docs/tools.md"
+    )
+
+
+def test_the_reference_lists_arguments() -> None:
+    from sevdesk_mcp.tools.reference import render
+
+    text = render(TEST_TOOLS)
+    assert "| `query` | string | yes | What to look for |" in text
+    assert "| `sevdesk_test_send` | external | other | Test send |" in text

@@ -152,6 +152,21 @@ async def test_notifications_are_never_answered() -> None:
         await _still_serves(wire)
 
 
+@pytest.mark.threat("J12")
+@pytest.mark.parametrize("request_id", [999, [1], {"a": 1}, None, True])
+async def test_cancellations_of_unknown_or_malformed_ids_are_ignored(request_id: object) -> None:
+    async with open_wire(fixture_app()) as wire:
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": request_id},
+            }
+        )
+        assert await wire.nothing_within(0.05)
+        await _still_serves(wire)
+
+
 @pytest.mark.threat("J10")
 async def test_responses_to_unknown_ids_are_ignored() -> None:
     async with open_wire(fixture_app()) as wire:

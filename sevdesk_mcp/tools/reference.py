@@ -39,7 +39,8 @@ def _arguments(tool: AnyTool) -> str:
     properties = tool.input_schema.get("properties")
     if not isinstance(properties, dict) or not properties:
         return "Arguments: none."
-    required = tool.input_schema.get("required") or []
+    listed = tool.input_schema.get("required")
+    required = listed if isinstance(listed, list) else []
     rows = ["| argument | type | required | description |", "|---|---|---|---|"]
     for name, schema in properties.items():
         assert isinstance(schema, dict)  # built by input_schema

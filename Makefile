@@ -1,10 +1,10 @@
-# The two README commands: `make try` (set up, then run the server on a scripted session) and
-# `make test` (lint, types, the whole test suite with branch coverage).
+# The two README commands: `make demo` (set up, then a scripted session against the demo books)
+# and `make test` (lint, types, the whole test suite with branch coverage).
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup try lint test clean
+.PHONY: setup demo lint test clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -13,8 +13,8 @@ $(BIN)/python:
 setup: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 
-try: setup
-	$(BIN)/python scripts/try_session.py
+demo: setup
+	$(BIN)/python scripts/demo_session.py
 
 lint:
 	$(BIN)/ruff check .

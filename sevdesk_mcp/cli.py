@@ -1,7 +1,13 @@
-"""The command line: ``mcp-server-sevdesk [--stdio]``.
+"""The command line.
 
-stdout belongs to the transport. Errors in the configuration stop start-up with one line on
-stderr and exit status 2; so does any unknown argument.
+::
+
+    mcp-server-sevdesk [--stdio] [--demo]          serve MCP over stdio (the default)
+    mcp-server-sevdesk fake-sevdesk [--port N]     serve the fake sevDesk with the demo books
+    mcp-server-sevdesk --version
+
+stdout belongs to the transport. A configuration error, a missing token or a token sevDesk
+refuses stops start-up with one line on stderr and exit status 2; so does an unknown argument.
 """
 
 from __future__ import annotations
@@ -11,19 +17,33 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Final
 
 import anyio
 
 from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.config import load_config
-from sevdesk_mcp.errors import ConfigError
+from sevdesk_mcp.config import Config, load_config, load_token
+from sevdesk_mcp.errors import AuthenticationError, ConfigError, UpstreamError
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
+from sevdesk_mcp.safety.redact import RedactingFilter
 from sevdesk_mcp.server import ServerFactory
+from sevdesk_mcp.sevdesk.client import SevdeskClient
+from sevdesk_mcp.sevdesk.gate import WriteGate
 
-PROG = "mcp-server-sevdesk"
-EXIT_USAGE = 2
+PROG: Final = "mcp-server-sevdesk"
+EXIT_USAGE: Final = 2
+DEMO_API_URL: Final = "https://demo.sevdesk.invalid/api/v1"  # never resolved: served in memory
+DEMO_BANNER: Final = (
+    f"{PROG}: DEMO MODE. Serving invented books from memory; nothing here is real, and every "
+    "change is gone when the server stops. Confirmations are still asked."
+)
+log = logging.getLogger("sevdesk_mcp")
+
+
+class StartupError(Exception):
+    """Start-up cannot continue; the message is the one line to print."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,7 +51,16 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="MCP server for sevDesk. Read-only unless SEVDESK_ALLOW enables more.",
     )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["fake-sevdesk"],
+        help="fake-sevdesk: serve the fake sevDesk with the demo books on loopback",
+    )
     parser.add_argument("--stdio", action="store_true", help="serve MCP over stdio (default)")
+    parser.add_argument("--demo", action="store_true", help="serve the built-in demo books")
+    parser.add_argument("--port", type=int, default=8089, help="port for fake-sevdesk")
+    parser.add_argument("--host", default="127.0.0.1", help="loopback address for fake-sevdesk")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
@@ -41,19 +70,93 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     :returns: the process exit status.
     """
-    _parser().parse_args(argv)  # exits with status 2 on unknown arguments
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format=f"{PROG}: %(message)s")
+    args = _parser().parse_args(argv)  # exits with status 2 on unknown arguments
+    _setup_logging()
     try:
-        config = load_config(os.environ)
-        factory = ServerFactory(config)
-    except ConfigError as exc:
-        print(f"{PROG}: configuration error: {exc}", file=sys.stderr)  # noqa: T201
+        if args.command == "fake-sevdesk":
+            return _fake_sevdesk(args.host, args.port)
+        return _serve_stdio(demo=args.demo)
+    except (ConfigError, StartupError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)  # noqa: T201
         return EXIT_USAGE
-    app = factory.build(AccountContext(config=config))
-    protocol_fd = claim_stdout()
-    server = StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd))
-    try:
-        anyio.run(server.serve)
     except KeyboardInterrupt:
         return 130
+
+
+def _setup_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(RedactingFilter())
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    for chatty in ("httpx", "httpcore"):  # one line per request would drown the useful ones
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+
+
+def _fake_sevdesk(host: str, port: int) -> int:
+    from sevdesk_mcp.fake import run_fake_server  # noqa: PLC0415 - only this command needs it
+
+    try:
+        run_fake_server(port, host)
+    except (ValueError, OSError) as exc:
+        raise StartupError(str(exc)) from None
     return 0
+
+
+def _serve_stdio(*, demo: bool) -> int:
+    config = load_config(os.environ)
+    factory = ServerFactory(config)
+    account = _demo_account(config) if demo else _account(config)
+    protocol_fd = claim_stdout()
+
+    async def run() -> None:
+        if not demo:
+            await _check_token(account)
+        app = factory.build(account)
+        await StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd)).serve()
+
+    anyio.run(run)
+    return 0
+
+
+def _gate(config: Config) -> WriteGate:
+    return WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run)
+
+
+def _account(config: Config) -> AccountContext:
+    token = load_token(os.environ)
+    if token is None:
+        raise StartupError(
+            "SEVDESK_API_TOKEN is not set. Set it (or SEVDESK_API_TOKEN_FILE) to your sevDesk "
+            "API token, or run with --demo to try the server on invented books."
+        )
+    client = SevdeskClient(
+        base_url=config.api_url, token=token, gate=_gate(config), proxy=config.proxy
+    )
+    return AccountContext(config=config, client=client)
+
+
+def _demo_account(config: Config) -> AccountContext:
+    from msgspec.structs import replace  # noqa: PLC0415
+
+    from sevdesk_mcp.fake import DEMO_TOKEN, build_demo  # noqa: PLC0415 - demo wiring only
+    from sevdesk_mcp.safety.redact import Secret  # noqa: PLC0415
+
+    demo_config = replace(config, api_url=DEMO_API_URL)
+    client = SevdeskClient(
+        base_url=DEMO_API_URL,
+        token=Secret(DEMO_TOKEN),
+        gate=_gate(config),
+        transport=build_demo().transport(),
+    )
+    print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
+    return AccountContext(config=demo_config, client=client, demo=True)
+
+
+async def _check_token(account: AccountContext) -> None:
+    """Check the token once with ``GET /Tools/bookkeepingSystemVersion``; a 401 is final."""
+    try:
+        await account.require_client().system_version()
+    except AuthenticationError as exc:
+        raise StartupError(str(exc)) from None
+    except UpstreamError as exc:
+        log.warning("could not check the sevDesk token at start-up: %s", exc)

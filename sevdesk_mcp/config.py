@@ -12,13 +12,17 @@ The default is read-only: only the ``read`` tier is enabled.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 
 from sevdesk_mcp.errors import ConfigError
+from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
 
 StructuredOutput = Literal["auto", "on", "off"]
@@ -28,6 +32,9 @@ _TOOLSET_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
 _FALSE: Final = frozenset({"0", "false", "no", "off"})
 _BOOL_HELP: Final = "use one of 1, true, yes, on, 0, false, no, off"
+DEFAULT_API_URL: Final = "https://my.sevdesk.de/api/v1"
+MAX_TOKEN_FILE_BYTES: Final = 4096
+_TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{8,256}$")
 
 
 class Config(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,6 +49,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     toolsets: frozenset[str] | None = None
     dry_run: bool = False
     structured_output: StructuredOutput = "auto"
+    api_url: str = DEFAULT_API_URL
+    proxy: str | None = None
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -61,7 +70,87 @@ def load_config(env: Mapping[str, str]) -> Config:
         toolsets=_toolsets(env),
         dry_run=_bool(env, "SEVDESK_DRY_RUN"),
         structured_output=_structured(env),
+        api_url=_api_url(env),
+        proxy=_proxy(env),
     )
+
+
+def load_token(env: Mapping[str, str]) -> Secret | None:
+    """Read the sevDesk API token from ``SEVDESK_API_TOKEN`` or ``SEVDESK_API_TOKEN_FILE``.
+
+    :returns: the token, or ``None`` if neither is set.
+    :raises ConfigError: if both are set, the file cannot be read, or the value is malformed.
+    """
+    direct, path = setting(env, "SEVDESK_API_TOKEN"), setting(env, "SEVDESK_API_TOKEN_FILE")
+    if direct and path:
+        raise ConfigError("SEVDESK_API_TOKEN", "set either it or SEVDESK_API_TOKEN_FILE, not both")
+    if path:
+        return _token("SEVDESK_API_TOKEN_FILE", _read_token_file(path))
+    return _token("SEVDESK_API_TOKEN", direct) if direct else None
+
+
+def _read_token_file(path: str) -> str:
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(MAX_TOKEN_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(
+            "SEVDESK_API_TOKEN_FILE", f"cannot read the file ({exc.strerror})"
+        ) from None
+    if len(data) > MAX_TOKEN_FILE_BYTES:
+        raise ConfigError("SEVDESK_API_TOKEN_FILE", "the file is too large to hold a token")
+    return data.decode("utf-8", errors="replace").strip()
+
+
+def _token(variable: str, value: str) -> Secret:
+    if value.lower().startswith("bearer ") or "=" in value:
+        raise ConfigError(
+            variable,
+            "give the bare token: no 'Bearer ' prefix, no NAME= (sevDesk refuses both with 401)",
+        )
+    if not _TOKEN.match(value):
+        raise ConfigError(variable, "not a sevDesk API token (expected 32 letters and digits)")
+    return Secret(value)
+
+
+def _api_url(env: Mapping[str, str]) -> str:
+    value = setting(env, "SEVDESK_API_URL")
+    if value is None:
+        return DEFAULT_API_URL
+    if not is_safe_url(value):
+        raise ConfigError(
+            "SEVDESK_API_URL",
+            "use an https:// URL without user, query or fragment (plain http only for "
+            "127.0.0.1, ::1 or localhost)",
+        )
+    return value.rstrip("/")
+
+
+def _proxy(env: Mapping[str, str]) -> str | None:
+    value = setting(env, "SEVDESK_PROXY")
+    if value is not None and urlsplit(value).scheme not in ("http", "https"):
+        raise ConfigError("SEVDESK_PROXY", "use an http:// or https:// proxy URL")
+    return value
+
+
+def is_safe_url(value: str) -> bool:
+    """:returns: whether ``value`` is https, or http to a loopback host, with nothing extra."""
+    parts = urlsplit(value)
+    if parts.username or parts.password or parts.query or parts.fragment or not parts.hostname:
+        return False
+    if parts.scheme == "https":
+        return True
+    return parts.scheme == "http" and is_loopback(parts.hostname)
+
+
+def is_loopback(host: str) -> bool:
+    """:returns: whether ``host`` names this machine (127.0.0.0/8, ::1 or localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def setting(env: Mapping[str, str], name: str) -> str | None:

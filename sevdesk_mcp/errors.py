@@ -8,9 +8,21 @@
     │   ├── InvalidRequestStateError   a sealed requestState failed verification
     │   └── ResourceNotFoundError      resources/read named an unknown URI
     ├── ToolDefinitionError    a tool is declared wrongly (caught by tests, never at run time)
-    └── ToolError              a tool call failed with a trusted, actionable message
-        ├── ToolInputError     the arguments do not fit the tool's input schema
-        └── TierDeniedError    the tool's tier is not enabled in this configuration
+    ├── ToolError              a tool call failed with a trusted, actionable message
+    │   ├── ToolInputError     the arguments do not fit the tool's input schema
+    │   └── TierDeniedError    the tool's tier is not enabled in this configuration
+    ├── UpstreamError          a sevDesk request failed (the message is trusted and actionable)
+    │   ├── UnavailableError   sevDesk could not be reached, or answered 5xx
+    │   ├── UpstreamTimeoutError   a read ran out of time
+    │   ├── OutcomeUnknownError    a write was sent and its outcome is unknown: never retried
+    │   ├── RateLimitedError   sevDesk answered 429 and the wait does not fit
+    │   ├── RejectedError      sevDesk refused the request (4xx, or an error inside HTTP 200)
+    │   │   ├── AuthenticationError   401/403: the API token is wrong or revoked
+    │   │   ├── NotFoundError         404 or sevDesk error code 151
+    │   │   └── UpstreamValidationError   400/422, or a validation error sent as HTTP 500
+    │   └── MalformedResponseError    the answer is not what sevDesk sends
+    └── SafetyError            a safety control refused an action
+        └── WriteRefusedError  the write gate refused a request before it was sent
 
 Every message is written for the person reading it: it says what was wrong and how to fix it,
 and never contains a secret or untrusted text from sevDesk.
@@ -20,7 +32,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sevdesk_mcp.mcp.types import JsonObject
+from sevdesk_mcp.jsontypes import JsonObject
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -97,3 +109,74 @@ class ToolInputError(ToolError):
 
 class TierDeniedError(ToolError):
     """The tool's tier is not enabled by the configuration."""
+
+
+class UpstreamError(SevdeskMcpError):
+    """A sevDesk request failed. The message is ours; sevDesk's own wording is only fenced.
+
+    :param completed_writes: writes of a multi-step action that had already succeeded.
+    """
+
+    def __init__(self, message: str, *, completed_writes: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.completed_writes = completed_writes
+
+
+class UnavailableError(UpstreamError):
+    """sevDesk could not be reached (connect, DNS, TLS, reset) or answered 5xx."""
+
+
+class UpstreamTimeoutError(UpstreamError):
+    """A read did not complete within its time budget."""
+
+
+class OutcomeUnknownError(UpstreamError):
+    """A request that changes data was sent, and no answer arrived: it may have been applied."""
+
+
+class RateLimitedError(UpstreamError):
+    """sevDesk answered 429 and waiting for it does not fit the call's budget.
+
+    :param retry_after_s: the wait sevDesk asked for, if any.
+    """
+
+    def __init__(self, message: str, retry_after_s: float | None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class RejectedError(UpstreamError):
+    """sevDesk refused the request.
+
+    :param status: the HTTP status (200 for errors sevDesk sends inside a success status).
+    :param code: sevDesk's own error code, if it sent one.
+    """
+
+    def __init__(self, message: str, *, status: int, code: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class AuthenticationError(RejectedError):
+    """sevDesk refused the API token (401 or 403). Final: never retried."""
+
+
+class NotFoundError(RejectedError):
+    """The object does not exist in this sevDesk account."""
+
+
+class UpstreamValidationError(RejectedError):
+    """sevDesk refused the data (400, 422, or a validation error sent as HTTP 500)."""
+
+
+class MalformedResponseError(UpstreamError):
+    """The answer is not JSON of the shape sevDesk sends, or exceeds the size cap."""
+
+
+class SafetyError(SevdeskMcpError):
+    """A safety control refused an action."""
+
+
+class WriteRefusedError(SafetyError):
+    """The write gate refused a request before it was sent."""

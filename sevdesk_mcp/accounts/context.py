@@ -5,18 +5,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sevdesk_mcp.config import Config
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.sevdesk.client import SevdeskClient
 
 
 @dataclass(frozen=True, slots=True)
 class AccountContext:
-    """One account: its frozen configuration and, once connected, its sevDesk client.
+    """One account: its frozen configuration and its sevDesk client.
 
     Over stdio and in bearer mode there is one per process; in OAuth mode one per account.
-    ``client`` stays ``None`` until the sevDesk client is wired in; tools that need it check.
 
     :param principal: who is asking, for binding confirmation state (``"local"`` over stdio).
+    :param client: the account's sevDesk client; ``None`` when no account is connected.
+    :param demo: whether the client talks to the built-in demo company.
     """
 
     config: Config
     principal: str = "local"
-    client: object | None = None
+    client: SevdeskClient | None = None
+    demo: bool = False
+
+    def require_client(self) -> SevdeskClient:
+        """:returns: the sevDesk client.
+
+        :raises ToolError: if no account is connected, saying how to connect one.
+        """
+        if self.client is None:
+            raise ToolError(
+                "No sevDesk account is connected. Set SEVDESK_API_TOKEN (or "
+                "SEVDESK_API_TOKEN_FILE), or start the server with --demo to try the demo books."
+            )
+        return self.client
+
+    @property
+    def api_url(self) -> str:
+        """:returns: the API root the client talks to."""
+        return self.config.api_url

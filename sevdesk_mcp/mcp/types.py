@@ -1,12 +1,14 @@
-"""Plain types shared by the protocol core: JSON aliases, versions, method sets, results."""
+"""Plain types shared by the protocol core: versions, method sets, results."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
-JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
-JsonObject: TypeAlias = "dict[str, JsonValue]"
+# Re-exported (explicitly, for mypy) so the core's users need one import.
+from sevdesk_mcp.jsontypes import JsonObject as JsonObject  # noqa: PLC0414
+from sevdesk_mcp.jsontypes import JsonValue as JsonValue  # noqa: PLC0414
+
 RequestId: TypeAlias = "int | str"
 
 MODERN_VERSION: Final = "2026-07-28"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from sevdesk_mcp.tools import meta
+from sevdesk_mcp.tools import contacts, meta
 from sevdesk_mcp.tools.registry import AnyTool
 
-ALL_TOOLS: Final[tuple[AnyTool, ...]] = (*meta.TOOLS,)
+ALL_TOOLS: Final[tuple[AnyTool, ...]] = (*meta.TOOLS, *contacts.TOOLS)
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
 DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read, once it exists
 DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS

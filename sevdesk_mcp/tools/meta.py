@@ -7,8 +7,9 @@ from typing import Annotated
 import msgspec
 
 from sevdesk_mcp import __version__
+from sevdesk_mcp.domain import reference
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import Annotations, ToolContext, define_tool
+from sevdesk_mcp.tools.define import READ_ANNOTATIONS, Annotations, ToolContext, define_tool
 
 
 class StatusInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -63,4 +64,62 @@ SERVER_STATUS = define_tool(
     handler=_status,
 )
 
-TOOLS = (SERVER_STATUS,)
+
+class AccountInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """No arguments."""
+
+
+async def _account(_: AccountInput, ctx: ToolContext) -> reference.AccountInfo:
+    client = ctx.account.require_client()
+    return await reference.account_info(client, demo=ctx.account.demo)
+
+
+ACCOUNT_INFO = define_tool(
+    name="sevdesk_account_info",
+    title="Account and bookkeeping system",
+    description=(
+        "Reads which sevDesk account this is: the company, its users and its bookkeeping "
+        "system version (2.0 uses tax rules and booking accounts; 1.0 uses tax types). "
+        "Says when the server runs on the invented demo books."
+    ),
+    toolset="meta",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=AccountInput,
+    output=reference.AccountInfo,
+    handler=_account,
+)
+
+
+class ReferenceInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_reference_data``."""
+
+    kind: Annotated[reference.Kind, msgspec.Meta(description="Which reference data to list")]
+    query: (
+        Annotated[str, msgspec.Meta(max_length=100, description="Part of a name or code")] | None
+    ) = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=500, description="At most this many")] = 100
+
+
+async def _reference(args: ReferenceInput, ctx: ToolContext) -> reference.ReferenceData:
+    client = ctx.account.require_client()
+    return await reference.reference_data(client, args.kind, query=args.query, limit=args.limit)
+
+
+REFERENCE_DATA = define_tool(
+    name="sevdesk_reference_data",
+    title="Reference data",
+    description=(
+        "Lists sevDesk reference data with ids: tax rules (which rule for which kind of sale or "
+        "purchase), booking accounts (SKR numbers with the tax rules and rates sevDesk allows "
+        "for each), units, countries and payment methods. Use it before drafting documents."
+    ),
+    toolset="meta",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=ReferenceInput,
+    output=reference.ReferenceData,
+    handler=_reference,
+)
+
+TOOLS = (SERVER_STATUS, ACCOUNT_INFO, REFERENCE_DATA)

@@ -22,9 +22,11 @@ from sevdesk_mcp.config import Config
 from sevdesk_mcp.errors import (
     INVALID_PARAMS,
     ProtocolError,
+    SafetyError,
     TierDeniedError,
     ToolError,
     ToolInputError,
+    UpstreamError,
 )
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, ToolResult
@@ -74,7 +76,7 @@ class Registry:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name[:100]}")
         try:
             return await self._call(tool, arguments, ctx)
-        except ToolError as exc:
+        except (ToolError, UpstreamError, SafetyError) as exc:
             return ToolResult.error(str(exc))
         except Exception:
             ref = secrets.token_hex(4)

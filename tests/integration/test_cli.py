@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
+
+from sevdesk_mcp.fake import DEMO_TOKEN, build_demo, serve_fake
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,6 +21,7 @@ def clean_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("SEVDESK_")}
 
 
+WRONG_TOKEN = "0" * 32
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -67,6 +71,89 @@ def test_version() -> None:
     assert proc.returncode == 0 and proc.stdout.startswith("mcp-server-sevdesk ")
 
 
+def test_without_a_token_start_up_stops_and_suggests_the_demo() -> None:
+    proc = run([])
+    assert proc.returncode == 2
+    assert "SEVDESK_API_TOKEN is not set" in proc.stderr and "--demo" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_a_token_sevdesk_refuses_stops_start_up_with_one_line() -> None:
+    with serve_fake(build_demo()) as base_url:
+        proc = run([], {"SEVDESK_API_URL": base_url, "SEVDESK_API_TOKEN": WRONG_TOKEN})
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "refused the API token (HTTP 401)" in lines[0]
+    assert WRONG_TOKEN not in proc.stderr
+
+
+def test_an_unreachable_sevdesk_is_a_warning_and_the_server_serves() -> None:
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+    proc = run(
+        [],
+        {"SEVDESK_API_URL": "http://127.0.0.1:9/api/v1", "SEVDESK_API_TOKEN": WRONG_TOKEN},
+        stdin=json.dumps(request) + "\n",
+    )
+    assert proc.returncode == 0
+    assert "could not check the sevDesk token" in proc.stderr
+    assert json.loads(proc.stdout)["id"] == 1
+
+
+def test_a_valid_token_is_checked_and_the_server_serves_the_account() -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "sevdesk_account_info", "_meta": META},
+    }
+    with serve_fake(build_demo()) as base_url:
+        proc = run(
+            [],
+            {"SEVDESK_API_URL": base_url, "SEVDESK_API_TOKEN": DEMO_TOKEN},
+            stdin=json.dumps(call) + "\n",
+        )
+    result = json.loads(proc.stdout)["result"]
+    assert result["structuredContent"]["company"] == "⟦Holzwerk Sonnenberg GmbH⟧"
+    assert result["structuredContent"]["demo"] is False
+    assert DEMO_TOKEN not in proc.stderr + proc.stdout
+
+
+def test_demo_mode_prints_its_banner_on_stderr_only() -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "sevdesk_account_info", "_meta": META},
+    }
+    proc = run(["--demo"], stdin=json.dumps(call) + "\n")
+    assert "DEMO MODE" in proc.stderr and "nothing here is real" in proc.stderr
+    assert json.loads(proc.stdout)["result"]["structuredContent"]["demo"] is True
+
+
+def test_fake_sevdesk_refuses_to_listen_beyond_loopback() -> None:
+    proc = run(["fake-sevdesk", "--host", "0.0.0.0", "--port", "0"])
+    assert proc.returncode == 2
+    assert "loopback" in proc.stderr
+
+
+def test_fake_sevdesk_serves_the_demo_books_on_loopback() -> None:
+    command = [sys.executable, "-m", "sevdesk_mcp", "fake-sevdesk", "--port", "0"]
+    env = {**clean_environment(), "PYTHONPATH": str(ROOT)}
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT) as proc:
+        try:
+            assert proc.stderr is not None
+            url = proc.stderr.readline().split("serving at ")[1].strip()
+            answer = httpx.get(
+                f"{url}/Tools/bookkeepingSystemVersion",
+                headers={"Authorization": DEMO_TOKEN},
+                timeout=5,
+            )
+        finally:
+            proc.terminate()
+    assert url.startswith("http://127.0.0.1:")
+    assert answer.json() == {"objects": {"version": "2.0"}}
+
+
 def test_stdin_eof_ends_the_server_promptly_with_every_answer_written() -> None:
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}},
@@ -77,7 +164,7 @@ def test_stdin_eof_ends_the_server_promptly_with_every_answer_written() -> None:
             "params": {"name": "sevdesk_server_status", "_meta": META},
         },
     ]
-    proc = run(["--stdio"], stdin="".join(json.dumps(r) + "\n" for r in requests))
+    proc = run(["--stdio", "--demo"], stdin="".join(json.dumps(r) + "\n" for r in requests))
     assert proc.returncode == 0
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert sorted(a["id"] for a in answers) == [1, 2]
@@ -89,3 +176,20 @@ def test_stray_prints_go_to_stderr_and_stdout_carries_frames_only() -> None:
     assert "must land on stderr" in proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["id"] == 1
+
+
+def test_the_demo_session_of_the_readme_runs_and_shows_real_data() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "demo_session.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**clean_environment(), "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "=== sevdesk_search_contacts(category='customer', limit=5)" in proc.stdout
+    assert "Holzwerk Sonnenberg GmbH" in proc.stdout
+    assert "claude mcp add sevdesk" in proc.stdout
+    assert "DEMO MODE" in proc.stderr

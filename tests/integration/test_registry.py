@@ -31,30 +31,23 @@ async def names(wire: Wire) -> list[str]:
     return [t["name"] for t in (await wire.modern("tools/list"))["result"]["tools"]]
 
 
+PRODUCT = [t.name for t in catalog.ALL_TOOLS]  # meta and contacts: all reads
+LOOKUP, DRAFT, FINALIZE_, SEND = (t.name for t in TEST_TOOLS)
+
+
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
-        ({}, ["sevdesk_server_status", "sevdesk_test_lookup"]),
-        (
-            {"SEVDESK_ALLOW": "write"},
-            ["sevdesk_server_status", "sevdesk_test_lookup", "sevdesk_test_draft"],
-        ),
-        (
-            {"SEVDESK_ALLOW": "commit,external"},
-            [
-                "sevdesk_server_status",
-                "sevdesk_test_lookup",
-                "sevdesk_test_finalize",
-                "sevdesk_test_send",
-            ],
-        ),
+        ({}, [*PRODUCT, LOOKUP]),
+        ({"SEVDESK_ALLOW": "write"}, [*PRODUCT, LOOKUP, DRAFT]),
+        ({"SEVDESK_ALLOW": "commit,external"}, [*PRODUCT, LOOKUP, FINALIZE_, SEND]),
         (
             {"SEVDESK_ALLOW": "write,commit,external", "SEVDESK_READ_ONLY": "yes"},
-            ["sevdesk_server_status", "sevdesk_test_lookup"],
+            [*PRODUCT, LOOKUP],
         ),
         (
             {"SEVDESK_ALLOW": "write,commit,external", "SEVDESK_TOOLSETS": "testing"},
-            ["sevdesk_test_lookup", "sevdesk_test_draft", "sevdesk_test_finalize"],
+            [LOOKUP, DRAFT, FINALIZE_],
         ),
     ],
 )
@@ -64,7 +57,9 @@ async def test_registration_selects_by_tier_and_toolset(env: dict, expected: lis
 
 
 def test_an_unknown_toolset_stops_start_up_naming_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="unknown toolset 'contacs'; known toolsets: meta"):
+    with pytest.raises(
+        ConfigError, match="unknown toolset 'contacs'; known toolsets: contacts, meta"
+    ):
         ServerFactory(load_config({"SEVDESK_TOOLSETS": "contacs"}))
 
 

@@ -26,7 +26,7 @@ def anyio_backend() -> str:
 def _params(module: str, env: dict[str, str] | None = None) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", module],
+        args=["-m", module, *(["--demo"] if module == "sevdesk_mcp" else [])],
         cwd=str(ROOT),
         env={**clean_environment(), "PYTHONPATH": str(ROOT), **(env or {})},
     )
@@ -56,26 +56,43 @@ async def client(
         yield c
 
 
-async def test_auto_mode_speaks_2026_and_calls_the_status_tool() -> None:
+DEMO_TOOLS = [
+    "sevdesk_server_status",
+    "sevdesk_account_info",
+    "sevdesk_reference_data",
+    "sevdesk_search_contacts",
+    "sevdesk_get_contact",
+]
+
+
+async def test_auto_mode_speaks_2026_against_the_demo_books() -> None:
     async with client("sevdesk_mcp") as c:
         assert c.protocol_version == "2026-07-28"
         tools = await c.list_tools()
-        assert [t.name for t in tools.tools] == ["sevdesk_server_status"]
-        assert tools.tools[0].annotations.read_only_hint is True
-        result = await c.call_tool("sevdesk_server_status", {})
-    assert result.is_error is not True
-    assert result.structured_content["tiers"] == ["read"]
-    assert result.structured_content["protocol_version"] == "2026-07-28"
+        assert [t.name for t in tools.tools] == DEMO_TOOLS
+        assert all(t.annotations.read_only_hint for t in tools.tools)
+        status = await c.call_tool("sevdesk_server_status", {})
+        found = await c.call_tool("sevdesk_search_contacts", {"query": "Brandt"})
+        contact_id = found.structured_content["contacts"][0]["id"]
+        contact = await c.call_tool("sevdesk_get_contact", {"contact_id": contact_id})
+    assert status.structured_content["tiers"] == ["read"]
+    assert status.structured_content["protocol_version"] == "2026-07-28"
+    assert contact.structured_content["addresses"]
+    assert contact.is_error is not True
 
 
-async def test_legacy_mode_speaks_2025_and_calls_the_status_tool() -> None:
+async def test_legacy_mode_speaks_2025_against_the_demo_books() -> None:
     async with client("sevdesk_mcp", mode="legacy", env={"SEVDESK_ALLOW": "write"}) as c:
         assert c.protocol_version == "2025-11-25"
         tools = await c.list_tools()
-        result = await c.call_tool("sevdesk_server_status", {})
-    assert [t.name for t in tools.tools] == ["sevdesk_server_status"]
-    assert result.structured_content is None
-    assert '"tiers":["read","write"]' in result.content[0].text
+        status = await c.call_tool("sevdesk_server_status", {})
+        info = await c.call_tool("sevdesk_account_info", {})
+        bad = await c.call_tool("sevdesk_get_contact", {"contact_id": "x"})
+    assert [t.name for t in tools.tools] == DEMO_TOOLS
+    assert status.structured_content is None
+    assert '"tiers":["read","write"]' in status.content[0].text
+    assert "Holzwerk Sonnenberg GmbH" in info.content[0].text
+    assert bad.is_error is True
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

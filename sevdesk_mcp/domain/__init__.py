@@ -1,0 +1,1 @@
+"""Business logic: normalized DTOs, money, reference data, lifecycle rules. No httpx."""

@@ -1,0 +1,144 @@
+"""Stored receipts (vouchers) and their positions (``docs/sevdesk-api.md`` §2.7, §5.3).
+
+Position sums are rounded half-up to the cent; a voucher's sums are the sums of its positions.
+Statuses: 50 draft, 100 unpaid, 150 transferred, 750 partially paid, 1000 paid (§3.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import ClassVar
+
+from sevdesk_mcp.fake.documents import HUNDRED, VOUCHER_DRAFT, ZERO, cents
+from sevdesk_mcp.fake.wire import Ref, Row
+from sevdesk_mcp.jsontypes import JsonValue
+
+
+@dataclass(kw_only=True, slots=True)
+class VoucherPos(Row):
+    """A receipt position: the booking account lives here, not on the voucher (Q43)."""
+
+    OBJECT_NAME: ClassVar[str] = "VoucherPos"
+    NULLS: ClassVar[tuple[str, ...]] = (
+        "sum",
+        "cateringTaxRate",
+        "createNextPart",
+        "accountingType",
+        "estimatedAccountingType",
+    )
+    CONSTANTS: ClassVar[tuple[tuple[str, JsonValue], ...]] = (
+        ("assetMemoValue", "0"),
+        ("isGwg", "0"),
+        ("cateringTip", "0"),
+        ("isPercentage", "1"),
+        ("discountedValue", "0"),
+    )
+    READ_ONLY: ClassVar[frozenset[str]] = frozenset({"voucher"})
+
+    voucher: Ref
+    accountDatev: Ref | None = None
+    taxRate: Decimal = ZERO
+    net: bool = True
+    isAsset: bool = False
+    sumNet: Decimal = ZERO
+    sumTax: Decimal = ZERO
+    sumGross: Decimal = ZERO
+    sumNetAccounting: Decimal = ZERO
+    sumTaxAccounting: Decimal = ZERO
+    sumGrossAccounting: Decimal = ZERO
+    comment: str | None = None
+
+    def compute(self) -> None:
+        """Set tax, gross and the accounting copies from ``sumNet`` and ``taxRate``."""
+        self.sumTax = cents(self.sumNet * self.taxRate / HUNDRED)
+        self.sumGross = self.sumNet + self.sumTax
+        self.sumNetAccounting = self.sumNet
+        self.sumTaxAccounting = self.sumTax
+        self.sumGrossAccounting = self.sumGross
+
+
+@dataclass(kw_only=True, slots=True)
+class Voucher(Row):
+    """A receipt. ``creditDebit`` C is an expense, D revenue (§3.2); ``description`` is the
+    receipt number (Q39). It carries both ``recurringIntervall`` and ``recurringInterval`` (Q11).
+    """
+
+    OBJECT_NAME: ClassVar[str] = "Voucher"
+    NUMBERS: ClassVar[frozenset[str]] = frozenset({"paidAmount"})
+    NULLS: ClassVar[tuple[str, ...]] = (
+        "resultDisdar",
+        "recurringIntervall",
+        "recurringInterval",
+        "recurringStartDate",
+        "recurringNextVoucher",
+        "recurringLastVoucher",
+        "recurringEndDate",
+        "sendType",
+        "inSource",
+        "accountingSpecialCase",
+        "taxmaroStockAccount",
+        "costCentre",
+        "propertyForeignCurrencyDeadline",
+        "propertyExchangeRate",
+        "taxSet",
+    )
+    CONSTANTS: ClassVar[tuple[tuple[str, JsonValue], ...]] = (
+        ("hidden", "0"),
+        ("tip", "0"),
+        ("mileageRate", "0"),
+        ("selectedForPaymentFile", "0"),
+        ("sumDiscounts", "0"),
+        ("sumDiscountNet", "0"),
+        ("sumDiscountGross", "0"),
+        ("sumNetForeignCurrency", "0"),
+        ("sumTaxForeignCurrency", "0"),
+        ("sumGrossForeignCurrency", "0"),
+        ("sumDiscountNetForeignCurrency", "0"),
+        ("sumDiscountGrossForeignCurrency", "0"),
+        ("sumDiscountsForeignCurrency", "0"),
+    )
+    READ_ONLY: ClassVar[frozenset[str]] = frozenset(
+        {"status", "enshrined", "paidAmount", "payDate"}
+    )
+
+    createUser: Ref | None = None
+    voucherDate: datetime
+    supplier: Ref | None = None
+    supplierName: str | None = None
+    supplierNameAtSave: str | None = None
+    description: str | None = None
+    document: Ref | None = None
+    payDate: datetime | None = None
+    status: int = VOUCHER_DRAFT
+    currency: str = "EUR"
+    sumNet: Decimal = ZERO
+    sumTax: Decimal = ZERO
+    sumGross: Decimal = ZERO
+    sumNetAccounting: Decimal = ZERO
+    sumTaxAccounting: Decimal = ZERO
+    sumGrossAccounting: Decimal = ZERO
+    showNet: bool = True
+    paidAmount: Decimal = ZERO
+    taxType: str | None = None
+    creditDebit: str = "C"
+    voucherType: str = "VOU"
+    enshrined: datetime | None = None
+    iban: str | None = None
+    vatNumber: str | None = None
+    paymentDeadline: datetime | None = None
+    deliveryDate: datetime | None = None
+    deliveryDateUntil: datetime | None = None
+    taxRule: Ref | None = None
+
+    def set_sums(self, positions: Iterable[VoucherPos]) -> None:
+        """Set the sums and their accounting copies to the sums of ``positions``."""
+        items = list(positions)
+        self.sumNet = sum((p.sumNet for p in items), ZERO)
+        self.sumTax = sum((p.sumTax for p in items), ZERO)
+        self.sumGross = sum((p.sumGross for p in items), ZERO)
+        self.sumNetAccounting = self.sumNet
+        self.sumTaxAccounting = self.sumTax
+        self.sumGrossAccounting = self.sumGross

@@ -1,0 +1,321 @@
+"""The sevDesk HTTP client: one pooled httpx client per account.
+
+Rules (sevdesk-api section 1 and threat cases S01-S09):
+
+- ``Authorization`` carries the raw token (no ``Bearer``); redirects are never followed; proxy
+  variables of the environment are ignored unless a proxy is configured explicitly;
+- every path is validated and every request passes the write gate before it is sent;
+- requests are paced per account; each call has per-phase timeouts and a total budget;
+- only GETs are retried (network errors and 502-504, capped backoff with jitter, ``Retry-After``
+  up to 10 s when it fits the budget). POST, PUT and DELETE are **never** retried, and a write
+  whose answer did not arrive raises :class:`~sevdesk_mcp.errors.OutcomeUnknownError`;
+- answers are read with a cap on decoded bytes and unwrapped from the envelope;
+- the token is registered with the redactor and never appears in a repr, error or log line.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+import anyio
+import httpx
+
+from sevdesk_mcp import __version__
+from sevdesk_mcp.errors import (
+    MalformedResponseError,
+    OutcomeUnknownError,
+    RateLimitedError,
+    RejectedError,
+    UnavailableError,
+    UpstreamTimeoutError,
+)
+from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.safety.redact import REDACTOR, Secret
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.sevdesk.envelope import many, unwrap
+from sevdesk_mcp.sevdesk.gate import WriteGate
+from sevdesk_mcp.sevdesk.pacing import Pacer
+from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query
+
+MiB: Final = 1024 * 1024
+PAGE_LIMIT: Final = 1000
+USER_AGENT: Final = f"mcp-server-sevdesk/{__version__}"
+_RETRY_STATUSES: Final = frozenset({502, 503, 504})
+_NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+_jitter = secrets.SystemRandom()
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Timeouts, budgets and caps of one client."""
+
+    connect_s: float = 5.0
+    read_s: float = 20.0
+    budget_s: float = 30.0
+    max_response_bytes: int = 10 * MiB
+    max_get_retries: int = 2
+    backoff_base_s: float = 0.25
+    backoff_cap_s: float = 2.0
+    max_retry_after_s: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """Objects of a list, and whether more existed than were asked for."""
+
+    items: list[dict[str, JsonValue]]
+    truncated: bool
+
+
+@dataclass(slots=True)
+class _Call:
+    sent: bool = False
+    attempts: int = 0
+    errors: list[Exception] = field(default_factory=list)
+
+
+class SevdeskClient:
+    """Talks to one sevDesk account.
+
+    :param base_url: the API root, e.g. ``https://my.sevdesk.de/api/v1`` (validated by config).
+    :param transport: an httpx transport, e.g. the fake sevDesk's; the network by default.
+    """
+
+    def __init__(  # noqa: PLR0913 - each is a separate, explicit setting
+        self,
+        *,
+        base_url: str,
+        token: Secret,
+        gate: WriteGate,
+        pacer: Pacer | None = None,
+        limits: Limits = Limits(),
+        transport: httpx.AsyncBaseTransport | None = None,
+        proxy: str | None = None,
+    ) -> None:
+        REDACTOR.add(token.reveal())
+        self.gate = gate
+        self._pacer = pacer or Pacer()
+        self._limits = limits
+        self._version: str | None = None
+        self._http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"),
+            headers={
+                "Authorization": token.reveal(),
+                "User-Agent": USER_AGENT,
+                "Accept": "application/json",
+            },
+            follow_redirects=False,
+            trust_env=False,
+            proxy=proxy,
+            transport=transport,
+            timeout=httpx.Timeout(limits.read_s, connect=limits.connect_s),
+        )
+
+    def __repr__(self) -> str:
+        return f"SevdeskClient({self._http.base_url})"
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def get(self, path: str, query: Mapping[str, QueryValue] | None = None) -> JsonValue:
+        """Read. ``getPdf`` always goes out with ``preventSendBy=true`` (Q21).
+
+        :raises UpstreamError: the classified failure.
+        :raises WriteRefusedError: if the GET would change data (use :meth:`send` with a tier).
+        """
+        params = encode_query(query or {})
+        if check_path(path).endswith("/getPdf"):
+            params["preventSendBy"] = "true"
+        self.gate.check("GET", path, params, None)
+        return await self._run("GET", path, params, None, is_write=False)
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        tier: Tier | None,
+        query: Mapping[str, QueryValue] | None = None,
+        json: JsonObject | None = None,
+    ) -> JsonValue:
+        """Make a request that may change data; it is sent at most once.
+
+        :raises WriteRefusedError: if the write gate refuses it (nothing was sent).
+        :raises OutcomeUnknownError: if it was sent and no answer arrived.
+        :raises UpstreamError: the classified failure.
+        """
+        params = encode_query(query or {})
+        self.gate.check(method, check_path(path), params, tier)
+        return await self._run(method, path, params, json, is_write=method != "GET")
+
+    async def get_all(
+        self, path: str, query: Mapping[str, QueryValue] | None = None, *, max_items: int
+    ) -> Page:
+        """Read a whole list, page by page, always sending ``limit`` (the silent 100-row default
+        would truncate otherwise) until a short or empty page or ``max_items`` is passed.
+
+        :raises UpstreamError: the classified failure.
+        """
+        items: list[dict[str, JsonValue]] = []
+        while True:
+            limit = min(PAGE_LIMIT, max_items + 1 - len(items))
+            params = {**(query or {}), "limit": limit, "offset": len(items)}
+            page = many(await self.get(path, params))
+            items += page
+            if len(page) < limit or len(items) > max_items:
+                return Page(items[:max_items], truncated=len(items) > max_items)
+
+    async def system_version(self) -> str:
+        """:returns: the account's bookkeeping system version, ``"1.0"`` or ``"2.0"`` (cached).
+
+        :raises UpstreamError: the classified failure.
+        """
+        if self._version is None:
+            objects = await self.get("/Tools/bookkeepingSystemVersion")
+            version = objects.get("version") if isinstance(objects, dict) else None
+            if version not in ("1.0", "2.0"):
+                raise MalformedResponseError("sevDesk sent no bookkeeping system version.")
+            self._version = str(version)
+        return self._version
+
+    async def _run(
+        self,
+        method: str,
+        path: str,
+        params: dict[str, str],
+        json: JsonObject | None,
+        *,
+        is_write: bool,
+    ) -> JsonValue:
+        call = _Call()
+        try:
+            with anyio.fail_after(self._limits.budget_s):
+                if is_write:
+                    return await self._write(call, method, path, params, json)
+                return await self._read(call, method, path, params)
+        except TimeoutError:
+            if is_write and call.sent:
+                raise _unknown(method, path) from None
+            raise UpstreamTimeoutError(
+                f"sevDesk did not answer within {self._limits.budget_s:g} s; try again later."
+            ) from None
+
+    async def _read(self, call: _Call, method: str, path: str, params: dict[str, str]) -> JsonValue:
+        while True:
+            call.attempts += 1
+            try:
+                return _finish(*await self._exchange(call, method, path, params, None))
+            except httpx.TransportError:
+                error: UnavailableError | RateLimitedError = UnavailableError(
+                    "sevDesk could not be reached (network error); try again later."
+                )
+            except (UnavailableError, RateLimitedError) as exc:
+                error = exc
+            wait = self._retry_wait(call, error)
+            if wait is None:
+                raise error
+            await anyio.sleep(wait)
+
+    def _retry_wait(self, call: _Call, error: UnavailableError | RateLimitedError) -> float | None:
+        if call.attempts > self._limits.max_get_retries:
+            return None
+        if isinstance(error, RateLimitedError):
+            wait = error.retry_after_s
+            if wait is None or wait > self._limits.max_retry_after_s:
+                return None
+            remaining = anyio.current_effective_deadline() - anyio.current_time()
+            return wait if wait < remaining else None
+        ceiling = min(self._limits.backoff_cap_s, self._limits.backoff_base_s * 2**call.attempts)
+        return _jitter.uniform(0, ceiling)
+
+    async def _write(
+        self,
+        call: _Call,
+        method: str,
+        path: str,
+        params: dict[str, str],
+        json: JsonObject | None,
+    ) -> JsonValue:
+        try:
+            answer = await self._exchange(call, method, path, params, json)
+        except _NOT_SENT:
+            raise UnavailableError(
+                "sevDesk could not be reached; nothing was sent or changed. Try again later."
+            ) from None
+        except httpx.TransportError:
+            raise _unknown(method, path) from None
+        return _finish(*answer)
+
+    async def _exchange(
+        self,
+        call: _Call,
+        method: str,
+        path: str,
+        params: dict[str, str],
+        json: JsonObject | None,
+    ) -> tuple[int, bytes, httpx.Headers]:
+        request = self._http.build_request(method, path, params=params, json=json)
+        async with self._pacer.slot():
+            call.sent = True
+            response = await self._http.send(request, stream=True)
+            try:
+                body = await self._read_capped(response)
+            finally:
+                await response.aclose()
+        return response.status_code, body, response.headers
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        cap = self._limits.max_response_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise MalformedResponseError(f"sevDesk's answer is larger than {cap // MiB} MiB.")
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise MalformedResponseError(f"sevDesk's answer is larger than {cap // MiB} MiB.")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _finish(status: int, body: bytes, headers: httpx.Headers) -> JsonValue:
+    if status == 429:
+        wait = retry_after_s(headers.get("retry-after"))
+        hint = f"try again in {wait:.0f} s" if wait is not None else "try again shortly"
+        raise RateLimitedError(f"sevDesk is rate limiting requests; {hint}.", wait)
+    if 300 <= status < 400:
+        raise RejectedError(
+            f"sevDesk answered with a redirect (HTTP {status}); redirects are never followed. "
+            "Check SEVDESK_API_URL.",
+            status=status,
+        )
+    if status in _RETRY_STATUSES:
+        raise UnavailableError(f"sevDesk is unavailable right now (HTTP {status}); try later.")
+    return unwrap(status, body)
+
+
+def _unknown(method: str, path: str) -> OutcomeUnknownError:
+    return OutcomeUnknownError(
+        f"{method} {path} was sent to sevDesk, but no answer arrived: it may or may not have "
+        "been applied. It was not retried. Check the record in sevDesk (or read it again) "
+        "before trying again."
+    )
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """:returns: the seconds a ``Retry-After`` header asks for (seconds or an HTTP date)."""
+    if not value:
+        return None
+    if value.strip().isdigit():
+        return float(value.strip())
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())

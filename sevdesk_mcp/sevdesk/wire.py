@@ -1,0 +1,162 @@
+"""Lenient msgspec schemas for what sevDesk sends.
+
+sevDesk sends ids, amounts, rates and flags as strings (``"1000"``, ``"65.45"``, ``"0"``), some
+of them as numbers (``paidAmount``, Q4-Q5), empty strings for unset values (``sendType: ""``,
+Q10) and ``true`` for a quantity of one. :func:`parse` accepts all of that: empty strings become
+``None`` and scalars are converted loosely; money is always :class:`~decimal.Decimal`.
+Unknown fields are ignored on purpose: sevDesk adds fields without notice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import TypeVar
+
+import msgspec
+
+from sevdesk_mcp.errors import MalformedResponseError
+from sevdesk_mcp.jsontypes import JsonValue
+
+T = TypeVar("T", bound=msgspec.Struct)
+
+
+class Ref(msgspec.Struct, frozen=True):
+    """A relation: ``{"id": "3", "objectName": "Category"}``."""
+
+    id: int
+    objectName: str = ""
+
+
+class Contact(msgspec.Struct, frozen=True):
+    """``Contact``: an organisation (``name``) or a person (``surename``, ``familyname``)."""
+
+    id: int
+    name: str | None = None
+    surename: str | None = None  # sic (Q37)
+    familyname: str | None = None
+    titel: str | None = None  # sic (Q37)
+    academicTitle: str | None = None
+    status: int | None = None
+    customerNumber: str | None = None
+    category: Ref | None = None
+    parent: Ref | None = None
+    description: str | None = None
+    vatNumber: str | None = None
+    taxNumber: str | None = None
+    buyerReference: str | None = None
+    exemptVat: bool | None = None
+    defaultTimeToPay: int | None = None
+    create: dt.datetime | None = None
+    update: dt.datetime | None = None
+
+
+class ContactAddress(msgspec.Struct, frozen=True):
+    """``ContactAddress`` of a contact."""
+
+    id: int
+    contact: Ref | None = None
+    street: str | None = None
+    zip: str | None = None
+    city: str | None = None
+    country: Ref | None = None
+    category: Ref | None = None
+    name: str | None = None
+
+
+class CommunicationWay(msgspec.Struct, frozen=True):
+    """``CommunicationWay``: an email address, phone number or website of a contact."""
+
+    id: int
+    type: str
+    value: str
+    contact: Ref | None = None
+    key: Ref | None = None
+    main: bool | None = None
+
+
+class TaxRule(msgspec.Struct, frozen=True):
+    """``TaxRule`` (bookkeeping system 2.0)."""
+
+    id: int
+    name: str | None = None
+    description: str | None = None
+    code: str | None = None
+
+
+class AccountDatev(msgspec.Struct, frozen=True):
+    """A booking account (bookkeeping system 2.0)."""
+
+    id: int
+    number: str | None = None
+    name: str | None = None
+    hidden: bool | None = None
+
+
+class GuidanceRule(msgspec.Struct, frozen=True):
+    """A tax rule allowed for a booking account, with its rates (ints here, Q8)."""
+
+    id: int
+    name: str | None = None
+    taxRates: list[str] = []
+
+
+class ReceiptGuidance(msgspec.Struct, frozen=True):
+    """What sevDesk allows for one booking account (``ReceiptGuidance``)."""
+
+    accountDatevId: int
+    accountNumber: str | None = None
+    accountName: str | None = None
+    description: str | None = None
+    allowedTaxRules: list[GuidanceRule] = []
+    allowedReceiptTypes: list[str] = []
+
+
+class Named(msgspec.Struct, frozen=True):
+    """Reference data with an id and a name (units, countries, payment methods, users)."""
+
+    id: int
+    name: str | None = None
+    code: str | None = None
+    translationCode: str | None = None
+    uneceTradeUnitCode: str | None = None
+    nameEn: str | None = None
+    text: str | None = None
+    username: str | None = None
+    firstName: str | None = None
+    lastName: str | None = None
+
+
+class Money(msgspec.Struct, frozen=True):
+    """A sum as sevDesk sends it."""
+
+    value: Decimal
+
+
+def parse(raw: JsonValue, kind: type[T]) -> T:
+    """Convert one sevDesk object leniently.
+
+    :raises MalformedResponseError: if it does not fit ``kind`` even leniently.
+    """
+    try:
+        return msgspec.convert(_clean(raw), kind, strict=False)
+    except msgspec.ValidationError as exc:
+        raise MalformedResponseError(
+            f"sevDesk sent a {kind.__name__} this server cannot read ({exc})."
+        ) from None
+
+
+def parse_all(raws: list[dict[str, JsonValue]], kind: type[T]) -> list[T]:
+    """:returns: every object converted with :func:`parse`.
+
+    :raises MalformedResponseError: if one does not fit.
+    """
+    return [parse(raw, kind) for raw in raws]
+
+
+def _clean(value: JsonValue) -> JsonValue:
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items() if v != ""}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value

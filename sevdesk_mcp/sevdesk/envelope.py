@@ -16,7 +16,6 @@ from sevdesk_mcp.errors import (
     AuthenticationError,
     MalformedResponseError,
     NotFoundError,
-    RateLimitedError,
     RejectedError,
     UnavailableError,
     UpstreamError,
@@ -78,8 +77,6 @@ def classify(status: int, error: _ErrorBody | None) -> UpstreamError:
             status=status,
             code=code,
         )
-    if status == 429:
-        return RateLimitedError("sevDesk is rate limiting requests; try again shortly.", None)
     if status == 500 and said:
         return UpstreamValidationError(
             f"sevDesk refused the request (HTTP 500, which it also uses for validation "

@@ -1,0 +1,69 @@
+"""Envelope shapes, error codes as strings, and path building."""
+
+from __future__ import annotations
+
+import pytest
+
+from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, WriteRefusedError
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.sevdesk.envelope import classify, many, one, unwrap
+from sevdesk_mcp.sevdesk.paths import api_path, minimum_tier
+
+
+def test_one_takes_the_single_object_of_an_array_of_one_or_a_bare_object() -> None:
+    assert one([{"id": "1"}]) == {"id": "1"}
+    assert one({"id": "2"}) == {"id": "2"}
+    with pytest.raises(NotFoundError):
+        one([])
+    with pytest.raises(MalformedResponseError):
+        one("-1391.18")
+
+
+def test_many_accepts_lists_a_bare_object_and_null() -> None:
+    assert many([{"id": "1"}, {"id": "2"}]) == [{"id": "1"}, {"id": "2"}]
+    assert many({"id": "1"}) == [{"id": "1"}]  # forAccountNumber answers a bare object (Q6)
+    assert many(None) == []
+    with pytest.raises(MalformedResponseError):
+        many([{"id": "1"}, 5])
+    with pytest.raises(MalformedResponseError):
+        many("x")
+
+
+def test_error_codes_may_be_strings() -> None:
+    body = b'{"error":{"message":"gone","code":"151"},"objects":null}'
+    with pytest.raises(NotFoundError) as info:
+        unwrap(400, body)
+    assert info.value.code == 151
+    odd = b'{"error":{"message":"odd","code":"x1"},"objects":null}'
+    with pytest.raises(Exception, match="HTTP 418") as other:
+        unwrap(418, odd)
+    assert getattr(other.value, "code", "missing") is None
+
+
+def test_classify_without_a_body() -> None:
+    assert "HTTP 409" in str(classify(409, None))
+
+
+def test_api_path_builds_from_words_and_ids() -> None:
+    assert api_path("Invoice", 5, "getPositions") == "/Invoice/5/getPositions"
+    for bad in (0, -1, 10**15, True, "a/b", "..", "", 1.5):
+        with pytest.raises(WriteRefusedError):
+            api_path("Contact", bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "query", "tier"),
+    [
+        ("GET", "/Contact", {}, None),
+        ("GET", "/Invoice/5/getPdf", {"preventSendBy": "1"}, None),
+        ("GET", "/Invoice/5/getPdf", {}, Tier.COMMIT),
+        ("GET", "/Export/createDatevCsvZipExportJob", {"enshrineDocuments": "false"}, None),
+        ("POST", "/Contact", {}, Tier.WRITE),
+        ("DELETE", "/CheckAccountTransaction/9", {}, Tier.COMMIT),
+        ("POST", "/CheckAccountTransaction", {}, Tier.WRITE),
+        ("PUT", "/Voucher/5/enshrine", {}, Tier.COMMIT),
+        ("POST", "/CreditNote/5/sendViaEmail", {}, Tier.EXTERNAL),
+    ],
+)
+def test_minimum_tiers(method: str, path: str, query: dict, tier: Tier | None) -> None:
+    assert minimum_tier(method, path, query) is tier

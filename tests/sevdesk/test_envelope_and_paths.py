@@ -67,3 +67,13 @@ def test_api_path_builds_from_words_and_ids() -> None:
 )
 def test_minimum_tiers(method: str, path: str, query: dict, tier: Tier | None) -> None:
     assert minimum_tier(method, path, query) is tier
+
+
+def test_the_generation_of_an_object_follows_what_it_carries() -> None:
+    from sevdesk_mcp.sevdesk.version import object_system
+
+    assert object_system({"taxRule": {"id": "1"}, "taxType": None}, "1.0") == "2.0"
+    assert object_system({"taxType": "default", "taxRule": None}, "2.0") == "1.0"
+    assert object_system({"accountingType": {"id": "5"}}, "2.0") == "1.0"
+    assert object_system({"accountDatev": {"id": "5"}}, "1.0") == "2.0"
+    assert object_system({"taxType": ""}, "2.0") == "2.0"

@@ -1,0 +1,48 @@
+"""Money: exact decimals with their currency. Never float.
+
+sevDesk sends sums as strings (``"65.45"``) or, in a few places, as JSON numbers (``paidAmount``);
+both arrive here as :class:`~decimal.Decimal` through the lenient wire schemas. Sums are added
+as decimals and quantized to cents only for display, with ``ROUND_HALF_UP`` as German
+bookkeeping expects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Final
+
+import msgspec
+
+CENT: Final = Decimal("0.01")
+ZERO: Final = Decimal(0)
+
+
+class Money(msgspec.Struct, frozen=True, kw_only=True):
+    """An amount in a currency; the amount is a decimal string on the wire (``"1234.50"``)."""
+
+    amount: Decimal
+    currency: str
+
+
+def money(amount: Decimal | None, currency: str | None) -> Money:
+    """:returns: ``amount`` (``None`` counts as zero) rounded to cents, in ``currency`` (EUR)."""
+    return Money(amount=cents(amount or ZERO), currency=(currency or "EUR").upper())
+
+
+def cents(amount: Decimal) -> Decimal:
+    """:returns: ``amount`` rounded half-up to two decimal places."""
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def total(amounts: Iterable[Decimal]) -> Decimal:
+    """:returns: the exact sum (no rounding on the way)."""
+    return sum(amounts, ZERO)
+
+
+def totals_by_currency(items: Iterable[Money]) -> list[Money]:
+    """:returns: one sum per currency, sorted by currency; never mixes currencies."""
+    sums: dict[str, Decimal] = {}
+    for item in items:
+        sums[item.currency] = sums.get(item.currency, ZERO) + item.amount
+    return [Money(amount=cents(v), currency=k) for k, v in sorted(sums.items())]

@@ -1,0 +1,32 @@
+"""Money is exact and never mixes currencies."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import msgspec
+
+from sevdesk_mcp.domain.money import Money, cents, money, total, totals_by_currency
+
+
+def test_money_rounds_half_up_to_cents_and_encodes_as_a_string() -> None:
+    assert money(Decimal("10.005"), "eur") == Money(amount=Decimal("10.01"), currency="EUR")
+    assert money(None, None) == Money(amount=Decimal("0.00"), currency="EUR")
+    assert (
+        msgspec.json.encode(money(Decimal("0.1") + Decimal("0.2"), "EUR"))
+        == b'{"amount":"0.30","currency":"EUR"}'
+    )
+    assert cents(Decimal("-2.345")) == Decimal("-2.35")
+
+
+def test_sums_are_exact_and_per_currency() -> None:
+    assert total([Decimal("0.1")] * 10) == Decimal("1.0")
+    items = [
+        money(Decimal("1.10"), "EUR"),
+        money(Decimal("2"), "CHF"),
+        money(Decimal("3.3"), "EUR"),
+    ]
+    assert totals_by_currency(items) == [
+        Money(amount=Decimal("2.00"), currency="CHF"),
+        Money(amount=Decimal("4.40"), currency="EUR"),
+    ]

@@ -142,14 +142,15 @@ def _demo_account(config: Config) -> AccountContext:
     from sevdesk_mcp.safety.redact import Secret  # noqa: PLC0415
 
     demo_config = replace(config, api_url=DEMO_API_URL)
+    fake = build_demo()
     client = SevdeskClient(
         base_url=DEMO_API_URL,
         token=Secret(DEMO_TOKEN),
         gate=_gate(config),
-        transport=build_demo().transport(),
+        transport=fake.transport(),
     )
     print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
-    return AccountContext(config=demo_config, client=client, demo=True)
+    return AccountContext(config=demo_config, client=client, demo=True, today=lambda: fake.today)
 
 
 async def _check_token(account: AccountContext) -> None:

@@ -51,6 +51,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     structured_output: StructuredOutput = "auto"
     api_url: str = DEFAULT_API_URL
     proxy: str | None = None
+    output_dir: Path | None = None
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -72,7 +73,18 @@ def load_config(env: Mapping[str, str]) -> Config:
         structured_output=_structured(env),
         api_url=_api_url(env),
         proxy=_proxy(env),
+        output_dir=_output_dir(env),
     )
+
+
+def _output_dir(env: Mapping[str, str]) -> Path | None:
+    value = setting(env, "SEVDESK_OUTPUT_DIR")
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_absolute() or not path.is_dir():
+        raise ConfigError("SEVDESK_OUTPUT_DIR", "use the absolute path of an existing folder")
+    return path.resolve()
 
 
 def load_token(env: Mapping[str, str]) -> Secret | None:

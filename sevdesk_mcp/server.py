@@ -17,6 +17,7 @@ from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
 from sevdesk_mcp.mcp.types import Implementation
+from sevdesk_mcp.resources.provider import SevdeskResources
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import catalog
 from sevdesk_mcp.tools.registry import AnyTool, Registry, select_tools
@@ -75,6 +76,7 @@ class ServerFactory:
             codec=self.codec,
             instructions=text,
             tools=Registry(tools, account),
+            resources=SevdeskResources(account),
             legacy_elicitation_hint=LEGACY_ELICITATION_HINT,
         )
 

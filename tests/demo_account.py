@@ -32,6 +32,7 @@ def fake_client(
 
 def demo_app(env: dict[str, str] | None = None, fake: FakeSevdesk | None = None) -> McpApp:
     config = load_config({**(env or {}), "SEVDESK_API_URL": DEMO_URL})
-    client = fake_client(fake or build_demo(), config)
-    account = AccountContext(config=config, client=client, demo=True)
+    fake = fake or build_demo()
+    client = fake_client(fake, config)
+    account = AccountContext(config=config, client=client, demo=True, today=lambda: fake.today)
     return ServerFactory(config).build(account)

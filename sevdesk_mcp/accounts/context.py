@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sevdesk_mcp.config import Config
 from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 
 
@@ -18,12 +21,14 @@ class AccountContext:
     :param principal: who is asking, for binding confirmation state (``"local"`` over stdio).
     :param client: the account's sevDesk client; ``None`` when no account is connected.
     :param demo: whether the client talks to the built-in demo company.
+    :param today: today's date in Berlin (the demo books have their own "today").
     """
 
     config: Config
     principal: str = "local"
     client: SevdeskClient | None = None
     demo: bool = False
+    today: Callable[[], dt.date] = dates.today
 
     def require_client(self) -> SevdeskClient:
         """:returns: the sevDesk client.

@@ -147,6 +147,18 @@ def until(get: Callable[[T], datetime | None], *, iso_allowed: bool = False) -> 
     return keep
 
 
+def after(get: Callable[[T], datetime | None]) -> Filter[T]:
+    """:returns: an ``updateAfter`` filter: strictly later than the Unix seconds given; like the
+    date filters of Q19, any other form matches nothing (UNVERIFIED for this filter).
+    """
+
+    def keep(row: T, value: str) -> bool:
+        bound, when = _instant(value, iso_allowed=False), get(row)
+        return bound is not None and when is not None and when > bound
+
+    return keep
+
+
 def when_true(test: Callable[[T], bool]) -> Filter[T]:
     """:returns: a flag filter that works for ``true``/``1`` and ignores every other value (Q13)."""
     return lambda row, value: value.lower() not in _TRUE or test(row)

@@ -19,14 +19,15 @@ from sevdesk_mcp.jsontypes import JsonValue
 
 @dataclass(kw_only=True, slots=True)
 class VoucherPos(Row):
-    """A receipt position: the booking account lives here, not on the voucher (Q43)."""
+    """A receipt position: the booking account lives here, not on the voucher (Q43):
+    ``accountDatev`` on bookkeeping 2.0, ``accountingType`` on positions saved under 1.0 (§3.5).
+    """
 
     OBJECT_NAME: ClassVar[str] = "VoucherPos"
     NULLS: ClassVar[tuple[str, ...]] = (
         "sum",
         "cateringTaxRate",
         "createNextPart",
-        "accountingType",
         "estimatedAccountingType",
     )
     CONSTANTS: ClassVar[tuple[tuple[str, JsonValue], ...]] = (
@@ -40,6 +41,7 @@ class VoucherPos(Row):
 
     voucher: Ref
     accountDatev: Ref | None = None
+    accountingType: Ref | None = None  # bookkeeping 1.0; legacy positions lack accountDatev
     taxRate: Decimal = ZERO
     net: bool = True
     isAsset: bool = False

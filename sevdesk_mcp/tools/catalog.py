@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from sevdesk_mcp.tools import contacts, meta
+from sevdesk_mcp.tools import banking, contacts, documents, meta, parts, reports, vouchers
 from sevdesk_mcp.tools.registry import AnyTool
 
-ALL_TOOLS: Final[tuple[AnyTool, ...]] = (*meta.TOOLS, *contacts.TOOLS)
+ALL_TOOLS: Final[tuple[AnyTool, ...]] = (
+    *meta.TOOLS,
+    *contacts.TOOLS,
+    *documents.TOOLS,
+    *vouchers.TOOLS,
+    *parts.TOOLS,
+    *banking.TOOLS,
+    *reports.TOOLS,
+)
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
 DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read, once it exists
 DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS

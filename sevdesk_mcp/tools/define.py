@@ -69,6 +69,7 @@ class ToolContext:
 
 
 Handler = Callable[[I, ToolContext], Awaitable["O | InputRequired"]]
+Links = Callable[[O], list[JsonObject]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,7 @@ class ToolDef(Generic[I, O]):
     handler: Handler[I, O]
     input_schema: JsonObject
     output_schema: JsonObject
+    links: Links[O] | None = None
 
     def to_json(self, *, structured: bool) -> JsonObject:
         """:returns: the ``Tool`` object; ``outputSchema`` only when ``structured``."""
@@ -112,8 +114,11 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
     input: type[I],
     output: type[O],
     handler: Handler[I, O],
+    links: Links[O] | None = None,
 ) -> ToolDef[I, O]:
     """Declare a tool.
+
+    :param links: extra content blocks (``resource_link``) derived from the output.
 
     :raises ToolDefinitionError: if the declaration breaks one of the module's rules.
     """
@@ -137,4 +142,5 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
         handler=handler,
         input_schema=input_schema(input),
         output_schema=output_schema(output),
+        links=links,
     )

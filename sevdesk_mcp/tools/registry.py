@@ -103,7 +103,9 @@ class Registry:
         data = check_output(tool, output)
         text = msgspec.json.encode(data).decode("utf-8")
         structured = data if structured_for(config, ctx) else None
-        return ToolResult(content=[{"type": "text", "text": text}], structured=structured)
+        content: list[JsonObject] = [{"type": "text", "text": text}]
+        content += tool.links(output) if tool.links else []
+        return ToolResult(content=content, structured=structured)
 
 
 def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:

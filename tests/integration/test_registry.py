@@ -58,7 +58,8 @@ async def test_registration_selects_by_tier_and_toolset(env: dict, expected: lis
 
 def test_an_unknown_toolset_stops_start_up_naming_the_known_ones() -> None:
     with pytest.raises(
-        ConfigError, match="unknown toolset 'contacs'; known toolsets: contacts, meta"
+        ConfigError,
+        match="unknown toolset 'contacs'; known toolsets: banking, contacts, documents, meta,",
     ):
         ServerFactory(load_config({"SEVDESK_TOOLSETS": "contacs"}))
 

@@ -87,6 +87,9 @@ def test_metadata_lint(tool: object) -> None:
 MINIMAL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "sevdesk_reference_data": {"kind": "booking_accounts"},
     "sevdesk_get_contact": {"contact_id": 410001},
+    "sevdesk_get_document": {"document_id": 700037},
+    "sevdesk_document_pdf": {"document_id": 700037},
+    "sevdesk_get_voucher": {"voucher_id": 800001},
 }
 
 

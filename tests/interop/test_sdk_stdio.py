@@ -12,6 +12,7 @@ import mcp.client.session as sdk_session
 import pytest
 from mcp import Client, StdioServerParameters, types
 
+from sevdesk_mcp.tools import catalog
 from tests.integration.test_cli import clean_environment
 
 pytestmark = pytest.mark.anyio
@@ -56,13 +57,7 @@ async def client(
         yield c
 
 
-DEMO_TOOLS = [
-    "sevdesk_server_status",
-    "sevdesk_account_info",
-    "sevdesk_reference_data",
-    "sevdesk_search_contacts",
-    "sevdesk_get_contact",
-]
+DEMO_TOOLS = [t.name for t in catalog.ALL_TOOLS]
 
 
 async def test_auto_mode_speaks_2026_against_the_demo_books() -> None:

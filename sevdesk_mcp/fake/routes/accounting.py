@@ -2,12 +2,13 @@
 
 GET /AccountDatev lists only visible accounts and ignores every filter but ``limit`` and
 ``offset`` (Q42); by id it reaches hidden ones. ``forAccountNumber`` answers a bare object when
-exactly one account matches (Q6).
+exactly one account matches (Q6). GET /AccountingType serves the booking accounts of bookkeeping
+system 1.0 that legacy voucher positions still point at (§3.5).
 """
 
 from __future__ import annotations
 
-from sevdesk_mcp.fake import accounts
+from sevdesk_mcp.fake import accounts, legacy
 from sevdesk_mcp.fake.listing import list_reply, object_reply, one_reply
 from sevdesk_mcp.fake.reference import tax_rule_codes
 from sevdesk_mcp.fake.router import Context, Reply, Router
@@ -34,6 +35,22 @@ def get_account(ctx: Context) -> Reply:
     if account is None:
         raise not_found("AccountDatev", ident)
     return one_reply(accounts.account_wire(account))
+
+
+@router.route("GET", "/AccountingType")
+def list_accounting_types(ctx: Context) -> Reply:
+    """:returns: the legacy (1.0) booking accounts."""
+    return list_reply(ctx, legacy.ACCOUNTING_TYPES, legacy.accounting_type_wire)
+
+
+@router.route("GET", "/AccountingType/{id}")
+def get_accounting_type(ctx: Context) -> Reply:
+    """:returns: one legacy booking account. :raises FakeError: 404 code 151."""
+    ident = ctx.path_id("AccountingType")
+    entry = legacy.accounting_type_by_id(ident)
+    if entry is None:
+        raise not_found("AccountingType", ident)
+    return one_reply(legacy.accounting_type_wire(entry))
 
 
 @router.route("GET", "/ReceiptGuidance/forAllAccounts")

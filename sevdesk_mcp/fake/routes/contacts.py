@@ -2,7 +2,7 @@
 
 - GET /Contact returns organisations only unless ``depth=1`` (persons are contacts too, Q37);
   ``customerNumber`` is exact, ``name`` a case-insensitive substring, ``search`` is ignored
-  (Q41) like every unknown filter (Q12).
+  (Q41) like every unknown filter (Q12); ``updateAfter`` takes Unix seconds.
 - POST answers 201 with the bare object (Q1) and ``buyerReference: "-"`` when none was sent.
 - PUT is a partial update; DELETE answers ``[null]`` (Q7), or 409 code 159 while the contact
   is in use.
@@ -16,6 +16,7 @@ import dataclasses
 from sevdesk_mcp.fake.coerce import apply_body
 from sevdesk_mcp.fake.listing import (
     Filter,
+    after,
     by_text,
     containing,
     deleted_reply,
@@ -38,6 +39,7 @@ FIRST_CUSTOMER_NUMBER = 1001
 _FILTERS: dict[str, Filter[Contact]] = {
     "customerNumber": by_text(lambda c: c.customerNumber),
     "name": containing(lambda c: c.name),
+    "updateAfter": after(lambda c: c.update),
 }
 
 

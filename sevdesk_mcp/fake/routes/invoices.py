@@ -1,18 +1,22 @@
-"""Invoices (``docs/sevdesk-api.md`` §2.4): the shared document endpoints plus the removed
-``changeStatus`` (404, TECH 2024_04_04).
+"""Invoices (``docs/sevdesk-api.md`` §2.4): the shared document endpoints, the ``invoiceType``
+and ``updateAfter`` (Unix seconds) filters, and the removed ``changeStatus`` (404, TECH
+2024_04_04).
 """
 
 from __future__ import annotations
 
 from sevdesk_mcp.fake.documents import Invoice, InvoicePos
-from sevdesk_mcp.fake.listing import Filter, by_text
+from sevdesk_mcp.fake.listing import Filter, after, by_text
 from sevdesk_mcp.fake.router import Context, Reply, Router
 from sevdesk_mcp.fake.routes.doc_common import DocumentKind, register_document_routes
 from sevdesk_mcp.fake.wire import FakeError
 
 router = Router()
 
-_EXTRA: dict[str, Filter[Invoice]] = {"invoiceType": by_text(lambda i: i.invoiceType)}
+_EXTRA: dict[str, Filter[Invoice]] = {
+    "invoiceType": by_text(lambda i: i.invoiceType),
+    "updateAfter": after(lambda i: i.update),
+}
 
 INVOICES: DocumentKind[Invoice, InvoicePos] = DocumentKind(
     name="Invoice",

@@ -1,14 +1,15 @@
 """Vouchers (receipts) and their positions (``docs/sevdesk-api.md`` §2.7, §5.3).
 
 Filters: ``status``, ``creditDebit``, ``descriptionLike`` (substring), ``startDate``/``endDate``
-in Unix seconds on ``voucherDate`` (ISO gives an empty list, Q19) and ``contact[id]`` (the
-supplier). ``embed=voucherPos`` is ignored (Q15).
+in Unix seconds on ``voucherDate`` (ISO gives an empty list, Q19), ``contact[id]`` (the
+supplier) and ``updateAfter`` (Unix seconds, strictly later). ``embed=voucherPos`` is ignored (Q15).
 """
 
 from __future__ import annotations
 
 from sevdesk_mcp.fake.listing import (
     Filter,
+    after,
     by_int,
     by_ref,
     by_text,
@@ -32,6 +33,7 @@ _FILTERS: dict[str, Filter[Voucher]] = {
     "startDate": since(lambda v: v.voucherDate),
     "endDate": until(lambda v: v.voucherDate),
     "contact[id]": by_ref(lambda v: v.supplier),
+    "updateAfter": after(lambda v: v.update),
 }
 _POS_FILTERS: dict[str, Filter[VoucherPos]] = {"voucher[id]": by_ref(lambda p: p.voucher)}
 

@@ -1,0 +1,375 @@
+"""Receipts (vouchers): search them with totals, read one with its positions and booking accounts.
+
+- The filters sevDesk offers (``status``, ``creditDebit``, ``descriptionLike``, ``startDate``/
+  ``endDate`` as Berlin Unix seconds, Q19) are sent, and every filter is applied again here,
+  because unknown filters are silently ignored (Q12). The supplier is matched here only.
+- ``creditDebit`` C is an expense, D revenue (§3.2); ``description`` is the receipt number (Q39).
+- The booking account lives on each position (Q43): ``accountDatev`` on bookkeeping 2.0,
+  ``accountingType`` on 1.0. Each object is read by what it carries (§3.4, §3.5).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Final, Literal
+
+import msgspec
+
+from sevdesk_mcp.domain.common import omitted_note, web_link
+from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.money import ZERO, Money, money, total, totals_by_currency
+from sevdesk_mcp.errors import NotFoundError, UpstreamValidationError
+from sevdesk_mcp.jsontypes import JsonValue
+from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.client import SevdeskClient
+from sevdesk_mcp.sevdesk.envelope import one
+from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.version import System, object_system
+from sevdesk_mcp.sevdesk.wire_finance import AccountingType, Voucher, VoucherPos
+
+MAX_SCANNED: Final = 20_000
+MAX_POSITIONS: Final = 1_000
+STATUSES: Final = {
+    50: "draft",
+    100: "open",
+    150: "transferred",
+    750: "partially_paid",
+    1000: "paid",
+}
+OPEN_STATUSES: Final = frozenset({100, 150, 750})
+KINDS: Final = {"C": "expense", "D": "revenue"}
+StatusFilter = Literal["any", "draft", "open", "transferred", "partially_paid", "paid"]
+KindFilter = Literal["any", "expense", "revenue"]
+_STATUS_CODES: Final = {word: code for code, word in STATUSES.items()}
+_CREDIT_DEBIT: Final = {word: code for code, word in KINDS.items()}
+
+
+class VoucherSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One receipt. ``open`` is what is still to pay on an open, transferred or partly paid one."""
+
+    id: int
+    date: dt.date | None
+    supplier: Untrusted | None
+    supplier_id: int | None
+    receipt_number: Untrusted | None
+    status: str
+    kind: str
+    gross: Money
+    net: Money
+    tax: Money
+    paid: Money
+    open: Money
+    payment_deadline: dt.date | None
+    bookkeeping_system: str
+    link: str | None
+
+
+class VoucherList(msgspec.Struct, frozen=True, kw_only=True):
+    """Receipts matching a search, newest first; the totals cover every match."""
+
+    vouchers: list[VoucherSummary]
+    total_matches: int
+    gross_totals: list[Money]
+    open_totals: list[Money]
+    note: str | None
+
+
+class BookingAccount(msgspec.Struct, frozen=True, kw_only=True):
+    """A booking account: ``AccountDatev`` (2.0) or ``AccountingType`` (1.0)."""
+
+    system: str
+    id: int
+    number: str | None
+    name: str | None
+
+
+class TaxRule(msgspec.Struct, frozen=True, kw_only=True):
+    """The tax rule of a 2.0 receipt."""
+
+    id: int
+    code: str | None
+    name: str | None
+
+
+class VoucherPosition(msgspec.Struct, frozen=True, kw_only=True):
+    """A position of a receipt with its booking account."""
+
+    id: int
+    text: Untrusted | None
+    tax_rate: Decimal | None
+    net: Money
+    tax: Money
+    gross: Money
+    booking_account: BookingAccount | None
+    bookkeeping_system: str
+
+
+class VoucherDetail(msgspec.Struct, frozen=True, kw_only=True):
+    """A receipt with its positions, its tax rule (2.0) or tax type (1.0)."""
+
+    voucher: VoucherSummary
+    tax_rule: TaxRule | None
+    tax_type: str | None
+    positions: list[VoucherPosition]
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """What to look for."""
+
+    status: StatusFilter = "any"
+    kind: KindFilter = "any"
+    supplier: str | None = None
+    receipt_number: str | None = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    limit: int = 25
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A voucher as sent and as parsed, with its bookkeeping generation."""
+
+    voucher: Voucher
+    system: System
+
+
+async def read_vouchers(
+    client: SevdeskClient, query: dict[str, QueryValue]
+) -> tuple[list[Read], bool]:
+    """:returns: every voucher sevDesk lists for ``query``, and whether the scan was cut short.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    account = await _account_system(client)
+    page = await client.get_all("/Voucher", query, max_items=MAX_SCANNED)
+    rows = [Read(wire.parse(r, Voucher), object_system(r, account)) for r in page.items]
+    return rows, page.truncated
+
+
+async def search_vouchers(client: SevdeskClient, api_url: str, search: Search) -> VoucherList:
+    """:returns: the matching receipts, newest first, with gross and open totals of all matches.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    rows, truncated = await read_vouchers(client, _query(search))
+    matches = sorted((r for r in rows if _matches(r.voucher, search)), key=_newest, reverse=True)
+    summaries = [summarize(r, api_url) for r in matches]
+    note = omitted_note(min(search.limit, len(matches)), len(matches), "receipts")
+    if truncated:
+        note = f"Only the first {MAX_SCANNED} receipts sevDesk listed were searched."
+    return VoucherList(
+        vouchers=summaries[: search.limit],
+        total_matches=len(matches),
+        gross_totals=totals_by_currency(s.gross for s in summaries),
+        open_totals=totals_by_currency(s.open for s in summaries),
+        note=note,
+    )
+
+
+async def get_voucher(client: SevdeskClient, api_url: str, voucher_id: int) -> VoucherDetail:
+    """:returns: the receipt with its positions, booking accounts and tax rule or tax type.
+
+    :raises NotFoundError: if there is no such receipt.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    raw = one(await client.get(api_path("Voucher", voucher_id)))
+    account = await _account_system(client)
+    read = Read(wire.parse(raw, Voucher), object_system(raw, account))
+    query: dict[str, QueryValue] = {"voucher[id]": voucher_id, "voucher[objectName]": "Voucher"}
+    page = await client.get_all("/VoucherPos", query, max_items=MAX_POSITIONS)
+    resolver = AccountResolver(client)
+    parsed = [(r, wire.parse(r, VoucherPos)) for r in page.items]
+    positions = [
+        await _position(r, pos, read.voucher.currency, read.system, resolver)
+        for r, pos in parsed
+        if _belongs(pos, voucher_id)
+    ]
+    summary = summarize(read, api_url)
+    return VoucherDetail(
+        voucher=summary,
+        tax_rule=await _tax_rule(client, read.voucher.taxRule),
+        tax_type=clean(read.voucher.taxType) or None if read.voucher.taxType else None,
+        positions=positions,
+        note=_sum_note(summary.gross, [p.gross for p in positions]),
+    )
+
+
+def summarize(read: Read, api_url: str) -> VoucherSummary:
+    """:returns: the list form of a receipt, supplier and receipt number fenced."""
+    v = read.voucher
+    return VoucherSummary(
+        id=v.id,
+        date=dates.berlin_date(v.voucherDate),
+        supplier=fence(supplier_name(v)),
+        supplier_id=v.supplier.id if v.supplier else None,
+        receipt_number=fence(v.description),
+        status=STATUSES.get(v.status or 0, f"status {v.status}"),
+        kind=KINDS.get(v.creditDebit or "", "unknown"),
+        gross=money(v.sumGross, v.currency),
+        net=money(v.sumNet, v.currency),
+        tax=money(v.sumTax, v.currency),
+        paid=money(v.paidAmount, v.currency),
+        open=money(open_amount(v), v.currency),
+        payment_deadline=dates.berlin_date(v.paymentDeadline),
+        bookkeeping_system=read.system,
+        link=web_link(api_url, f"fi/edit/type/VOU/id/{v.id}"),
+    )
+
+
+def supplier_name(voucher: Voucher) -> str | None:
+    """:returns: the supplier's name as saved on the receipt."""
+    return voucher.supplierName or voucher.supplierNameAtSave
+
+
+def open_amount(voucher: Voucher) -> Decimal:
+    """:returns: gross minus paid for an open, transferred or partly paid receipt, else zero."""
+    if voucher.status not in OPEN_STATUSES:
+        return ZERO
+    return (voucher.sumGross or ZERO) - (voucher.paidAmount or ZERO)
+
+
+class AccountResolver:
+    """Resolves booking-account ids to number and name, each id once per call."""
+
+    def __init__(self, client: SevdeskClient) -> None:
+        self._client = client
+        self._cache: dict[tuple[str, int], BookingAccount] = {}
+
+    async def resolve(self, position: VoucherPos) -> BookingAccount | None:
+        """:returns: the position's booking account, ``None`` when it has none.
+
+        :raises UpstreamError: if sevDesk cannot be read (an unknown account is no error).
+        """
+        if position.accountDatev is not None:
+            key = ("AccountDatev", position.accountDatev.id)
+        elif position.accountingType is not None:
+            key = ("AccountingType", position.accountingType.id)
+        else:
+            return None
+        if key not in self._cache:
+            self._cache[key] = await self._load(*key)
+        return self._cache[key]
+
+    async def _load(self, model: str, ident: int) -> BookingAccount:
+        system = "2.0" if model == "AccountDatev" else "1.0"
+        try:
+            raw = one(await self._client.get(api_path(model, ident)))
+        except (NotFoundError, UpstreamValidationError):
+            return BookingAccount(system=system, id=ident, number=None, name=None)
+        if model == "AccountDatev":
+            datev = wire.parse(raw, wire.AccountDatev)
+            return BookingAccount(
+                system=system, id=ident, number=datev.number, name=_text(datev.name)
+            )
+        legacy = wire.parse(raw, AccountingType)
+        number = None if legacy.skr03 is None else str(legacy.skr03)
+        return BookingAccount(system=system, id=ident, number=number, name=_text(legacy.name))
+
+
+async def _position(
+    raw: dict[str, JsonValue],
+    pos: VoucherPos,
+    currency: str | None,
+    voucher_system: System,
+    resolver: AccountResolver,
+) -> VoucherPosition:
+    return VoucherPosition(
+        id=pos.id,
+        text=fence(pos.comment),  # Q43: the position text is ``comment``
+        tax_rate=pos.taxRate,
+        net=money(pos.sumNet, currency),  # Q40: positions carry no currency of their own
+        tax=money(pos.sumTax, currency),
+        gross=money(pos.sumGross, currency),
+        booking_account=await resolver.resolve(pos),
+        bookkeeping_system=object_system(raw, voucher_system),  # a bare position: its receipt's
+    )
+
+
+async def _tax_rule(client: SevdeskClient, ref: wire.Ref | None) -> TaxRule | None:
+    if ref is None:
+        return None
+    rules = wire.parse_all((await client.get_all("/TaxRule", max_items=500)).items, wire.TaxRule)
+    rule = next((r for r in rules if r.id == ref.id), None)
+    if rule is None:
+        return TaxRule(id=ref.id, code=None, name=None)
+    return TaxRule(id=rule.id, code=rule.code, name=_text(rule.name))
+
+
+async def _account_system(client: SevdeskClient) -> System:
+    return "2.0" if await client.system_version() == "2.0" else "1.0"
+
+
+def _query(search: Search) -> dict[str, QueryValue]:
+    query: dict[str, QueryValue] = {}
+    if search.status != "any":
+        query["status"] = _STATUS_CODES[search.status]
+    if search.kind != "any":
+        query["creditDebit"] = _CREDIT_DEBIT[search.kind]
+    if search.receipt_number:
+        query["descriptionLike"] = search.receipt_number
+    if search.date_from:
+        query["startDate"] = start_bound(search.date_from)
+    if search.date_to:
+        query["endDate"] = dates.unix_end(search.date_to)
+    return query
+
+
+def _matches(voucher: Voucher, search: Search) -> bool:
+    # every filter again: sevDesk ignores filters it does not know (Q12)
+    if search.status != "any" and voucher.status != _STATUS_CODES[search.status]:
+        return False
+    if search.kind != "any" and voucher.creditDebit != _CREDIT_DEBIT[search.kind]:
+        return False
+    if not in_range(dates.berlin_date(voucher.voucherDate), search.date_from, search.date_to):
+        return False
+    return contains(supplier_name(voucher), search.supplier) and contains(
+        voucher.description, search.receipt_number
+    )
+
+
+def start_bound(day: dt.date) -> int:
+    """:returns: the ``startDate`` for a range from ``day``: Unix seconds (Q19), one second before
+    the Berlin midnight that dates are stored at, as the spec says "bigger than"; the range is
+    checked again here, exactly."""
+    return dates.unix_start(day) - 1
+
+
+def in_range(day: dt.date | None, start: dt.date | None, end: dt.date | None) -> bool:
+    """:returns: whether ``day`` lies within the optional bounds (an unknown day lies nowhere)."""
+    if start is None and end is None:
+        return True
+    if day is None:
+        return False
+    return (start is None or day >= start) and (end is None or day <= end)
+
+
+def contains(text: str | None, needle: str | None) -> bool:
+    """:returns: whether the cleaned ``text`` holds ``needle``, ignoring case (no needle: yes)."""
+    if not needle:
+        return True
+    return clean(needle).casefold() in clean(text or "").casefold()
+
+
+def _newest(read: Read) -> tuple[dt.date, int]:
+    return dates.berlin_date(read.voucher.voucherDate) or dt.date.min, read.voucher.id
+
+
+def _belongs(position: VoucherPos, voucher_id: int) -> bool:
+    # the filter is applied by sevDesk; checked again because unknown filters are ignored (Q12)
+    return position.voucher is not None and position.voucher.id == voucher_id
+
+
+def _sum_note(gross: Money, positions: list[Money]) -> str | None:
+    summed = total(p.amount for p in positions)
+    if not positions or summed == gross.amount:
+        return None
+    return f"The positions add up to {summed} {gross.currency}, the receipt says {gross.amount}."
+
+
+def _text(value: str | None) -> str | None:
+    return clean(value) or None if value else None

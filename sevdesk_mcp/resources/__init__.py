@@ -1,0 +1,1 @@
+"""MCP resources: document PDFs and reference data of the account."""

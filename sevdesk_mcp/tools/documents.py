@@ -1,0 +1,167 @@
+"""Toolset ``documents``: invoices, credit notes and orders (search, read, PDF)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+import msgspec
+
+from sevdesk_mcp.domain import document_detail, documents
+from sevdesk_mcp.domain.document_types import (
+    KINDS,
+    DocumentDetail,
+    DocumentList,
+    KindName,
+    StatusWord,
+)
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.jsontypes import JsonObject
+from sevdesk_mcp.safety.files import deliver
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+
+Kind = Annotated[KindName, msgspec.Meta(description="invoice, credit_note or order")]
+DocumentId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The document's id")]
+
+
+class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_search_documents``."""
+
+    kind: Kind = "invoice"
+    status: Annotated[
+        StatusWord,
+        msgspec.Meta(description="Status; cancelled: invoices with a cancellation (Storno)"),
+    ] = "any"
+    number: Annotated[str, msgspec.Meta(max_length=50, description="Part of the number")] | None = (
+        None
+    )
+    contact_id: (
+        Annotated[int, msgspec.Meta(ge=1, le=10**15, description="Only this contact")] | None
+    ) = None
+    date_from: Annotated[dt.date, msgspec.Meta(description="Document date from (ISO)")] | None = (
+        None
+    )
+    date_to: Annotated[dt.date, msgspec.Meta(description="Document date to (ISO)")] | None = None
+    open_only: Annotated[bool, msgspec.Meta(description="Only documents with money still open")] = (
+        False
+    )
+    overdue_only: Annotated[bool, msgspec.Meta(description="Only open invoices past due")] = False
+    limit: Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")] = 25
+
+
+class GetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_get_document`` and ``sevdesk_document_pdf``."""
+
+    kind: Kind = "invoice"
+    document_id: DocumentId
+
+
+class PdfResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the PDF is: always as an MCP resource, and as a file when an output folder is set."""
+
+    resource_uri: str
+    file_name: str
+    size_bytes: int
+    saved_to: str | None
+    note: str
+
+
+async def _search(args: SearchInput, ctx: ToolContext) -> DocumentList:
+    query = documents.Search(**msgspec.structs.asdict(args))
+    client = ctx.account.require_client()
+    return await documents.search(client, ctx.account.api_url, query, today=ctx.account.today())
+
+
+async def _get(args: GetInput, ctx: ToolContext) -> DocumentDetail:
+    client = ctx.account.require_client()
+    return await document_detail.get_document(
+        client, ctx.account.api_url, args.kind, args.document_id, today=ctx.account.today()
+    )
+
+
+async def _pdf(args: GetInput, ctx: ToolContext) -> PdfResult:
+    client = ctx.account.require_client()
+    name, data = await document_detail.fetch_pdf(client, args.kind, args.document_id)
+    uri = f"sevdesk://{KINDS[args.kind].resource}/{args.document_id}/pdf"
+    folder = ctx.account.config.output_dir
+    saved = None
+    if folder is not None:
+        try:
+            saved = str(deliver(folder, name, data))
+        except OSError as exc:
+            raise ToolError(
+                f"Could not write the PDF to SEVDESK_OUTPUT_DIR ({exc.strerror})."
+            ) from None
+    note = (
+        "Read the resource to view the PDF. It was rendered without marking the document as sent."
+    )
+    return PdfResult(
+        resource_uri=uri, file_name=name, size_bytes=len(data), saved_to=saved, note=note
+    )
+
+
+def _pdf_link(result: PdfResult) -> list[JsonObject]:
+    return [
+        {
+            "type": "resource_link",
+            "uri": result.resource_uri,
+            "name": result.file_name,
+            "mimeType": "application/pdf",
+            "size": result.size_bytes,
+        }
+    ]
+
+
+SEARCH_DOCUMENTS = define_tool(
+    name="sevdesk_search_documents",
+    title="Search invoices, credit notes, orders",
+    description=(
+        "Finds invoices (Rechnungen), credit notes (Gutschriften) or orders/offers (Angebote) by "
+        "status, number, contact, date range, open or overdue. Returns amounts as exact decimals "
+        "with currency, due dates and days overdue, totals over all matches, and ids for "
+        "sevdesk_get_document. Contact names are third-party text, fenced in ⟦ ⟧."
+    ),
+    toolset="documents",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=SearchInput,
+    output=DocumentList,
+    handler=_search,
+)
+
+GET_DOCUMENT = define_tool(
+    name="sevdesk_get_document",
+    title="Get an invoice, credit note or order",
+    description=(
+        "Reads one invoice, credit note or order with its positions, tax rule (bookkeeping "
+        "system 2.0) or tax type (1.0), payment state and related documents (cancellation, "
+        "credit notes, originating order). Texts are third-party data, fenced in ⟦ ⟧."
+    ),
+    toolset="documents",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=GetInput,
+    output=DocumentDetail,
+    handler=_get,
+)
+
+DOCUMENT_PDF = define_tool(
+    name="sevdesk_document_pdf",
+    title="PDF of a document",
+    description=(
+        "Renders the PDF of an invoice, credit note or order without marking it as sent, and "
+        "hands it out as an MCP resource (sevdesk://invoices/{id}/pdf and siblings); when the "
+        "user configured SEVDESK_OUTPUT_DIR it also saves a new file there. Never returns the "
+        "PDF as text."
+    ),
+    toolset="documents",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=GetInput,
+    output=PdfResult,
+    handler=_pdf,
+    links=_pdf_link,
+)
+
+TOOLS = (SEARCH_DOCUMENTS, GET_DOCUMENT, DOCUMENT_PDF)

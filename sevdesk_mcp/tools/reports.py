@@ -1,0 +1,142 @@
+"""Toolset ``reports``: open items with aging, the cash position, and what changed lately."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Final
+
+import msgspec
+
+from sevdesk_mcp.domain import reports
+from sevdesk_mcp.errors import ToolInputError
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.sevdesk import dates
+from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+
+DEFAULT_LOOKBACK: Final = dt.timedelta(days=7)
+
+
+class OpenItemsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_open_items``."""
+
+    as_of: (
+        Annotated[dt.date, msgspec.Meta(description="Aging as of this day (default: today)")] | None
+    ) = None
+    top: Annotated[
+        int, msgspec.Meta(ge=1, le=200, description="Show this many contacts, most open first")
+    ] = 10
+
+
+class CashInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_cash_position``."""
+
+    on_date: (
+        Annotated[
+            dt.date, msgspec.Meta(description="Balances at the end of this day (default: today)")
+        ]
+        | None
+    ) = None
+
+
+class ChangesInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_changed_since``."""
+
+    since: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                max_length=40,
+                description="ISO date or date-time, Berlin time unless an offset is given; "
+                "default: 7 days ago",
+            ),
+        ]
+        | None
+    ) = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=100, description="Items shown per kind")] = 20
+
+
+def parse_moment(text: str) -> dt.datetime:
+    """:returns: an ISO date or date-time as a moment; without an offset it is Berlin time.
+
+    :raises ToolInputError: if ``text`` is neither.
+    """
+    try:
+        moment = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ToolInputError(
+            "since must be an ISO date (2026-11-01) or date-time (2026-11-01T08:00)."
+        ) from None
+    return moment.replace(tzinfo=dates.BERLIN) if moment.tzinfo is None else moment
+
+
+async def _open_items(args: OpenItemsInput, ctx: ToolContext) -> reports.OpenItems:
+    client = ctx.account.require_client()
+    return await reports.open_items(client, args.as_of or ctx.account.today(), args.top)
+
+
+async def _cash(args: CashInput, ctx: ToolContext) -> reports.CashPosition:
+    client = ctx.account.require_client()
+    return await reports.cash_position(client, args.on_date or ctx.account.today())
+
+
+async def _changes(args: ChangesInput, ctx: ToolContext) -> reports.Changes:
+    client = ctx.account.require_client()
+    if args.since:
+        since = parse_moment(args.since)
+    else:
+        since = dates.berlin_midnight(ctx.account.today() - DEFAULT_LOOKBACK)
+    return await reports.changed_since(client, since, args.limit)
+
+
+OPEN_ITEMS = define_tool(
+    name="sevdesk_open_items",
+    title="Open receivables and payables (aging)",
+    description=(
+        "Who owes us and whom do we owe? Open receivables (open and partly paid invoices, less "
+        "open credit notes) and open payables (unpaid expense receipts) as of a day (default "
+        "today): totals per currency, aging buckets (not yet due, 0-30, 31-60, 61-90, over 90 "
+        "days overdue) overall and per contact, the contacts with most open first. The answer "
+        "states the rule used. Contact names are fenced in ⟦ ⟧."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=OpenItemsInput,
+    output=reports.OpenItems,
+    handler=_open_items,
+)
+
+CASH_POSITION = define_tool(
+    name="sevdesk_cash_position",
+    title="Cash position",
+    description=(
+        "How liquid are we? Balances of all active bank accounts and cash registers at a day "
+        "(default today), totals per currency, plus open receivables and payables and the net "
+        "position (cash + receivables - payables). Account names are fenced in ⟦ ⟧."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=CashInput,
+    output=reports.CashPosition,
+    handler=_cash,
+)
+
+CHANGED_SINCE = define_tool(
+    name="sevdesk_changed_since",
+    title="What changed since",
+    description=(
+        "What changed in the books since a moment (default: the last 7 days)? Counts and the "
+        "newest changed contacts, invoices, credit notes, orders, receipts and bank "
+        "transactions, each with its id and time of change. sevDesk has no webhooks, so this is "
+        "the way to catch up. Labels are third-party text, fenced in ⟦ ⟧."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=ChangesInput,
+    output=reports.Changes,
+    handler=_changes,
+)
+
+TOOLS = (OPEN_ITEMS, CASH_POSITION, CHANGED_SINCE)

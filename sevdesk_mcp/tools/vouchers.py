@@ -1,0 +1,102 @@
+"""Toolset ``vouchers``: find receipts and read one with its positions and booking accounts."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+import msgspec
+
+from sevdesk_mcp.domain import vouchers
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+
+VoucherId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The receipt's sevDesk id")]
+
+
+class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_search_vouchers``."""
+
+    status: Annotated[
+        vouchers.StatusFilter,
+        msgspec.Meta(description="draft, open (unpaid), transferred, partially_paid or paid"),
+    ] = "any"
+    kind: Annotated[
+        vouchers.KindFilter, msgspec.Meta(description="expense (creditDebit C) or revenue (D)")
+    ] = "any"
+    supplier: (
+        Annotated[str, msgspec.Meta(max_length=100, description="Part of the supplier's name")]
+        | None
+    ) = None
+    receipt_number: (
+        Annotated[str, msgspec.Meta(max_length=100, description="Part of the receipt number")]
+        | None
+    ) = None
+    date_from: Annotated[dt.date, msgspec.Meta(description="Receipt date on or after")] | None = (
+        None
+    )
+    date_to: Annotated[dt.date, msgspec.Meta(description="Receipt date on or before")] | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")] = 25
+
+
+class GetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_get_voucher``."""
+
+    voucher_id: VoucherId
+
+
+async def _search(args: SearchInput, ctx: ToolContext) -> vouchers.VoucherList:
+    client = ctx.account.require_client()
+    search = vouchers.Search(
+        status=args.status,
+        kind=args.kind,
+        supplier=args.supplier,
+        receipt_number=args.receipt_number,
+        date_from=args.date_from,
+        date_to=args.date_to,
+        limit=args.limit,
+    )
+    return await vouchers.search_vouchers(client, ctx.account.api_url, search)
+
+
+async def _get(args: GetInput, ctx: ToolContext) -> vouchers.VoucherDetail:
+    client = ctx.account.require_client()
+    return await vouchers.get_voucher(client, ctx.account.api_url, args.voucher_id)
+
+
+SEARCH_VOUCHERS = define_tool(
+    name="sevdesk_search_vouchers",
+    title="Search receipts",
+    description=(
+        "Finds receipts (vouchers: supplier invoices, cash slips, revenue receipts) by status, "
+        "expense or revenue, supplier, receipt number and receipt date, newest first. Answers "
+        "'which supplier invoices are still unpaid?' or 'what did we spend at X in March?' with "
+        "gross, net, tax, paid and open amounts and totals over all matches. Supplier names and "
+        "receipt numbers are third-party text, fenced in ⟦ ⟧. Ids go to sevdesk_get_voucher."
+    ),
+    toolset="vouchers",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=SearchInput,
+    output=vouchers.VoucherList,
+    handler=_search,
+)
+
+GET_VOUCHER = define_tool(
+    name="sevdesk_get_voucher",
+    title="Get a receipt with positions",
+    description=(
+        "Reads one receipt with its positions: text, net, tax and gross per position, the tax "
+        "rate and the booking account (number and name; bookkeeping 2.0 accountDatev or 1.0 "
+        "accountingType, per position), plus the receipt's tax rule (2.0) or tax type (1.0). "
+        "Position texts and supplier names are third-party text, fenced in ⟦ ⟧."
+    ),
+    toolset="vouchers",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=GetInput,
+    output=vouchers.VoucherDetail,
+    handler=_get,
+)
+
+TOOLS = (SEARCH_VOUCHERS, GET_VOUCHER)

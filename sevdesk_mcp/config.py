@@ -26,6 +26,7 @@ from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
 
 StructuredOutput = Literal["auto", "on", "off"]
+ConfirmMode = Literal["elicit", "off"]
 
 _PLACEHOLDER: Final = re.compile(r"^\$\{[^}]*\}$")
 _TOOLSET_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -52,6 +53,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     api_url: str = DEFAULT_API_URL
     proxy: str | None = None
     output_dir: Path | None = None
+    confirm: ConfirmMode = "elicit"
+    audit_log: Path | None = None
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -74,7 +77,40 @@ def load_config(env: Mapping[str, str]) -> Config:
         api_url=_api_url(env),
         proxy=_proxy(env),
         output_dir=_output_dir(env),
+        confirm=_confirm(env),
+        audit_log=_audit_log(env),
     )
+
+
+def _confirm(env: Mapping[str, str]) -> ConfirmMode:
+    value = (setting(env, "SEVDESK_CONFIRM") or "elicit").lower()
+    if value == "elicit":
+        return "elicit"
+    if value == "browser":
+        raise ConfigError(
+            "SEVDESK_CONFIRM", "browser approval is not available in this version; use elicit"
+        )
+    if value != "off":
+        raise ConfigError("SEVDESK_CONFIRM", "use elicit (default) or off")
+    if not _bool(env, "SEVDESK_I_UNDERSTAND_NO_CONFIRM"):
+        raise ConfigError(
+            "SEVDESK_CONFIRM",
+            "off runs binding actions without asking anyone; it needs "
+            "SEVDESK_I_UNDERSTAND_NO_CONFIRM=1 as well",
+        )
+    return "off"
+
+
+def _audit_log(env: Mapping[str, str]) -> Path | None:
+    value = setting(env, "SEVDESK_AUDIT_LOG")
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_absolute() or not path.parent.is_dir() or path.is_dir():
+        raise ConfigError(
+            "SEVDESK_AUDIT_LOG", "use the absolute path of a file in an existing folder"
+        )
+    return path
 
 
 def _output_dir(env: Mapping[str, str]) -> Path | None:

@@ -18,6 +18,8 @@ from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
 from sevdesk_mcp.mcp.types import Implementation
 from sevdesk_mcp.resources.provider import SevdeskResources
+from sevdesk_mcp.safety.audit import AuditLog
+from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import catalog
 from sevdesk_mcp.tools.registry import AnyTool, Registry, select_tools
@@ -57,6 +59,7 @@ class ServerFactory:
         self._catalog = tuple(catalog_tools)
         self._default_toolsets = known - catalog.DEFAULT_OFF_TOOLSETS
         self.codec = codec or RequestStateCodec()
+        self.safety = SafetyRuntime(AuditLog(config.audit_log))
         self._cache: dict[_Key, tuple[tuple[AnyTool, ...], str]] = {}
 
     def surface(self, config: Config) -> tuple[tuple[AnyTool, ...], str]:
@@ -75,7 +78,7 @@ class ServerFactory:
             info=SERVER_INFO,
             codec=self.codec,
             instructions=text,
-            tools=Registry(tools, account),
+            tools=Registry(tools, account, self.safety),
             resources=SevdeskResources(account),
             legacy_elicitation_hint=LEGACY_ELICITATION_HINT,
         )

@@ -11,6 +11,8 @@ from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 
+Client = SevdeskClient  # the name tools use for the handle they pass on to domain functions
+
 
 @dataclass(frozen=True, slots=True)
 class AccountContext:

@@ -127,6 +127,7 @@ class FakeSevdesk:
                 incoming.body,
                 incoming.headers.get("content-type", "application/json"),
                 params,
+                self.faults,
             )
             reply = handler(ctx)
         except FakeError as exc:

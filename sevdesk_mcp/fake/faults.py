@@ -4,7 +4,8 @@ Error answers and connection resets share one queue: each request takes the next
 order they were queued. Timeouts after a write are taken only by requests that change data.
 All of them work on the httpx transport and on the served form alike. ``validation_as_500``
 models Q32 (validation errors answered as HTTP 500); ``timeout_after_write_next`` models Q33
-(an error or a timeout does not mean "not written").
+(an error or a timeout does not mean "not written"); ``parent_number_for_persons`` models Q31
+(a person created under an organisation gets the organisation's customer number).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class Faults:
 
     :ivar latency_s: delay added to every request, in seconds.
     :ivar validation_as_500: answer validation errors (HTTP 400/422) as HTTP 500 (Q32).
+    :ivar parent_number_for_persons: POST /Contact of a person with ``parent`` stores the
+        parent's customer number instead of the one sent (Q31, UNVERIFIED, so off by default).
     :ivar timeout_hold_s: served form only: how long a "timed out" request holds the socket
         before closing it without an answer.
     """
@@ -57,6 +60,7 @@ class Faults:
         self._lock = threading.Lock()
         self.latency_s = 0.0
         self.validation_as_500 = False
+        self.parent_number_for_persons = False
         self.timeout_hold_s = DEFAULT_TIMEOUT_HOLD_S
         self._queue: deque[Failure] = deque()
         self._timeouts = 0
@@ -92,12 +96,13 @@ class Faults:
             self._timeouts += times
 
     def reset(self) -> None:
-        """Clear every fault and switch latency and ``validation_as_500`` off."""
+        """Clear every fault and switch latency and the quirk switches off."""
         with self._lock:
             self._queue.clear()
             self._timeouts = 0
             self.latency_s = 0.0
             self.validation_as_500 = False
+            self.parent_number_for_persons = False
             self.timeout_hold_s = DEFAULT_TIMEOUT_HOLD_S
 
     def take_failure(self) -> Failure | None:

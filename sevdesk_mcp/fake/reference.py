@@ -118,6 +118,7 @@ TAX_RULE_IDS: Final = frozenset(r[0] for r in _TAX_RULES)
 CONTACT_CATEGORY_IDS: Final = frozenset(c[0] for c in _CATEGORIES if c[2] == "Contact")
 ADDRESS_CATEGORY_IDS: Final = frozenset(c[0] for c in _CATEGORIES if c[2] == "ContactAddress")
 COUNTRY_IDS: Final = frozenset(c[0] for c in _COUNTRIES)
+UNITY_IDS: Final = frozenset(u[0] for u in _UNITIES)
 
 
 def _ref(ident: int, object_name: str) -> JsonObject:

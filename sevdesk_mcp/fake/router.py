@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from sevdesk_mcp.fake.coerce import parse_body
+from sevdesk_mcp.fake.faults import Faults
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.fake.wire import FakeError, not_found
 from sevdesk_mcp.jsontypes import JsonObject
@@ -42,6 +43,7 @@ class Context:
     body: bytes = b""
     content_type: str = "application/json"
     params: Mapping[str, str] = field(default_factory=dict)
+    faults: Faults = field(default_factory=Faults)
 
     def path_id(self, object_name: str, name: str = "id") -> int:
         """:returns: the path parameter ``name`` as an id.

@@ -15,6 +15,7 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
 
 from __future__ import annotations
 
+import copy
 import email.utils
 import secrets
 import time
@@ -99,6 +100,7 @@ class SevdeskClient:
     ) -> None:
         REDACTOR.add(token.reveal())
         self.gate = gate
+        self._stamp: Tier | None = None
         self._pacer = pacer or Pacer()
         self._limits = limits
         self._version: str | None = None
@@ -118,6 +120,17 @@ class SevdeskClient:
 
     def __repr__(self) -> str:
         return f"SevdeskClient({self._http.base_url})"
+
+    def view(self, *, gate: WriteGate, stamp: Tier | None) -> SevdeskClient:
+        """:returns: a client sharing this one's connections and pacing, with another gate.
+
+        With ``stamp`` every request carries that tier, whatever the caller passes: the write
+        flow gives ``execute`` such a view, so tools never set their tier themselves; ``prepare``
+        gets a read-only view whose gate refuses every write.
+        """
+        other = copy.copy(self)
+        other.gate, other._stamp = gate, stamp
+        return other
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -140,7 +153,7 @@ class SevdeskClient:
         method: str,
         path: str,
         *,
-        tier: Tier | None,
+        tier: Tier | None = None,
         query: Mapping[str, QueryValue] | None = None,
         json: JsonObject | None = None,
     ) -> JsonValue:
@@ -151,6 +164,7 @@ class SevdeskClient:
         :raises UpstreamError: the classified failure.
         """
         params = encode_query(query or {})
+        tier = self._stamp if self._stamp is not None else tier
         self.gate.check(method, check_path(path), params, tier)
         return await self._run(method, path, params, json, is_write=method != "GET")
 

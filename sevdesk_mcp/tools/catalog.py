@@ -4,15 +4,27 @@ from __future__ import annotations
 
 from typing import Final
 
-from sevdesk_mcp.tools import banking, contacts, documents, meta, parts, reports, vouchers
+from sevdesk_mcp.tools import (
+    banking,
+    contacts,
+    contacts_write,
+    documents,
+    meta,
+    parts,
+    parts_write,
+    reports,
+    vouchers,
+)
 from sevdesk_mcp.tools.registry import AnyTool
 
 ALL_TOOLS: Final[tuple[AnyTool, ...]] = (
     *meta.TOOLS,
     *contacts.TOOLS,
+    *contacts_write.TOOLS,
     *documents.TOOLS,
     *vouchers.TOOLS,
     *parts.TOOLS,
+    *parts_write.TOOLS,
     *banking.TOOLS,
     *reports.TOOLS,
 )

@@ -22,6 +22,7 @@ from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import InputRequired, JsonObject
+from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.schema import input_schema, output_schema
 
@@ -66,6 +67,7 @@ class ToolContext:
     account: AccountContext
     request: RequestContext
     registered: tuple[str, ...]
+    safety: SafetyRuntime
 
 
 Handler = Callable[[I, ToolContext], Awaitable["O | InputRequired"]]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from sevdesk_mcp.errors import (
 )
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, ToolResult
+from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.tools.define import ToolContext, ToolDef
 
 log = logging.getLogger("sevdesk_mcp")
@@ -54,9 +56,12 @@ def structured_for(config: Config, ctx: RequestContext) -> bool:
 class Registry:
     """The tools of one account context; implements the core's ``ToolProvider``."""
 
-    def __init__(self, tools: Sequence[AnyTool], account: AccountContext) -> None:
+    def __init__(
+        self, tools: Sequence[AnyTool], account: AccountContext, safety: SafetyRuntime
+    ) -> None:
         self._tools = {t.name: t for t in tools}
         self._account = account
+        self._safety = safety
         self._names = tuple(self._tools)
 
     def list_tools(self, ctx: RequestContext) -> list[JsonObject]:
@@ -96,7 +101,9 @@ class Registry:
                 f"SEVDESK_ALLOW to include {tool.tier} (and unset SEVDESK_READ_ONLY) to use it."
             )
         parsed = parse_arguments(tool, arguments)
-        tool_ctx = ToolContext(account=self._account, request=ctx, registered=self._names)
+        tool_ctx = ToolContext(
+            account=self._account, request=ctx, registered=self._names, safety=self._safety
+        )
         output = await tool.handler(parsed, tool_ctx)
         if isinstance(output, InputRequired):
             return output
@@ -141,7 +148,7 @@ def check_output(tool: AnyTool, output: object) -> JsonObject:
 
     :raises TypeError: if the handler returned something else (a bug, reported as internal).
     """
-    if not isinstance(output, tool.output_type):
+    if not isinstance(output, typing.get_origin(tool.output_type) or tool.output_type):
         raise TypeError(f"{tool.name} returned {type(output).__name__}")
     data = msgspec.to_builtins(output)
     msgspec.convert(data, tool.output_type)  # enforces the Meta constraints of the output

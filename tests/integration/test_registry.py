@@ -11,6 +11,9 @@ from sevdesk_mcp.config import load_config
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
+from sevdesk_mcp.safety.audit import AuditLog
+from sevdesk_mcp.safety.runtime import SafetyRuntime
+from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.server import SERVER_INFO, ServerFactory
 from sevdesk_mcp.tools import catalog
 from sevdesk_mcp.tools.registry import Registry
@@ -31,7 +34,8 @@ async def names(wire: Wire) -> list[str]:
     return [t["name"] for t in (await wire.modern("tools/list"))["result"]["tools"]]
 
 
-PRODUCT = [t.name for t in catalog.ALL_TOOLS]  # meta and contacts: all reads
+PRODUCT = [t.name for t in catalog.ALL_TOOLS if t.tier is Tier.READ]
+PRODUCT_WITH_WRITES = [t.name for t in catalog.ALL_TOOLS if t.tier <= Tier.WRITE]
 LOOKUP, DRAFT, FINALIZE_, SEND = (t.name for t in TEST_TOOLS)
 
 
@@ -39,7 +43,7 @@ LOOKUP, DRAFT, FINALIZE_, SEND = (t.name for t in TEST_TOOLS)
     ("env", "expected"),
     [
         ({}, [*PRODUCT, LOOKUP]),
-        ({"SEVDESK_ALLOW": "write"}, [*PRODUCT, LOOKUP, DRAFT]),
+        ({"SEVDESK_ALLOW": "write"}, [*PRODUCT_WITH_WRITES, LOOKUP, DRAFT]),
         ({"SEVDESK_ALLOW": "commit,external"}, [*PRODUCT, LOOKUP, FINALIZE_, SEND]),
         (
             {"SEVDESK_ALLOW": "write,commit,external", "SEVDESK_READ_ONLY": "yes"},
@@ -66,7 +70,8 @@ def test_an_unknown_toolset_stops_start_up_naming_the_known_ones() -> None:
 
 async def test_every_call_rechecks_the_tier() -> None:
     # Registered while commit was allowed; this account's configuration no longer allows it.
-    registry = Registry((FINALIZE,), AccountContext(config=load_config({})))
+    safety = SafetyRuntime(AuditLog(None))
+    registry = Registry((FINALIZE,), AccountContext(config=load_config({})), safety)
     app = McpApp(info=SERVER_INFO, codec=RequestStateCodec(), tools=registry)
     async with open_wire(app) as wire:
         answer = await wire.modern("tools/call", {"name": "sevdesk_test_finalize"})

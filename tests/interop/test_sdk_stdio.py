@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -123,3 +124,31 @@ async def test_prompts_resources_and_completion_through_the_sdk() -> None:
     assert prompt.messages[0].content.text == "Hello Bo"
     assert len(resources.resources) == 3
     assert read.contents[0].text == "content of test://r/2"
+
+
+class Approver:
+    def __init__(self, approve: bool) -> None:
+        self.approve = approve
+        self.messages: list[str] = []
+
+    async def __call__(self, ctx: Any, params: Any) -> Any:
+        self.messages.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": self.approve})
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("approve", [True, False])
+async def test_a_human_approves_or_declines_a_commit_write_in_both_eras(
+    mode: str, approve: bool
+) -> None:
+    approver = Approver(approve)
+    async with client("tests.interop.write_server", approver, mode=mode) as c:  # type: ignore[arg-type]
+        result = await c.call_tool("sevdesk_test_finalize_invoice", {"invoice_id": 700041})
+        after = await c.call_tool("sevdesk_search_documents", {"status": "draft"})
+    text = result.content[0].text
+    assert len(approver.messages) == 1
+    assert approver.messages[0].startswith("WARNING: sevDesk assigns the invoice number now.")
+    assert ('"status":"done"' in text) is approve
+    assert ('"status":"declined"' in text) is not approve
+    drafts = [d["id"] for d in json.loads(after.content[0].text)["documents"]]
+    assert (700041 in drafts) is not approve

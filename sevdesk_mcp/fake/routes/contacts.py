@@ -3,7 +3,9 @@
 - GET /Contact returns organisations only unless ``depth=1`` (persons are contacts too, Q37);
   ``customerNumber`` is exact, ``name`` a case-insensitive substring, ``search`` is ignored
   (Q41) like every unknown filter (Q12); ``updateAfter`` takes Unix seconds.
-- POST answers 201 with the bare object (Q1) and ``buyerReference: "-"`` when none was sent.
+- POST answers 201 with the bare object (Q1) and ``buyerReference: "-"`` when none was sent;
+  with ``faults.parent_number_for_persons`` a person with ``parent`` gets the parent's customer
+  number instead of the one sent (Q31).
 - PUT is a partial update; DELETE answers ``[null]`` (Q7), or 409 code 159 while the contact
   is in use.
 - checkCustomerNumberAvailability without ``customerNumber`` is an HTTP 500 (Q32, measured).
@@ -86,6 +88,8 @@ def create_contact(ctx: Context) -> Reply:
     _validate(ctx.store, contact)
     if contact.buyerReference is None:
         contact.buyerReference = "-"
+    if ctx.faults.parent_number_for_persons and contact.parent is not None:
+        contact.customerNumber = ctx.store.contacts.get(contact.parent.id).customerNumber
     ctx.store.add(ctx.store.contacts, contact)
     return object_reply(contact_wire(ctx.store, contact), 201)
 

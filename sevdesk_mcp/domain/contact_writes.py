@@ -1,0 +1,396 @@
+"""Creating and updating contacts, with an invoice address and communication ways (§2.2).
+
+``prepare_*`` only reads; ``execute_*`` sends the planned bodies, each once (Q33), and reads the
+contact back. Only documented fields are sent, since others are dropped silently (Q16), spelled
+as sevDesk spells them (``surename``, Q37), relations with ``objectName`` (Q38). A person under
+an organisation may get its customer number (Q31): it is read back and fixed with a PUT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import msgspec
+
+from sevdesk_mcp.domain.contacts import CATEGORIES, MAX_SCANNED_CONTACTS, STATUSES, Untrusted
+from sevdesk_mcp.domain.contacts import display_name as contact_name
+from sevdesk_mcp.domain.writes import Prepared, Progress, change_fact, post, ref, reference_name
+from sevdesk_mcp.errors import MalformedResponseError, ToolError, ToolInputError
+from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.sevdesk import wire
+from sevdesk_mcp.sevdesk.client import SevdeskClient
+from sevdesk_mcp.sevdesk.envelope import one
+from sevdesk_mcp.sevdesk.paths import api_path
+
+ContactKind = Literal["organisation", "person"]
+ContactCategory = Literal["customer", "supplier", "partner", "prospect"]
+ContactStatus = Literal["active", "lead", "pending"]
+ContactField = Literal[
+    "name", "surename", "familyname", "customerNumber", "vatNumber", "taxNumber", "status"
+]
+
+CATEGORY_IDS: Final = {name: ident for ident, name in CATEGORIES.items()}
+STATUS_CODES: Final = {name: code for code, name in STATUSES.items()}
+ACTIVE: Final = 1000
+INVOICE_ADDRESS: Final = 47
+WORK_KEY: Final = 2
+MAX_NAMED_MATCHES: Final = 5
+LABELS: Final[dict[ContactField, str]] = {
+    "name": "name",
+    "surename": "first name",
+    "familyname": "family name",
+    "customerNumber": "customer number",
+    "vatNumber": "VAT number",
+    "taxNumber": "tax number",
+    "status": "status",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NewContact:
+    """An organisation (``name``) or a person (first and family name) with an optional invoice
+    address (given when ``city`` is) and email address and phone number."""
+
+    kind: ContactKind
+    category: ContactCategory
+    name: str | None = None
+    first_name: str | None = None
+    family_name: str | None = None
+    customer_number: str | None = None
+    parent_id: int | None = None
+    vat_number: str | None = None
+    tax_number: str | None = None
+    street: str | None = None
+    zip: str | None = None
+    city: str | None = None
+    country_id: int = 1
+    email: str | None = None
+    phone: str | None = None
+    allow_duplicate: bool = False
+
+
+def full_name(new: NewContact) -> str:
+    """:returns: the organisation name, or the first and family name of a person."""
+    if new.kind == "organisation":
+        return new.name or ""
+    return " ".join(p for p in (new.first_name, new.family_name) if p)
+
+
+@dataclass(frozen=True, slots=True)
+class CreatePlan:
+    """The exact bodies ``execute_create`` sends, in order."""
+
+    contact: JsonObject
+    customer_number: str
+    address: JsonObject | None
+    ways: tuple[tuple[str, JsonObject], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UpdatePlan:
+    """The body of the PUT and the labels of what it changes."""
+
+    contact_id: int
+    body: JsonObject
+    labels: tuple[str, ...]
+
+
+class ContactWritten(msgspec.Struct, frozen=True, kw_only=True):
+    """A contact as sevDesk holds it after the write (read back), and what was written."""
+
+    id: int
+    kind: ContactKind
+    name: Untrusted | None
+    customer_number: str | None
+    category: str | None
+    status: str | None
+    parent_id: int | None
+    written: list[str]
+    note: str | None = None
+
+
+async def read_contact(client: SevdeskClient, contact_id: int) -> wire.Contact:
+    """:returns: the contact with id ``contact_id``.
+
+    :raises NotFoundError: if there is none.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    return wire.parse(one(await client.get(api_path("Contact", contact_id))), wire.Contact)
+
+
+async def prepare_create(client: SevdeskClient, new: NewContact) -> Prepared[CreatePlan]:
+    """Check a new contact against sevDesk and plan its creation (reads only).
+
+    :returns: the preview and the plan.
+    :raises ToolInputError: for an unknown country.
+    :raises ToolError: for a parent that is not an organisation, or a duplicate without
+        ``allow_duplicate`` (naming the existing contact's id).
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    parent = await read_contact(client, new.parent_id) if new.parent_id else None
+    if parent is not None and is_person(parent):
+        raise ToolError(f"Contact {new.parent_id} is a person; a parent must be an organisation.")
+    country = await reference_name(client, "StaticCountry", new.country_id) if new.city else ""
+    if country is None:
+        raise ToolInputError(
+            f"There is no country {new.country_id}; sevdesk_reference_data with kind "
+            "countries lists them (Germany is 1)."
+        )
+    number = new.customer_number or await _next_number(client)
+    matches, complete = await _duplicates(client, new, number)
+    if matches and not new.allow_duplicate:
+        raise ToolError(
+            f"A contact like this already exists: {_listed(matches)}. Use that contact "
+            "(sevdesk_get_contact reads it), or set allow_duplicate to true to create "
+            "another one anyway."
+        )
+    plan = _create_plan(new, number)
+    found = f"Already in sevDesk: {_listed(matches)}. allow_duplicate creates another one."
+    warnings = [found] if matches else []
+    if not complete:
+        warnings.append(f"Only the first {MAX_SCANNED_CONTACTS} contacts were checked.")
+    facts = _create_facts(new, number, parent, country)
+    action = f"Create a new {new.kind} contact ({new.category}) in sevDesk"
+    return Prepared(Preview(action=action, facts=facts, warnings=warnings), plan)
+
+
+async def execute_create(
+    client: SevdeskClient, plan: CreatePlan, progress: Progress
+) -> ContactWritten:
+    """Create the contact, then its address and communication ways; read it back.
+
+    :returns: the contact as sevDesk holds it, and what was created.
+    :raises UpstreamError: if a write fails (``progress`` names the writes already made).
+    """
+    contact_id = await post(client, "Contact", plan.contact)
+    progress.done(f"created contact {contact_id}")
+    written = [f"contact {contact_id}"]
+    if plan.address is not None:
+        body = {"contact": ref(contact_id, "Contact"), **plan.address}
+        address_id = await post(client, "ContactAddress", body)
+        progress.done(f"created invoice address {address_id} of contact {contact_id}")
+        written.append(f"invoice address {address_id}")
+    for label, way in plan.ways:
+        body = {"contact": ref(contact_id, "Contact"), **way}
+        way_id = await post(client, "CommunicationWay", body)
+        progress.done(f"created {label} {way_id} of contact {contact_id}")
+        written.append(f"{label} {way_id}")
+    contact, note = await _settle_number(client, contact_id, plan.customer_number, progress)
+    return written_contact(contact, written, note)
+
+
+async def prepare_update(
+    client: SevdeskClient, contact_id: int, changes: dict[ContactField, str]
+) -> Prepared[UpdatePlan]:
+    """Plan one PUT of the wanted values (by wire field) that differ from the contact's.
+
+    :returns: the preview (each change as ``old → new``) and the plan.
+    :raises ToolInputError: for name fields that do not fit the contact's kind.
+    :raises ToolError: if nothing would change, or the customer number is taken.
+    :raises NotFoundError: for an unknown contact.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    current = await read_contact(client, contact_id)
+    _check_update_kind(changes, current)
+    diffs = _diffs(changes, current)
+    if not diffs:
+        raise ToolError(f"Nothing would change: contact {contact_id} already has these values.")
+    body: JsonObject = {field: value for field, _, value in diffs}
+    if "customerNumber" in body:
+        contacts, _ = await _contacts(client)
+        taken = [c.id for c in contacts if _same(c.customerNumber, changes["customerNumber"])]
+        if set(taken) - {contact_id}:
+            raise ToolError(
+                f"Customer number {changes['customerNumber']} is already used by "
+                f"contact {min(set(taken) - {contact_id})}; choose another one."
+            )
+    facts = [change_fact(LABELS[field], old, changes[field]) for field, old, _ in diffs]
+    preview = Preview(action=f"Update contact {contact_id} in sevDesk", facts=facts)
+    labels = tuple(LABELS[field] for field, _, _ in diffs)
+    return Prepared(preview, UpdatePlan(contact_id, body, labels))
+
+
+async def execute_update(
+    client: SevdeskClient, plan: UpdatePlan, progress: Progress
+) -> ContactWritten:
+    """Send the planned PUT and read the contact back.
+
+    :returns: the contact as sevDesk holds it, with the changed fields.
+    :raises UpstreamError: if the write or the read-back fails.
+    """
+    await client.send("PUT", api_path("Contact", plan.contact_id), json=plan.body)
+    progress.done(f"updated contact {plan.contact_id}")
+    raw = one(await client.get(api_path("Contact", plan.contact_id)))
+    contact = wire.parse(raw, wire.Contact)
+    lost = [f for f, v in plan.body.items() if str(raw.get(f)) != str(v)]
+    note = f"sevDesk did not keep: {', '.join(lost)}." if lost else None
+    return written_contact(contact, [f"changed {label}" for label in plan.labels], note)
+
+
+async def _next_number(client: SevdeskClient) -> str:
+    value = await client.get("/Contact/Factory/getNextCustomerNumber")  # a plain read
+    if isinstance(value, bool) or not isinstance(value, str | int) or not clean(str(value)):
+        raise MalformedResponseError("sevDesk sent no next customer number.")
+    return clean(str(value))
+
+
+def is_person(contact: wire.Contact) -> bool:
+    """:returns: whether ``contact`` is a person (no organisation name, Q37)."""
+    return not contact.name and bool(contact.surename or contact.familyname)
+
+
+def written_contact(contact: wire.Contact, written: list[str], note: str | None) -> ContactWritten:
+    """:returns: the result DTO of a contact write, untrusted text fenced."""
+    category = _category(contact)
+    return ContactWritten(
+        id=contact.id,
+        kind="person" if is_person(contact) else "organisation",
+        name=fence(contact_name(contact)),
+        customer_number=clean(contact.customerNumber) or None if contact.customerNumber else None,
+        category=CATEGORIES.get(category, f"category {category}") if category else None,
+        status=STATUSES.get(contact.status or 0),
+        parent_id=contact.parent.id if contact.parent else None,
+        written=written,
+        note=note,
+    )
+
+
+def _check_update_kind(changes: dict[ContactField, str], current: wire.Contact) -> None:
+    if is_person(current) and "name" in changes:
+        raise ToolInputError(
+            f"Contact {current.id} is a person: change first_name or family_name, not name."
+        )
+    if not is_person(current) and {"surename", "familyname"} & set(changes):
+        raise ToolInputError(f"Contact {current.id} is an organisation: change name instead.")
+
+
+def _diffs(
+    changes: dict[ContactField, str], current: wire.Contact
+) -> list[tuple[ContactField, str | None, JsonValue]]:
+    diffs: list[tuple[ContactField, str | None, JsonValue]] = []
+    for field, new in changes.items():
+        if field == "status":
+            if STATUS_CODES[new] != current.status:
+                old = STATUSES.get(current.status or 0, f"status {current.status}")
+                diffs.append((field, old, STATUS_CODES[new]))
+        elif new != (getattr(current, field) or ""):
+            diffs.append((field, fence(getattr(current, field)), new))
+    return diffs
+
+
+async def _contacts(client: SevdeskClient) -> tuple[list[wire.Contact], bool]:
+    page = await client.get_all("/Contact", {"depth": 1}, max_items=MAX_SCANNED_CONTACTS)
+    return wire.parse_all(page.items, wire.Contact), page.truncated
+
+
+async def _duplicates(
+    client: SevdeskClient, new: NewContact, number: str
+) -> tuple[list[tuple[int, str]], bool]:
+    contacts, truncated = await _contacts(client)
+    wanted = CATEGORY_IDS[new.category]
+    matches = []
+    for contact in contacts:
+        if _same(contact.customerNumber, number):
+            matches.append((contact.id, "the same customer number"))
+        elif _same(_plain_name(contact), full_name(new)) and _category(contact) == wanted:
+            matches.append((contact.id, f"the same name, also a {new.category}"))
+    return matches, not truncated
+
+
+def _category(contact: wire.Contact) -> int | None:
+    return contact.category.id if contact.category else None
+
+
+def _plain_name(contact: wire.Contact) -> str:
+    if is_person(contact):
+        return f"{contact.surename or ''} {contact.familyname or ''}"
+    return contact.name or ""
+
+
+def _same(text: str | None, other: str) -> bool:
+    return bool(text) and clean(text or "").casefold() == clean(other).casefold()
+
+
+def _listed(matches: list[tuple[int, str]]) -> str:
+    shown = [f"contact {ident} ({why})" for ident, why in matches[:MAX_NAMED_MATCHES]]
+    more = len(matches) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def _create_plan(new: NewContact, number: str) -> CreatePlan:
+    contact: JsonObject = {
+        "category": ref(CATEGORY_IDS[new.category], "Category"),
+        "status": ACTIVE,
+        "customerNumber": number,
+    }
+    if new.kind == "organisation":
+        contact["name"] = new.name
+    else:
+        contact.update(surename=new.first_name, familyname=new.family_name)
+        if new.parent_id is not None:
+            contact["parent"] = ref(new.parent_id, "Contact")
+    optional = {"vatNumber": new.vat_number, "taxNumber": new.tax_number}
+    contact.update({k: v for k, v in optional.items() if v})
+    ways: list[tuple[str, JsonObject]] = []
+    for label, kind, value in (("email", "EMAIL", new.email), ("phone", "PHONE", new.phone)):
+        if value:
+            key = ref(WORK_KEY, "CommunicationWayKey")
+            ways.append((label, {"type": kind, "value": value, "key": key, "main": True}))
+    return CreatePlan(contact, number, _address_body(new), tuple(ways))
+
+
+def _address_body(new: NewContact) -> JsonObject | None:
+    if not new.city:
+        return None
+    body: JsonObject = {
+        "name": full_name(new),
+        "city": new.city,
+        "country": ref(new.country_id, "StaticCountry"),
+        "category": ref(INVOICE_ADDRESS, "Category"),
+    }
+    optional = {"street": new.street, "zip": new.zip}
+    body.update({k: v for k, v in optional.items() if v})
+    return body
+
+
+def _create_facts(
+    new: NewContact, number: str, parent: wire.Contact | None, country: str
+) -> list[Fact]:
+    automatic = "" if new.customer_number else " (the next free number in sevDesk)"
+    facts = [
+        Fact("Name", full_name(new)),
+        Fact("Category", new.category),
+        Fact("Customer number", number + automatic),
+        Fact("Status", "active"),
+    ]
+    if parent is not None:
+        facts.append(Fact("In organisation", f"{parent.id} {fence(contact_name(parent))}"))
+    optional = (("VAT number", new.vat_number), ("Tax number", new.tax_number))
+    facts += [Fact(label, value) for label, value in optional if value]
+    if new.city:
+        lines = [new.street or "", " ".join(p for p in (new.zip, new.city) if p), country]
+        facts.append(Fact("Invoice address", "\n".join(line for line in lines if line)))
+    ways = (("Email", new.email), ("Phone", new.phone))
+    facts += [Fact(label, value) for label, value in ways if value]
+    return facts
+
+
+async def _settle_number(
+    client: SevdeskClient, contact_id: int, planned: str, progress: Progress
+) -> tuple[wire.Contact, str | None]:
+    contact = await read_contact(client, contact_id)
+    if _same(contact.customerNumber, planned):
+        return contact, None
+    # Q31: a person under an organisation may get the organisation's number
+    await client.send("PUT", api_path("Contact", contact_id), json={"customerNumber": planned})
+    progress.done(f"corrected the customer number of contact {contact_id}")
+    contact = await read_contact(client, contact_id)
+    fixed = _same(contact.customerNumber, planned)
+    outcome = "corrected it" if fixed else "did not hold; check the contact in sevDesk"
+    return contact, (
+        f"sevDesk stored another customer number than {planned} (a known sevDesk quirk for "
+        f"persons under an organisation); a second request {outcome}."
+    )

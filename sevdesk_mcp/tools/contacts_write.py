@@ -1,0 +1,222 @@
+"""Toolset ``contacts``, tier ``write``: create and update contacts (ADR 0003 write flow).
+
+Both tools run on :func:`~sevdesk_mcp.tools.write_flow.define_write_tool`: ``prepare`` reads and
+previews, ``execute`` makes exactly the planned writes. The logic is in
+:mod:`sevdesk_mcp.domain.contact_writes`; here are the arguments and their plain checks.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+import msgspec
+
+from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain import contact_writes as domain
+from sevdesk_mcp.domain.contact_writes import ContactField, ContactWritten, CreatePlan, UpdatePlan
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolInputError
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import Annotations
+from sevdesk_mcp.tools.write_flow import define_write_tool
+
+WRITE_ANNOTATIONS: Final = Annotations(
+    read_only=False, destructive=False, idempotent=False, open_world=True
+)
+EMAIL_PATTERN: Final = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+PHONE_PATTERN: Final = r"^\+?[0-9][0-9 ()/.-]{2,39}$"
+
+
+def _text(max_length: int, description: str) -> msgspec.Meta:
+    return msgspec.Meta(max_length=max_length, description=description)
+
+
+Id = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="A sevDesk contact id")]
+Name = Annotated[str, _text(200, "Organisation name")]
+FirstName = Annotated[str, _text(100, "A person's first name")]
+FamilyName = Annotated[str, _text(100, "A person's family name")]
+CustomerNumber = Annotated[str, _text(40, "Customer number")]
+VatNumber = Annotated[str, _text(30, "VAT identification number (USt-IdNr.), e.g. DE123456789")]
+TaxNumber = Annotated[str, _text(30, "Tax number (Steuernummer)")]
+DryRun = Annotated[bool, msgspec.Meta(description="Only preview; change nothing")]
+
+
+class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_create_contact``."""
+
+    kind: Annotated[
+        domain.ContactKind,
+        msgspec.Meta(description="organisation (needs name) or person (needs family_name)"),
+    ]
+    category: Annotated[domain.ContactCategory, msgspec.Meta(description="The contact's role")]
+    name: Name | None = None
+    first_name: FirstName | None = None
+    family_name: FamilyName | None = None
+    customer_number: (
+        Annotated[str, _text(40, "Customer number; omit for sevDesk's next free one")] | None
+    ) = None
+    parent_id: (
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=10**15, description="For a person: the organisation's id"),
+        ]
+        | None
+    ) = None
+    vat_number: VatNumber | None = None
+    tax_number: TaxNumber | None = None
+    street: Annotated[str, _text(200, "Invoice address: street and number")] | None = None
+    zip: Annotated[str, _text(20, "Invoice address: postal code")] | None = None
+    city: Annotated[str, _text(100, "Invoice address: city (gives the address)")] | None = None
+    country_id: Annotated[
+        int, msgspec.Meta(ge=1, le=10**6, description="Invoice address: country id (1 Germany)")
+    ] = 1
+    email: (
+        Annotated[
+            str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN, description="Email address")
+        ]
+        | None
+    ) = None
+    phone: (
+        Annotated[
+            str, msgspec.Meta(max_length=40, pattern=PHONE_PATTERN, description="Phone number")
+        ]
+        | None
+    ) = None
+    allow_duplicate: Annotated[
+        bool, msgspec.Meta(description="Create even if a contact with this name or number exists")
+    ] = False
+    dryRun: DryRun = False
+
+
+class UpdateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_update_contact``; omitted fields stay as they are."""
+
+    contact_id: Id
+    name: Name | None = None
+    first_name: FirstName | None = None
+    family_name: FamilyName | None = None
+    customer_number: CustomerNumber | None = None
+    vat_number: VatNumber | None = None
+    tax_number: TaxNumber | None = None
+    status: (
+        Annotated[domain.ContactStatus, msgspec.Meta(description="active, lead or pending")] | None
+    ) = None
+    dryRun: DryRun = False
+
+
+def stripped(value: str | None, name: str) -> str | None:
+    """:returns: ``value`` without surrounding spaces; ``None`` stays ``None``.
+
+    :raises ToolInputError: for a value that is only spaces.
+    """
+    if value is None:
+        return None
+    if not value.strip():
+        raise ToolInputError(f"{name} is blank; give a value or leave it out.")
+    return value.strip()
+
+
+def _new_contact(args: CreateContactInput) -> domain.NewContact:
+    new = domain.NewContact(
+        kind=args.kind,
+        category=args.category,
+        name=stripped(args.name, "name"),
+        first_name=stripped(args.first_name, "first_name"),
+        family_name=stripped(args.family_name, "family_name"),
+        customer_number=stripped(args.customer_number, "customer_number"),
+        parent_id=args.parent_id,
+        vat_number=stripped(args.vat_number, "vat_number"),
+        tax_number=stripped(args.tax_number, "tax_number"),
+        street=stripped(args.street, "street"),
+        zip=stripped(args.zip, "zip"),
+        city=stripped(args.city, "city"),
+        country_id=args.country_id,
+        email=stripped(args.email, "email"),
+        phone=stripped(args.phone, "phone"),
+        allow_duplicate=args.allow_duplicate,
+    )
+    if new.kind == "organisation":
+        if not new.name or new.first_name or new.family_name:
+            raise ToolInputError("An organisation needs name and takes no first_name/family_name.")
+        if new.parent_id is not None:
+            raise ToolInputError("Only a person can have parent_id (the organisation it is in).")
+    elif not new.family_name or new.name:
+        raise ToolInputError("A person needs family_name (and first_name) and takes no name.")
+    if (new.street or new.zip) and not new.city:
+        raise ToolInputError("An invoice address needs city (street and zip are optional).")
+    return new
+
+
+async def _prepare_create(args: CreateContactInput, client: Client) -> Prepared[CreatePlan]:
+    return await domain.prepare_create(client, _new_contact(args))
+
+
+async def _execute_create(
+    args: CreateContactInput, plan: CreatePlan, client: Client, progress: Progress
+) -> ContactWritten:
+    return await domain.execute_create(client, plan, progress)
+
+
+async def _prepare_update(args: UpdateContactInput, client: Client) -> Prepared[UpdatePlan]:
+    fields: dict[ContactField, str | None] = {
+        "name": stripped(args.name, "name"),
+        "surename": stripped(args.first_name, "first_name"),
+        "familyname": stripped(args.family_name, "family_name"),
+        "customerNumber": stripped(args.customer_number, "customer_number"),
+        "vatNumber": stripped(args.vat_number, "vat_number"),
+        "taxNumber": stripped(args.tax_number, "tax_number"),
+        "status": args.status,
+    }
+    changes: dict[ContactField, str] = {f: v for f, v in fields.items() if v is not None}
+    if not changes:
+        raise ToolInputError("Give at least one field to change besides contact_id.")
+    return await domain.prepare_update(client, args.contact_id, changes)
+
+
+async def _execute_update(
+    args: UpdateContactInput, plan: UpdatePlan, client: Client, progress: Progress
+) -> ContactWritten:
+    return await domain.execute_update(client, plan, progress)
+
+
+CREATE_CONTACT = define_write_tool(
+    name="sevdesk_create_contact",
+    title="Create a contact",
+    description=(
+        "Creates a customer, supplier, partner or prospect in sevDesk: an organisation, or a "
+        "person (optionally under an organisation via parent_id), with an optional invoice "
+        "address, email address and phone number. This changes sevDesk. Without "
+        "customer_number, sevDesk's next free number is used. It refuses when a contact with "
+        "the same customer number, or the same name in the same category, already exists and "
+        "names that contact's id; use it, or set allow_duplicate. dryRun=true shows the "
+        "preview without changing anything. Returns the contact as read back from sevDesk."
+    ),
+    toolset="contacts",
+    tier=Tier.WRITE,
+    annotations=WRITE_ANNOTATIONS,
+    input=CreateContactInput,
+    output=ContactWritten,
+    prepare=_prepare_create,
+    execute=_execute_create,
+)
+
+UPDATE_CONTACT = define_write_tool(
+    name="sevdesk_update_contact",
+    title="Update a contact",
+    description=(
+        "Changes fields of an existing sevDesk contact: the organisation name or a person's "
+        "first and family name, customer number, VAT number, tax number or status (active, "
+        "lead, pending). This changes sevDesk; only the fields given are sent, and only if "
+        "they differ. dryRun=true shows each change as old → new without changing anything. "
+        "Returns the contact as read back from sevDesk."
+    ),
+    toolset="contacts",
+    tier=Tier.WRITE,
+    annotations=WRITE_ANNOTATIONS,
+    input=UpdateContactInput,
+    output=ContactWritten,
+    prepare=_prepare_update,
+    execute=_execute_update,
+)
+
+TOOLS = (CREATE_CONTACT, UPDATE_CONTACT)

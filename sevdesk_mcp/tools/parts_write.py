@@ -1,0 +1,143 @@
+"""Toolset ``parts``, tier ``write``: create and update articles (ADR 0003 write flow).
+
+Both tools run on :func:`~sevdesk_mcp.tools.write_flow.define_write_tool`; the logic is in
+:mod:`sevdesk_mcp.domain.part_writes`. The tax rate is an enum of 0, 7 and 19, so any other
+rate is refused by the schema before a request is made; prices are decimal strings.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated
+
+import msgspec
+
+from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain import part_writes as domain
+from sevdesk_mcp.domain.part_writes import PartPlan, PartWritten, TaxRate
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolInputError
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.contacts_write import WRITE_ANNOTATIONS, DryRun, stripped
+from sevdesk_mcp.tools.write_flow import define_write_tool
+
+PartName = Annotated[str, msgspec.Meta(max_length=200, description="Article name")]
+Rate = Annotated[TaxRate, msgspec.Meta(description="VAT rate in percent: 0, 7 or 19")]
+NetPrice = Annotated[
+    Decimal, msgspec.Meta(description="Net selling price in EUR as a decimal string, e.g. 12.50")
+]
+Stock = Annotated[Decimal, msgspec.Meta(description="Stock on hand as a decimal string")]
+
+
+class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_create_part``."""
+
+    name: PartName
+    part_number: Annotated[
+        str, msgspec.Meta(max_length=60, description="Article number, unique in the account")
+    ]
+    tax_rate: Rate
+    net_price: NetPrice
+    unit_id: Annotated[
+        int, msgspec.Meta(ge=1, le=10**6, description="Unit id (1 is Stk, piece)")
+    ] = 1
+    stock: Stock = Decimal(0)
+    text: Annotated[str, msgspec.Meta(max_length=2000, description="Description text")] | None = (
+        None
+    )
+    dryRun: DryRun = False
+
+
+class UpdatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_update_part``; omitted fields stay as they are."""
+
+    part_id: Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The article's id")]
+    name: PartName | None = None
+    net_price: NetPrice | None = None
+    tax_rate: Rate | None = None
+    stock: Stock | None = None
+    active: Annotated[bool, msgspec.Meta(description="false deactivates the article")] | None = None
+    dryRun: DryRun = False
+
+
+async def _prepare_create(args: CreatePartInput, client: Client) -> Prepared[PartPlan]:
+    name = stripped(args.name, "name")
+    number = stripped(args.part_number, "part_number")
+    if not name or not number:
+        raise ToolInputError("An article needs name and part_number.")
+    new = domain.NewPart(
+        name=name,
+        part_number=number,
+        unit_id=args.unit_id,
+        tax_rate=args.tax_rate,
+        net_price=args.net_price,
+        stock=args.stock,
+        text=stripped(args.text, "text"),
+    )
+    return await domain.prepare_create(client, new)
+
+
+async def _execute_create(
+    args: CreatePartInput, plan: PartPlan, client: Client, progress: Progress
+) -> PartWritten:
+    return await domain.execute_create(client, plan, progress)
+
+
+async def _prepare_update(args: UpdatePartInput, client: Client) -> Prepared[PartPlan]:
+    changes = domain.PartChanges(
+        part_id=args.part_id,
+        name=stripped(args.name, "name"),
+        net_price=args.net_price,
+        tax_rate=args.tax_rate,
+        stock=args.stock,
+        active=args.active,
+    )
+    if changes == domain.PartChanges(part_id=args.part_id):
+        raise ToolInputError("Give at least one field to change besides part_id.")
+    return await domain.prepare_update(client, changes)
+
+
+async def _execute_update(
+    args: UpdatePartInput, plan: PartPlan, client: Client, progress: Progress
+) -> PartWritten:
+    return await domain.execute_update(client, plan, progress)
+
+
+CREATE_PART = define_write_tool(
+    name="sevdesk_create_part",
+    title="Create an article",
+    description=(
+        "Creates an article (part) in sevDesk with name, article number, unit, VAT rate (0, 7 "
+        "or 19 %), net selling price and stock; the gross price is computed (net plus VAT, "
+        "rounded to cents). This changes sevDesk. It refuses when an article with the same "
+        "number (ignoring case) exists and names its id. dryRun=true shows the preview "
+        "without changing anything. Returns the article as read back from sevDesk."
+    ),
+    toolset="parts",
+    tier=Tier.WRITE,
+    annotations=WRITE_ANNOTATIONS,
+    input=CreatePartInput,
+    output=PartWritten,
+    prepare=_prepare_create,
+    execute=_execute_create,
+)
+
+UPDATE_PART = define_write_tool(
+    name="sevdesk_update_part",
+    title="Update an article",
+    description=(
+        "Changes an existing sevDesk article: name, net price, VAT rate (0, 7 or 19 %), stock "
+        "on hand, or active/inactive. A new price or rate also updates the gross price. This "
+        "changes sevDesk; only fields that differ are sent. dryRun=true shows each change as "
+        "old → new without changing anything. Returns the article as read back from sevDesk."
+    ),
+    toolset="parts",
+    tier=Tier.WRITE,
+    annotations=WRITE_ANNOTATIONS,
+    input=UpdatePartInput,
+    output=PartWritten,
+    prepare=_prepare_update,
+    execute=_execute_update,
+)
+
+TOOLS = (CREATE_PART, UPDATE_PART)

@@ -1,0 +1,175 @@
+"""The write flow: prepare, preview, approve, execute, audit (seed ADR 0003).
+
+A write tool is split into ``prepare`` (reads through a client that refuses every write, checks
+preconditions, builds a :class:`Preview` and a plan) and ``execute`` (makes exactly the planned
+writes through a client stamped with the tool's tier). Every call:
+
+1. refuses arguments with characters a human would not see (control, format, default-ignorable,
+   CR, U+2028/2029, tabs) before ``prepare``;
+2. runs ``prepare``; a dry run (``SEVDESK_DRY_RUN=1`` or ``dryRun``) stops here, never asking;
+3. for ``commit`` and ``external`` tools, obtains the human's approval of that preview
+   (``confirmation.py``); a ``confirm`` argument is never a gate;
+4. writes the audit line ``executing`` (if it cannot, nothing is sent);
+5. runs ``execute``; a failure names the writes that already happened.
+
+Results are ``{status: done|dry_run|declined, result?, preview?}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+import msgspec
+
+from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolDefinitionError, ToolError, ToolInputError, UpstreamError
+from sevdesk_mcp.jsontypes import JsonValue
+from sevdesk_mcp.mcp.types import InputRequired
+from sevdesk_mcp.safety.fence import hidden_characters
+from sevdesk_mcp.safety.preview import Preview, digest
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.sevdesk.gate import WriteGate
+from sevdesk_mcp.tools.confirmation import confirm
+from sevdesk_mcp.tools.define import Annotations, ToolContext, ToolDef, define_tool
+
+I = TypeVar("I", bound=msgspec.Struct)  # noqa: E741
+O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
+P = TypeVar("P")
+
+
+class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
+    """The outcome of a write tool call."""
+
+    status: Literal["done", "dry_run", "declined"]
+    result: O | None = None
+    preview: Preview | None = None
+    note: str | None = None
+
+
+Prepare = Callable[[I, Client], Awaitable[Prepared[P]]]
+Execute = Callable[[I, P, Client, Progress], Awaitable[O]]
+
+
+def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its definition
+    *,
+    name: str,
+    title: str,
+    description: str,
+    toolset: str,
+    tier: Tier,
+    annotations: Annotations,
+    input: type[I],
+    output: type[O],
+    prepare: Prepare[I, P],
+    execute: Execute[I, P, O],
+) -> ToolDef[I, WriteResult[O]]:
+    """Declare a write tool; its input must have ``dryRun: bool = False``.
+
+    :raises ToolDefinitionError: for a read tier or an input without ``dryRun``.
+    """
+    if tier is Tier.READ:
+        raise ToolDefinitionError(f"{name}: write tools need the write, commit or external tier")
+    if "dryRun" not in {f.encode_name for f in msgspec.structs.fields(input)}:
+        raise ToolDefinitionError(f"{name}: write tool inputs need a dryRun: bool = False field")
+
+    flow = _Flow(name, tier, prepare, execute)
+    return define_tool(
+        name=name,
+        title=title,
+        description=description,
+        toolset=toolset,
+        tier=tier,
+        annotations=annotations,
+        input=input,
+        output=WriteResult[output],  # type: ignore[valid-type]
+        handler=flow.run,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Flow(Generic[I, P, O]):
+    name: str
+    tier: Tier
+    prepare: Prepare[I, P]
+    execute: Execute[I, P, O]
+
+    async def run(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
+        refuse_hidden_characters(args)
+        account = ctx.account
+        reader = account.require_client().view(
+            gate=WriteGate(tiers=frozenset({Tier.READ}), read_only=True), stamp=None
+        )
+        prepared = await self.prepare(args, reader)
+        if getattr(args, "dryRun", False) or account.config.dry_run:
+            return WriteResult(
+                status="dry_run",
+                preview=prepared.preview,
+                note="Dry run: nothing was sent to sevDesk and nobody was asked.",
+            )
+        arguments = _arguments_digest(args)
+        if self.tier >= Tier.COMMIT and account.config.confirm != "off":
+            decision = await confirm(ctx, self.name, arguments, prepared.preview)
+            if isinstance(decision, InputRequired):
+                return decision
+            if decision:
+                ctx.safety.audit.write("declined", tool=self.name, principal=account.principal)
+                return WriteResult(
+                    status="declined",
+                    preview=prepared.preview,
+                    note="The human declined; nothing was changed.",
+                )
+        return await self._execute(args, ctx, prepared, arguments)
+
+    async def _execute(
+        self, args: I, ctx: ToolContext, prepared: Prepared[P], arguments: str
+    ) -> WriteResult[O]:
+        account, audit_log = ctx.account, ctx.safety.audit
+        audit: dict[str, JsonValue] = {
+            "tool": self.name,
+            "call": secrets.token_hex(8),
+            "principal": account.principal,
+            "arguments": arguments,
+            "preview": digest(prepared.preview),
+        }
+        audit_log.write("executing", **audit)
+        config = account.config
+        gate = WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run)
+        writer = account.require_client().view(gate=gate, stamp=self.tier)
+        progress = Progress()
+        try:
+            result = await self.execute(args, prepared.plan, writer, progress)
+        except UpstreamError as exc:
+            audit_log.write("failed", **audit, error=str(exc), completed=list(progress.completed))
+            raise _with_progress(exc, progress) from None
+        audit_log.write("done", **audit, completed=list(progress.completed))
+        return WriteResult(status="done", result=result, preview=prepared.preview)
+
+
+def _with_progress(exc: UpstreamError, progress: Progress) -> UpstreamError | ToolError:
+    if not progress.completed:
+        return exc
+    return ToolError(f"{exc} Already changed before the failure: {'; '.join(progress.completed)}.")
+
+
+def refuse_hidden_characters(args: msgspec.Struct) -> None:
+    """:raises ToolInputError: naming the argument and the invisible characters it holds."""
+    for name, value in msgspec.structs.asdict(args).items():
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            found = hidden_characters(text) if isinstance(text, str) else []
+            if found:
+                raise ToolInputError(
+                    f"The argument {name!r} contains characters a human would not see "
+                    f"({', '.join(found[:5])}). Remove them and call again; what reaches "
+                    "sevDesk must be what the human approved."
+                )
+
+
+def _arguments_digest(args: msgspec.Struct) -> str:
+    data = {k: v for k, v in msgspec.to_builtins(args).items() if k != "dryRun"}
+    return hashlib.sha256(msgspec.json.encode(data, order="sorted")).hexdigest()

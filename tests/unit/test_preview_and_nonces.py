@@ -1,0 +1,46 @@
+"""Previews, nonces and the audit writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sevdesk_mcp.safety.audit import AuditError, AuditLog
+from sevdesk_mcp.safety.preview import MAX_PREVIEW_CHARS, Fact, Preview, digest, render
+from sevdesk_mcp.safety.runtime import NONCE_TTL_S, NonceStore
+
+
+def test_the_preview_is_capped_with_a_marker_but_hashed_in_full() -> None:
+    long = Preview(action="Do it", facts=[Fact("Text", "x" * 20_000)])
+    text = render(long)
+    assert len(text) < MAX_PREVIEW_CHARS + 200
+    assert text.endswith("more characters not shown; open the dry run to see everything]")
+    longer = Preview(action="Do it", facts=[Fact("Text", "x" * 20_001)])
+    assert render(longer)[:MAX_PREVIEW_CHARS] == text[:MAX_PREVIEW_CHARS]
+    assert digest(long) != digest(longer)
+
+
+def test_fact_values_lose_hidden_characters_but_keep_line_breaks() -> None:
+    text = render(Preview(action="A", facts=[Fact("Purpose", "pay\u202e now\nsecond\u200b line")]))
+    assert text == "A\nPurpose:\n    pay now\n    second line"
+
+
+def test_nonces_are_single_use_and_expire() -> None:
+    now = [0.0]
+    store = NonceStore(clock=lambda: now[0])
+    first, second = store.issue(), store.issue()
+    assert store.consume(first) and not store.consume(first)
+    now[0] = NONCE_TTL_S + 1
+    assert not store.consume(second)
+    assert not store.consume(None) and not store.consume("made-up")
+
+
+def test_the_audit_log_appends_and_reports_failures(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "a.jsonl")
+    log.write("one", x=1)
+    log.write("two")
+    assert len((tmp_path / "a.jsonl").read_text().splitlines()) == 2
+    AuditLog(None).write("nothing")  # no file configured: nothing to do
+    with pytest.raises(AuditError, match="nothing was sent"):
+        AuditLog(tmp_path).write("to a folder")

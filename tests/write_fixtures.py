@@ -1,0 +1,137 @@
+"""Write tools for tests of the write flow (never shipped): finalize an invoice (commit) and
+rename contacts (write), built on ``define_write_tool`` and run against the fake sevDesk."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.sevdesk.envelope import one
+from sevdesk_mcp.sevdesk.paths import api_path
+from sevdesk_mcp.tools.define import Annotations
+from sevdesk_mcp.tools.write_flow import define_write_tool
+
+Id = Annotated[int, msgspec.Meta(ge=1, le=10**15)]
+Name = Annotated[str, msgspec.Meta(max_length=100)]
+BINDING = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
+CHANGE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
+
+
+class FinalizeInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    invoice_id: Id
+    dryRun: bool = False
+
+
+class Finalized(msgspec.Struct, frozen=True, kw_only=True):
+    id: int
+    number: str | None
+    status: int
+
+
+async def _prepare_finalize(args: FinalizeInput, client: Client) -> Prepared[int]:
+    invoice = one(await client.get(api_path("Invoice", args.invoice_id)))
+    if str(invoice["status"]) != "100":
+        raise ToolError("Only drafts can be finalized.")
+    contact = invoice["contact"]
+    assert isinstance(contact, dict)
+    who = one(await client.get(api_path("Contact", int(str(contact["id"])))))
+    preview = Preview(
+        action=f"Finalize invoice draft {args.invoice_id} (Rechnung festschreiben)",
+        facts=[
+            Fact("Customer", str(who.get("name"))),
+            Fact("Gross", str(invoice["sumGross"])),
+            Fact("Text", "line one\nline two"),
+        ],
+        warnings=["sevDesk assigns the invoice number now."],
+        irreversible=True,
+    )
+    return Prepared(preview, args.invoice_id)
+
+
+async def _execute_finalize(
+    args: FinalizeInput, plan: int, client: Client, progress: Progress
+) -> Finalized:
+    await client.send(
+        "PUT", api_path("Invoice", plan, "sendBy"), json={"sendType": "VPDF", "sendDraft": False}
+    )
+    progress.done(f"finalized invoice {plan}")
+    invoice = one(await client.get(api_path("Invoice", plan)))
+    return Finalized(
+        id=plan, number=str(invoice["invoiceNumber"]), status=int(str(invoice["status"]))
+    )
+
+
+class RenameInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    contact_ids: Annotated[list[Id], msgspec.Meta(min_length=1, max_length=3)]
+    name: Name
+    dryRun: bool = False
+
+
+class Renamed(msgspec.Struct, frozen=True, kw_only=True):
+    renamed: list[int]
+
+
+async def _prepare_rename(args: RenameInput, client: Client) -> Prepared[list[int]]:
+    preview = Preview(action="Rename contacts", facts=[Fact("New name", args.name)])
+    return Prepared(preview, list(args.contact_ids))
+
+
+async def _execute_rename(
+    args: RenameInput, plan: list[int], client: Client, progress: Progress
+) -> Renamed:
+    for contact_id in plan:
+        await client.send("PUT", api_path("Contact", contact_id), json={"name": args.name})
+        progress.done(f"renamed contact {contact_id}")
+    return Renamed(renamed=plan)
+
+
+async def _execute_overreach(
+    args: FinalizeInput, plan: int, client: Client, progress: Progress
+) -> Finalized:
+    await client.send("PUT", api_path("Invoice", plan, "sendBy"), json={"sendType": "VPDF"})
+    return Finalized(id=plan, number=None, status=0)  # never reached: the gate refuses
+
+
+FINALIZE_INVOICE = define_write_tool(
+    name="sevdesk_test_finalize_invoice",
+    title="Finalize (test)",
+    description="Test fixture: finalizes an invoice draft through the write flow.",
+    toolset="testing",
+    tier=Tier.COMMIT,
+    annotations=BINDING,
+    input=FinalizeInput,
+    output=Finalized,
+    prepare=_prepare_finalize,
+    execute=_execute_finalize,
+)
+RENAME_CONTACTS = define_write_tool(
+    name="sevdesk_test_rename_contacts",
+    title="Rename (test)",
+    description="Test fixture: renames contacts one by one through the write flow.",
+    toolset="testing",
+    tier=Tier.WRITE,
+    annotations=CHANGE,
+    input=RenameInput,
+    output=Renamed,
+    prepare=_prepare_rename,
+    execute=_execute_rename,
+)
+OVERREACH = define_write_tool(
+    name="sevdesk_test_overreach",
+    title="Overreach (test)",
+    description="Test fixture: a write-tier tool that tries a commit-tier endpoint.",
+    toolset="testing",
+    tier=Tier.WRITE,
+    annotations=CHANGE,
+    input=FinalizeInput,
+    output=Finalized,
+    prepare=_prepare_finalize,
+    execute=_execute_overreach,
+)
+WRITE_FIXTURES = (FINALIZE_INVOICE, RENAME_CONTACTS, OVERREACH)

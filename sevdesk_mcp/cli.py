@@ -3,18 +3,24 @@
 ::
 
     mcp-server-sevdesk [--stdio] [--demo]          serve MCP over stdio (the default)
+    mcp-server-sevdesk --http [--demo]             serve MCP over Streamable HTTP (bearer auth)
+    mcp-server-sevdesk healthcheck                 ask the local HTTP server's /healthz (0/1)
+    mcp-server-sevdesk generate-secret             print a new random bearer secret
     mcp-server-sevdesk fake-sevdesk [--port N]     serve the fake sevDesk with the demo books
     mcp-server-sevdesk --version
 
 stdout belongs to the transport. A configuration error, a missing token or a token sevDesk
-refuses stops start-up with one line on stderr and exit status 2; so does an unknown argument.
+refuses stops start-up with one line on stderr and exit status 2; so does an unknown argument,
+and so does ``--http`` without authentication configured.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Final
@@ -25,6 +31,10 @@ from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import Config, load_config, load_token
 from sevdesk_mcp.errors import AuthenticationError, ConfigError, UpstreamError
+from sevdesk_mcp.http.commands import generate_secret, healthcheck
+from sevdesk_mcp.http.log import install_access_logger
+from sevdesk_mcp.http.serve import bind_service
+from sevdesk_mcp.http.settings import load_http_settings, require_auth
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
 from sevdesk_mcp.safety.redact import RedactingFilter
@@ -39,6 +49,7 @@ DEMO_BANNER: Final = (
     f"{PROG}: DEMO MODE. Serving invented books from memory; nothing here is real, and every "
     "change is gone when the server stops. Confirmations are still asked."
 )
+HTTP_PRINCIPAL: Final = "bearer"  # bearer mode: one account, one shared secret
 log = logging.getLogger("sevdesk_mcp")
 
 
@@ -54,10 +65,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "command",
         nargs="?",
-        choices=["fake-sevdesk"],
-        help="fake-sevdesk: serve the fake sevDesk with the demo books on loopback",
+        choices=["fake-sevdesk", "healthcheck", "generate-secret"],
+        help="fake-sevdesk: serve the fake sevDesk with the demo books on loopback; "
+        "healthcheck: ask the local HTTP server's /healthz (exit 0 or 1); "
+        "generate-secret: print a new random bearer secret",
     )
-    parser.add_argument("--stdio", action="store_true", help="serve MCP over stdio (default)")
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="serve MCP over stdio (default)")
+    transport.add_argument(
+        "--http",
+        action="store_true",
+        help="serve MCP over Streamable HTTP (needs SEVDESK_HTTP_AUTH=bearer and a secret)",
+    )
     parser.add_argument("--demo", action="store_true", help="serve the built-in demo books")
     parser.add_argument("--port", type=int, default=8089, help="port for fake-sevdesk")
     parser.add_argument("--host", default="127.0.0.1", help="loopback address for fake-sevdesk")
@@ -73,14 +92,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)  # exits with status 2 on unknown arguments
     _setup_logging()
     try:
-        if args.command == "fake-sevdesk":
-            return _fake_sevdesk(args.host, args.port)
-        return _serve_stdio(demo=args.demo)
+        return _run(args)
     except (ConfigError, StartupError) as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)  # noqa: T201
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "generate-secret":
+        return generate_secret()
+    if args.command == "healthcheck":
+        return healthcheck(os.environ)
+    if args.command == "fake-sevdesk":
+        return _fake_sevdesk(args.host, args.port)
+    if args.http:
+        return _serve_http(demo=args.demo)
+    return _serve_stdio(demo=args.demo)
 
 
 def _setup_logging() -> None:
@@ -116,6 +145,43 @@ def _serve_stdio(*, demo: bool) -> int:
 
     anyio.run(run)
     return 0
+
+
+def _serve_http(*, demo: bool) -> int:
+    config = load_config(os.environ)
+    settings = load_http_settings(os.environ)
+    require_auth(settings)
+    factory = ServerFactory(config)
+    account = _demo_account(config) if demo else _account(config)
+    account = dataclasses.replace(account, principal=HTTP_PRINCIPAL)
+    install_access_logger()
+
+    async def run() -> None:
+        if not demo:
+            await _check_token(account)
+        try:
+            service = await bind_service(
+                settings, lambda: factory.build(account), principal=account.principal
+            )
+        except OSError as exc:
+            where = f"{settings.host}:{settings.port}"
+            raise StartupError(f"cannot listen on {where} ({exc.strerror or exc})") from None
+        log.info("serving MCP at %s (bearer authentication)", service.site.mcp_url)
+        stop = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_stop_on_signal, stop)
+            await service.run(stop)
+            tg.cancel_scope.cancel()
+
+    anyio.run(run)
+    return 0
+
+
+async def _stop_on_signal(stop: anyio.Event) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            stop.set()
+            return
 
 
 def _gate(config: Config) -> WriteGate:

@@ -21,8 +21,9 @@
     │   │   ├── NotFoundError         404 or sevDesk error code 151
     │   │   └── UpstreamValidationError   400/422, or a validation error sent as HTTP 500
     │   └── MalformedResponseError    the answer is not what sevDesk sends
-    └── SafetyError            a safety control refused an action
-        └── WriteRefusedError  the write gate refused a request before it was sent
+    ├── SafetyError            a safety control refused an action
+    │   └── WriteRefusedError  the write gate refused a request before it was sent
+    └── HttpError              an HTTP request refused before a handler answers (HTTP mode)
 
 Every message is written for the person reading it: it says what was wrong and how to fix it,
 and never contains a secret or untrusted text from sevDesk.
@@ -180,3 +181,22 @@ class SafetyError(SevdeskMcpError):
 
 class WriteRefusedError(SafetyError):
     """The write gate refused a request before it was sent."""
+
+
+class HttpError(SevdeskMcpError):
+    """An HTTP request is refused before a handler answers it (HTTP mode only).
+
+    Raised inside ``sevdesk_mcp.http`` and answered there; it never leaves that package.
+
+    :param status: the HTTP status to answer (400, 408, 413, 414, 429, 431, ...).
+    :param message: a short, trusted explanation for the response body.
+    :param headers: extra response headers, such as ``Retry-After`` or ``WWW-Authenticate``.
+    """
+
+    def __init__(
+        self, status: int, message: str, headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers

@@ -54,12 +54,23 @@ class RequestContext:
     input_responses: dict[str, ElicitResponse] | None = None
     request_state: JsonValue = None
     _progress: list[float] = field(default_factory=list)
+    input_results: dict[str, JsonObject] | None = None
 
     def with_input(
-        self, responses: dict[str, ElicitResponse] | None, state: JsonValue
+        self,
+        responses: dict[str, ElicitResponse] | None,
+        state: JsonValue,
+        results: dict[str, JsonObject] | None = None,
     ) -> RequestContext:
-        """:returns: the same context carrying the answers of an input round."""
-        return replace(self, input_responses=responses, request_state=state)
+        """:returns: the same context carrying the answers of an input round.
+
+        :param results: the raw answers to sampling and roots requests, by key.
+        """
+        return replace(self, input_responses=responses, request_state=state, input_results=results)
+
+    def declares(self, capability: str) -> bool:
+        """:returns: whether the client declared ``capability`` (``sampling``, ``roots``)."""
+        return isinstance(self.client_capabilities.get(capability), dict)
 
     def can_elicit_form(self) -> bool:
         """:returns: whether the client declared form elicitation for this request."""

@@ -10,7 +10,9 @@ A handler of ``tools/call``, ``prompts/get`` or ``resources/read`` may return
   connection, waits (with a timeout) for the answers and re-enters the same handler, up to a
   fixed number of rounds. Transports without server-to-client requests cannot be served.
 
-Input requests are only made for capabilities the client declared for this request.
+Input requests are only made for capabilities the client declared for this request. Besides
+forms, a handler may ask for ``sampling/createMessage`` and ``roots/list``
+(``InputRequired.client_requests``); their answers reach it unparsed in ``ctx.input_results``.
 """
 
 from __future__ import annotations
@@ -65,31 +67,54 @@ async def run_modern(
 
     :returns: the handler's result, or the wire form of an ``input_required`` result.
     :raises InvalidRequestStateError: if the echoed ``requestState`` does not verify.
-    :raises ProtocolError: -32021 if the client did not declare form elicitation.
+    :raises ProtocolError: -32021 if the client did not declare a capability the input requests
+        need (form elicitation, sampling, roots).
     """
+    raw = params.get("inputResponses")
     if "requestState" in params:
         state = app.codec.open(params["requestState"], binding)
-        ctx = ctx.with_input(parse_responses(params.get("inputResponses")), state)
+        ctx = ctx.with_input(parse_responses(raw), state, _raw_results(raw))
     elif "inputResponses" in params:
-        ctx = ctx.with_input(parse_responses(params["inputResponses"]), None)
+        ctx = ctx.with_input(parse_responses(raw), None, _raw_results(raw))
     outcome = await invoke(ctx)
     if not isinstance(outcome, InputRequired):
         return outcome
-    if not ctx.can_elicit_form():
-        raise ProtocolError(
-            MISSING_CLIENT_CAPABILITY,
-            "This request needs form elicitation, which the client did not declare",
-            {"requiredCapabilities": {"elicitation": {"form": {}}}},
-        )
+    _require_capabilities(ctx, outcome)
     requests: JsonObject = {
         key: {"method": "elicitation/create", "params": form.to_params(with_mode=True)}
         for key, form in outcome.requests.items()
     }
+    for key, request in outcome.client_requests.items():
+        requests[key] = {"method": request.method, "params": request.params}
     return {
         "resultType": "input_required",
         "inputRequests": requests,
         "requestState": app.codec.seal(outcome.state, binding),
     }
+
+
+def _raw_results(raw: JsonValue) -> dict[str, JsonObject]:
+    """:returns: the object-valued ``inputResponses`` as sent (answers to sampling and roots)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {key: value for key, value in raw.items() if isinstance(value, dict)}
+
+
+def _require_capabilities(ctx: RequestContext, outcome: InputRequired) -> None:
+    missing: JsonObject = {}
+    if (outcome.requests or not outcome.client_requests) and not ctx.can_elicit_form():
+        missing["elicitation"] = {"form": {}}
+    for request in outcome.client_requests.values():
+        if not ctx.declares(request.capability):
+            missing[request.capability] = {}
+    if not missing:
+        return
+    needed = "form elicitation" if list(missing) == ["elicitation"] else ", ".join(missing)
+    raise ProtocolError(
+        MISSING_CLIENT_CAPABILITY,
+        f"This request needs {needed}, which the client did not declare",
+        {"requiredCapabilities": missing},
+    )
 
 
 async def run_legacy(app: McpApp, ctx: RequestContext, invoke: Invoke[R]) -> R:
@@ -103,15 +128,38 @@ async def run_legacy(app: McpApp, ctx: RequestContext, invoke: Invoke[R]) -> R:
         if not isinstance(outcome, InputRequired):
             return outcome
         responses = await _ask(app, ctx, outcome)
-        ctx = ctx.with_input(responses, outcome.state)
+        results = await _ask_client(app, ctx, outcome)
+        ctx = ctx.with_input(responses, outcome.state, results)
     raise InputUnavailableError(
         f"The request still needed input after {app.max_input_rounds} rounds; nothing was changed."
     )
 
 
+async def _ask_client(
+    app: McpApp, ctx: RequestContext, outcome: InputRequired
+) -> dict[str, JsonObject]:
+    """Send the sampling and roots requests as real requests to the client."""
+    results: dict[str, JsonObject] = {}
+    for key, request in outcome.client_requests.items():
+        if not ctx.peer.can_request or not ctx.declares(request.capability):
+            raise InputUnavailableError(
+                f"This request needs {request.capability} from the client, which it did not "
+                "declare for this connection (or cannot be asked here); nothing was changed."
+            )
+        try:
+            results[key] = await ctx.peer.request(
+                request.method, request.params, app.elicitation_timeout_s
+            )
+        except PeerRequestError as exc:
+            raise InputUnavailableError(f"{exc} Nothing was changed.") from exc
+    return results
+
+
 async def _ask(
     app: McpApp, ctx: RequestContext, outcome: InputRequired
 ) -> dict[str, ElicitResponse]:
+    if not outcome.requests and outcome.client_requests:
+        return {}  # only sampling or roots: asked by _ask_client
     if not ctx.peer.can_request or not ctx.can_elicit_form():
         raise InputUnavailableError(
             "This action needs a human decision, but this client cannot be asked (it did not "

@@ -75,16 +75,44 @@ class ElicitResponse:
     content: JsonObject = field(default_factory=dict)
 
 
+ClientMethod = Literal["sampling/createMessage", "roots/list"]
+CLIENT_METHOD_CAPABILITY: Final[dict[str, str]] = {
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ClientRequest:
+    """An input request other than a form: ``sampling/createMessage`` or ``roots/list``.
+
+    Both are deprecated in 2026-07-28 and still part of it. The client's answer (a
+    ``CreateMessageResult`` or ``ListRootsResult``) reaches the handler unparsed, in
+    ``RequestContext.input_results``.
+    """
+
+    method: ClientMethod
+    params: JsonObject
+
+    @property
+    def capability(self) -> str:
+        """:returns: the client capability this request needs."""
+        return CLIENT_METHOD_CAPABILITY[self.method]
+
+
 @dataclass(frozen=True, slots=True)
 class InputRequired:
     """What a handler returns instead of a result when it needs the human first.
 
     :param requests: elicitations keyed by a handler-chosen name.
     :param state: JSON data the handler wants back on the retry; it is sealed by the core.
+    :param client_requests: sampling and roots requests, keyed like ``requests`` (the keys of
+        both share one namespace).
     """
 
     requests: dict[str, ElicitForm]
     state: JsonValue = None
+    client_requests: dict[str, ClientRequest] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,386 @@
+"""One HTTP/1.1 connection on h11: request reading, deadlines, body caps, pipelining, aborts.
+
+Rules:
+
+1. One request at a time, answered in order; pipelined requests wait in h11's buffer.
+2. Deadlines per phase: an idle connection waits ``keepalive_idle_s`` for its next request
+   (``header_deadline_s`` for its first); the head must be complete ``header_deadline_s`` after
+   its first byte and the body ``receive_deadline_s`` after it (408 and close otherwise); the
+   handler has ``request_deadline_s`` for the whole response (503 if nothing was sent yet).
+3. A refused head (malformed, smuggling, too large, too slow) is answered and the connection
+   closed. h11 refuses conflicting lengths, bad chunks and oversized heads; this module adds
+   what h11 tolerates: Content-Length together with Transfer-Encoding, Transfer-Encoding on
+   HTTP/1.0, bare LF line endings, too many header lines and overlong targets.
+4. A body over the route's cap is refused with 413 before more of it is read: at once when
+   Content-Length announces it, as soon as the running total passes the cap when chunked.
+5. Once a handler has the whole body the socket is watched: end of stream cancels the handler.
+6. A response sent before the body was read, the last request of a connection, and every
+   refusal carry ``Connection: close``; every response carries the base (security) headers.
+7. A connection the server ends is closed gracefully: our side first, then what the client
+   still sends is drained for a bounded time, so a refusal is not lost to a TCP reset.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Final
+
+import anyio
+import anyio.abc
+import h11
+import msgspec
+
+from sevdesk_mcp.errors import HttpError
+from sevdesk_mcp.http.lifecycle import Lifecycle
+from sevdesk_mcp.http.limits import READ_CHUNK_BYTES, Limits
+from sevdesk_mcp.http.log import AccessLog, AccessRecord
+from sevdesk_mcp.http.messages import JSON_TYPE, HeaderList, Headers, Request
+
+Handler = Callable[["Exchange"], Awaitable[None]]
+
+CLIENT_CLOSED: Final = 499  # logged only (nginx's convention); never sent
+_BARE_LF: Final = re.compile(rb"(?<!\r)\n")
+SOCKET_ERRORS: Final = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
+_json_encoder = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True, slots=True)
+class Wiring:
+    """What every connection of a server shares."""
+
+    handler: Handler
+    limits: Limits
+    base_headers: HeaderList
+    log: AccessLog
+    lifecycle: Lifecycle
+
+
+class Exchange:
+    """One request and its response, as a handler sees it.
+
+    :ivar client: the client address; the router replaces the socket peer by the address from
+        ``X-Forwarded-For`` when proxies are trusted.
+    :ivar notes: extra fields for the request's log line (route, MCP method, ...).
+    """
+
+    def __init__(self, conn: HttpConnection, request: Request, *, last: bool) -> None:
+        self.request = request
+        self.client = request.peer
+        self.notes: dict[str, str] = {}
+        self.status: int | None = None
+        self.sent_bytes = 0
+        self.body_read = anyio.Event()
+        self._conn = conn
+        self._last = last
+
+    async def read_body(self, max_bytes: int) -> bytes:
+        """:returns: the whole body.
+
+        :raises HttpError: 413 over ``max_bytes``, 408 past the receive deadline, 400 if malformed.
+        """
+        return await self._conn.read_body(self, max_bytes)
+
+    async def respond(self, status: int, headers: HeaderList, body: bytes = b"") -> None:
+        """Send a complete response."""
+        await self.start(status, [*headers, ("content-length", str(len(body)))])
+        if body:
+            await self.send(body)
+        await self.finish()
+
+    async def start(self, status: int, headers: HeaderList) -> None:
+        """Send the status line and headers; the body follows with :meth:`send`."""
+        closing = self._last or self._conn.h11.their_state is not h11.DONE
+        all_headers = [*self._conn.wiring.base_headers, *headers]
+        if closing:
+            all_headers.append(("connection", "close"))
+        reason = HTTPStatus(status).phrase.encode("ascii")
+        await self._conn.send(h11.Response(status_code=status, headers=all_headers, reason=reason))
+        self.status = status
+
+    async def send(self, data: bytes) -> None:
+        """Send a piece of the body."""
+        self.sent_bytes += len(data)
+        await self._conn.send(h11.Data(data=data))
+
+    async def finish(self) -> None:
+        """End the response."""
+        await self._conn.send(h11.EndOfMessage())
+
+
+class HttpConnection:
+    """Serves the requests of one accepted socket."""
+
+    def __init__(self, stream: anyio.abc.ByteStream, peer: str, wiring: Wiring) -> None:
+        self.wiring = wiring
+        self.h11 = h11.Connection(
+            h11.SERVER, max_incomplete_event_size=wiring.limits.max_header_bytes
+        )
+        self._stream = stream
+        self._peer = peer
+        self._first_byte_at = 0.0
+
+    async def serve(self) -> None:
+        """Serve requests until the client leaves, a limit ends the connection, or it fails."""
+        linger = False
+        try:
+            await self._loop()
+            linger = not self.h11.trailing_data[1]  # the client has not closed its side
+        except SOCKET_ERRORS:
+            pass  # the client went away; nothing left to answer
+        finally:
+            with anyio.CancelScope(shield=True):
+                if linger:
+                    await self._linger()
+                await self._stream.aclose()
+
+    async def _linger(self) -> None:
+        """Close our side, then drain the client's ("lingering close"), within bounds."""
+        limits = self.wiring.limits
+        budget = limits.max_header_bytes + limits.mcp_max_body_bytes
+        with anyio.move_on_after(limits.linger_s):
+            try:
+                await self._stream.send_eof()
+                while budget > 0:
+                    with anyio.fail_after(limits.linger_idle_s):
+                        budget -= len(await self._stream.receive(READ_CHUNK_BYTES))
+            except (TimeoutError, anyio.EndOfStream, *SOCKET_ERRORS):
+                return
+
+    async def _loop(self) -> None:
+        limits = self.wiring.limits
+        for number in range(1, limits.max_requests_per_connection + 1):
+            try:
+                request = await self._next_request(first=number == 1)
+            except HttpError as exc:
+                await self._refuse(exc, None)
+                return
+            if request is None:
+                return
+            last = number == limits.max_requests_per_connection or self.wiring.lifecycle.draining
+            if not await self._exchange(request, last=last):
+                return
+            self.h11.start_next_cycle()
+
+    async def _next_request(self, *, first: bool) -> Request | None:
+        limits = self.wiring.limits
+        if not self._buffered():
+            with anyio.move_on_after(
+                limits.header_deadline_s if first else limits.keepalive_idle_s
+            ):
+                await self._receive()
+            if not self._buffered():
+                return None  # idle too long, or closed between requests: nothing to answer
+        self._first_byte_at = anyio.current_time()
+        with anyio.move_on_after(limits.header_deadline_s) as scope:
+            event = await self._read_head()
+        if scope.cancelled_caught:
+            raise HttpError(408, "The request headers did not arrive in time.")
+        return None if event is None else self._check_head(event)
+
+    async def _read_head(self) -> h11.Request | None:
+        while True:
+            self._check_raw_head(self.h11.trailing_data[0])
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError as exc:
+                status = 431 if exc.error_status_hint == 431 else 400
+                raise HttpError(status, "Malformed or oversized request head.") from None
+            if event is h11.NEED_DATA:
+                await self._receive()
+            elif isinstance(event, h11.Request):
+                return event
+            else:
+                return None  # the client closed the connection
+
+    def _check_raw_head(self, buffered: bytes) -> None:
+        # h11 caps only a head that is still incomplete; a complete one arriving in one read
+        # is measured here, before h11 parses it.
+        end = buffered.find(b"\r\n\r\n")
+        raw_head = buffered if end < 0 else buffered[: end + 4]
+        if len(raw_head) > self.wiring.limits.max_header_bytes:
+            raise HttpError(431, "The request head is too large.")
+        if _BARE_LF.search(raw_head):
+            raise HttpError(400, "Malformed request: bare LF line endings.")
+
+    def _check_head(self, event: h11.Request) -> Request:
+        limits = self.wiring.limits
+        headers = Headers(event.headers)
+        if len(headers) > limits.max_header_count:
+            raise HttpError(431, "Too many header lines.")
+        if len(event.target) > limits.max_target_bytes:
+            raise HttpError(414, "The request target is too long.")
+        if headers.get("transfer-encoding") is not None and (
+            headers.get("content-length") is not None or event.http_version == b"1.0"
+        ):
+            raise HttpError(400, "Malformed request: ambiguous body framing.")
+        target = event.target.decode("ascii", errors="replace")
+        path, _, query = target.partition("?")
+        method = event.method.decode("ascii", errors="replace")
+        return Request(method=method, path=path, query=query, headers=headers, peer=self._peer)
+
+    async def _exchange(self, request: Request, *, last: bool) -> bool:
+        exchange = Exchange(self, request, last=last)
+        started = time.monotonic()
+        try:
+            with self.wiring.lifecycle.handling():
+                await self._handle(exchange)
+        except HttpError as exc:
+            await self._refuse(exc, exchange)
+            return False
+        finally:
+            self._log(exchange, started)
+        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+
+    async def _handle(self, exchange: Exchange) -> None:
+        if not exchange.request.has_body:
+            self.h11.next_event()  # the EndOfMessage of an empty body
+            exchange.body_read.set()
+        failure: list[HttpError] = []
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._watch, exchange, tg.cancel_scope)
+            with anyio.move_on_after(self.wiring.limits.request_deadline_s) as deadline:
+                await self._run_handler(exchange, failure)
+            tg.cancel_scope.cancel()
+        if failure:
+            raise failure[0]
+        if deadline.cancelled_caught:
+            exchange.notes["deadline"] = "exceeded"
+            if exchange.status is None:
+                raise HttpError(503, "The request took too long and was stopped.")
+        elif exchange.status is None and "aborted" not in exchange.notes:
+            raise HttpError(500, "The request was not answered.")
+
+    async def _run_handler(self, exchange: Exchange, failure: list[HttpError]) -> None:
+        # Errors are carried out of the task group by hand: trio would wrap them in a group.
+        try:
+            await self.wiring.handler(exchange)
+        except HttpError as exc:
+            failure.append(exc)
+        except SOCKET_ERRORS:
+            exchange.notes["aborted"] = "the connection failed while answering"
+
+    async def _watch(self, exchange: Exchange, scope: anyio.CancelScope) -> None:
+        """Cancel the handler when the client closes the connection (after the body was read)."""
+        await exchange.body_read.wait()
+        budget = self.wiring.limits.max_header_bytes + self.wiring.limits.mcp_max_body_bytes
+        while budget > 0:
+            try:
+                data = await self._stream.receive(READ_CHUNK_BYTES)
+            except (anyio.EndOfStream, *SOCKET_ERRORS):
+                exchange.notes["aborted"] = "client closed the connection"
+                scope.cancel()
+                return
+            self.h11.receive_data(data)  # a pipelined request: kept for later
+            budget -= len(data)
+        await anyio.sleep_forever()  # enough buffered: stop reading, let TCP push back
+
+    async def read_body(self, exchange: Exchange, max_bytes: int) -> bytes:
+        """:returns: the body of the current request (see :meth:`Exchange.read_body`)."""
+        if exchange.body_read.is_set():
+            return b""  # no body was announced (or it was read already)
+        length = exchange.request.headers.get("content-length")
+        if length is not None and int(length.split(",")[0]) > max_bytes:
+            raise HttpError(413, f"The body is larger than {max_bytes} bytes.")
+        remaining = (
+            self._first_byte_at + self.wiring.limits.receive_deadline_s - anyio.current_time()
+        )
+        body = bytearray()
+        with anyio.move_on_after(remaining) as scope:
+            await self._continue()
+            await self._read_chunks(body, max_bytes)
+        if scope.cancelled_caught:
+            raise HttpError(408, "The request body did not arrive in time.")
+        exchange.body_read.set()
+        return bytes(body)
+
+    async def _continue(self) -> None:
+        if self.h11.they_are_waiting_for_100_continue:
+            await self.send(h11.InformationalResponse(status_code=100, headers=[]))
+
+    async def _read_chunks(self, body: bytearray, max_bytes: int) -> None:
+        while True:
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError:
+                raise HttpError(400, "Malformed request body.") from None
+            if event is h11.NEED_DATA:
+                await self._receive()
+            elif isinstance(event, h11.Data):
+                body += event.data
+                if len(body) > max_bytes:
+                    raise HttpError(413, f"The body is larger than {max_bytes} bytes.")
+            elif isinstance(event, h11.EndOfMessage):
+                return
+            else:
+                raise HttpError(400, "The client closed the connection mid-body.")
+
+    async def _receive(self) -> None:
+        try:
+            data = await self._stream.receive(READ_CHUNK_BYTES)
+        except anyio.EndOfStream:
+            data = b""
+        self.h11.receive_data(data)
+
+    def _buffered(self) -> bool:
+        return bool(self.h11.trailing_data[0])
+
+    async def send(self, event: h11.Event) -> None:
+        """Write one h11 event to the socket."""
+        data = self.h11.send(event)
+        if data:
+            await self._stream.send(data)
+
+    async def _refuse(self, exc: HttpError, exchange: Exchange | None) -> None:
+        """Answer a refusal; the connection closes after it.
+
+        Written without h11: a refusal may follow an error that left h11 unable to send (a
+        header value a handler got wrong), and nothing of the connection is reused after it.
+        """
+        if exchange is not None and exchange.status is not None:
+            return  # the response had started: closing the connection is all that is left
+        body = _json_encoder.encode({"error": exc.message})
+        headers = [
+            *self.wiring.base_headers,
+            ("content-type", JSON_TYPE),
+            ("content-length", str(len(body))),
+            ("connection", "close"),
+            *exc.headers,
+        ]
+        head = [f"HTTP/1.1 {exc.status} {HTTPStatus(exc.status).phrase}"]
+        head += [f"{name}: {value}" for name, value in headers]
+        await self._stream.send(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+        if exchange is None:
+            self.wiring.log.write(self._refusal_record(exc.status, len(body)))
+        else:
+            exchange.status, exchange.sent_bytes = exc.status, len(body)
+
+    def _refusal_record(self, status: int, sent: int) -> AccessRecord:
+        return AccessRecord(
+            method="-",
+            path="-",
+            status=status,
+            sent_bytes=sent,
+            duration_s=0.0,
+            client=self._peer,
+            notes={},
+        )
+
+    def _log(self, exchange: Exchange, started: float) -> None:
+        status = exchange.status
+        if exchange.notes.get("aborted") is not None and status is None:
+            status = CLIENT_CLOSED
+        self.wiring.log.write(
+            AccessRecord(
+                method=exchange.request.method,
+                path=exchange.request.path,
+                status=status or 0,
+                sent_bytes=exchange.sent_bytes,
+                duration_s=time.monotonic() - started,
+                client=exchange.client,
+                notes=exchange.notes,
+            )
+        )

@@ -1,0 +1,104 @@
+"""Token-bucket rate limits and caps on requests in flight, per client key.
+
+- Each client key (an IPv4 address, or an IPv6 /64) has a bucket of ``rate_burst`` tokens that
+  refills at ``rate_per_s``; a request takes one token. An empty bucket means 429 with the number
+  of seconds until the next token in ``Retry-After``.
+- At most ``max_inflight_per_client`` requests of one key and ``max_inflight`` overall run at
+  once, so one client cannot use up the server for everyone (429 per client, 503 overall).
+- At most ``max_tracked_clients`` buckets are kept; the least recently used is dropped first.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Final
+
+from sevdesk_mcp.errors import HttpError
+from sevdesk_mcp.http.limits import Limits
+
+RETRY_SOON: Final = (("retry-after", "1"),)
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class RateLimiter:
+    """Token buckets per client key.
+
+    :param clock: monotonic seconds; injectable for tests.
+    """
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self._rate = limits.rate_per_s
+        self._burst = float(limits.rate_burst)
+        self._max_keys = limits.max_tracked_clients
+        self._clock = clock
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+
+    def retry_after_s(self, key: str) -> int | None:
+        """Take a token for ``key``.
+
+        :returns: ``None`` if the request may proceed, otherwise whole seconds to wait.
+        """
+        now = self._clock()
+        bucket = self._bucket(key, now)
+        bucket.tokens = min(self._burst, bucket.tokens + (now - bucket.updated) * self._rate)
+        bucket.updated = now
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return None
+        return max(1, math.ceil((1.0 - bucket.tokens) / self._rate))
+
+    def _bucket(self, key: str, now: float) -> _Bucket:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = _Bucket(tokens=self._burst, updated=now)
+            while len(self._buckets) > self._max_keys:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        return bucket
+
+
+class InflightLimiter:
+    """Counts requests in flight per client key and overall.
+
+    :ivar total: the number of requests in flight.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self._per_client = limits.max_inflight_per_client
+        self._total = limits.max_inflight
+        self._counts: dict[str, int] = {}
+        self.total = 0
+
+    @contextmanager
+    def slot(self, key: str) -> Iterator[None]:
+        """Hold a slot for one request of ``key``.
+
+        :raises HttpError: 429 if the client has too many requests running, 503 if the server has.
+        """
+        count = self._counts.get(key, 0)
+        if count >= self._per_client:
+            raise HttpError(
+                429, "Too many requests of this client are running.", headers=RETRY_SOON
+            )
+        if self.total >= self._total:
+            raise HttpError(503, "The server is busy; retry shortly.", headers=RETRY_SOON)
+        self._counts[key] = count + 1
+        self.total += 1
+        try:
+            yield
+        finally:
+            self.total -= 1
+            self._counts[key] -= 1
+            if not self._counts[key]:
+                del self._counts[key]

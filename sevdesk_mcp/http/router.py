@@ -1,0 +1,126 @@
+"""The router: the order in which every request meets the rules, then its route's handler.
+
+1. the path is checked (400) and the client address resolved (``X-Forwarded-For``);
+2. while shutting down, 503; ``Host`` must be allowed (421); both except on routes with open
+   access (``/healthz``), which skip every rule up to the handler;
+3. the client's token bucket (429 with ``Retry-After``), except on exempt routes;
+4. the route: 404 for an unknown path, 405 with ``Allow`` for another method;
+5. the route's ``Origin`` policy (403) and authentication (401 with ``WWW-Authenticate``);
+6. a slot among the requests in flight (429 per client, 503 overall);
+7. the handler, which reads the body with its route's cap.
+
+A handler failing unexpectedly is answered with 500 and a short reference; the details go to the
+log (redacted), never to the client.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from sevdesk_mcp.errors import HttpError
+from sevdesk_mcp.http.auth import BearerAuth
+from sevdesk_mcp.http.connection import SOCKET_ERRORS, Exchange, Handler
+from sevdesk_mcp.http.hardening import (
+    check_path,
+    client_address,
+    client_key,
+    host_allowed,
+    origin_allowed,
+)
+from sevdesk_mcp.http.lifecycle import Lifecycle
+from sevdesk_mcp.http.limits import Limits
+from sevdesk_mcp.http.ratelimit import RETRY_SOON, InflightLimiter, RateLimiter
+from sevdesk_mcp.http.settings import Site
+
+log = logging.getLogger("sevdesk_mcp.http")
+
+_PASS_THROUGH: Final = (HttpError, *SOCKET_ERRORS)
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One path: its handlers per method and which rules apply to it."""
+
+    handlers: Mapping[str, Handler]
+    open_access: bool = False  # no Host, Origin, auth, rate or in-flight rules (health checks)
+
+
+class Router:
+    """Applies the rules, then calls the route's handler.
+
+    :param auth: the bearer check, or ``None`` (tests and the conformance fixture only; the
+        command line refuses to start without authentication).
+    """
+
+    def __init__(
+        self,
+        routes: Mapping[str, Route],
+        site: Site,
+        limits: Limits,
+        *,
+        auth: BearerAuth | None = None,
+        lifecycle: Lifecycle | None = None,
+    ) -> None:
+        self._routes = routes
+        self._lifecycle = lifecycle or Lifecycle()
+        self._site = site
+        self._auth = auth
+        self._rates = RateLimiter(limits)
+        self.inflight = InflightLimiter(limits)
+
+    async def __call__(self, exchange: Exchange) -> None:
+        """Serve one request.
+
+        :raises HttpError: for every refusal; the connection answers it.
+        """
+        try:
+            await self._serve(exchange)
+        except _PASS_THROUGH:
+            raise
+        except Exception:
+            reference = secrets.token_hex(4)
+            log.exception(
+                "internal error on %s (reference %s)", exchange.request.path[:100], reference
+            )
+            raise HttpError(500, f"Internal error (reference {reference}).") from None
+
+    async def _serve(self, exchange: Exchange) -> None:
+        request = exchange.request
+        check_path(request.path)
+        exchange.client = client_address(request.peer, request.headers, self._site.trust_proxy)
+        route = self._routes.get(request.path)
+        if route is not None and route.open_access:
+            await self._handler(route, exchange)(exchange)
+            return
+        key = client_key(exchange.client)
+        self._guard(exchange, key)
+        handler = self._handler(route, exchange)
+        if not origin_allowed(request.headers, self._site):
+            raise HttpError(403, "This Origin is not allowed.")
+        if self._auth is not None:
+            self._auth.check(request.headers)
+        with self.inflight.slot(key):
+            await handler(exchange)
+
+    def _guard(self, exchange: Exchange, key: str) -> None:
+        if self._lifecycle.draining:
+            raise HttpError(503, "The server is shutting down.", headers=RETRY_SOON)
+        if not host_allowed(exchange.request.headers, self._site):
+            raise HttpError(421, "This Host is not served here.")
+        wait_s = self._rates.retry_after_s(key)
+        if wait_s is not None:
+            raise HttpError(429, "Too many requests.", headers=(("retry-after", str(wait_s)),))
+
+    def _handler(self, route: Route | None, exchange: Exchange) -> Handler:
+        if route is None:
+            raise HttpError(404, "Not found.")
+        handler = route.handlers.get(exchange.request.method)
+        if handler is None:
+            allow = ", ".join(sorted(route.handlers))
+            raise HttpError(405, "Method not allowed.", headers=(("allow", allow),))
+        exchange.notes["route"] = exchange.request.path
+        return handler

@@ -1,0 +1,117 @@
+"""Wiring: a bound HTTP service with its routes, and running it until told to stop.
+
+Routes:
+
+========  ======  ===================================================  ======================
+path      method  what                                                 access
+========  ======  ===================================================  ======================
+/mcp      POST    MCP, Streamable HTTP, stateless (``mcp_route``)      bearer secret
+/healthz  GET     ``{"status":"ok"}``; 503 while shutting down         open, no Host check
+========  ======  ===================================================  ======================
+
+Shutdown: when ``stop`` is set, ``/healthz`` answers 503, new MCP requests get 503, running
+requests get ``shutdown_grace_s`` (10 s) to finish; then every connection is closed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+import anyio
+
+from sevdesk_mcp.http.auth import BearerAuth
+from sevdesk_mcp.http.connection import Exchange, Handler, Wiring
+from sevdesk_mcp.http.hardening import security_headers
+from sevdesk_mcp.http.lifecycle import Lifecycle
+from sevdesk_mcp.http.limits import Limits
+from sevdesk_mcp.http.log import AccessLog
+from sevdesk_mcp.http.mcp_route import McpRoute
+from sevdesk_mcp.http.messages import JSON_TYPE
+from sevdesk_mcp.http.router import Route, Router
+from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
+from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site
+from sevdesk_mcp.mcp.app import McpApp
+
+log = logging.getLogger("sevdesk_mcp.http")
+
+HEALTHY: Final = b'{"status":"ok"}'
+SHUTTING_DOWN: Final = b'{"status":"shutting down"}'
+
+
+def health_handler(lifecycle: Lifecycle) -> Handler:
+    """:returns: the handler of ``GET /healthz``."""
+
+    async def health(exchange: Exchange) -> None:
+        draining = lifecycle.draining
+        body = SHUTTING_DOWN if draining else HEALTHY
+        await exchange.respond(503 if draining else 200, [("content-type", JSON_TYPE)], body)
+
+    return health
+
+
+def routes(
+    build_app: Callable[[], McpApp], *, principal: str, limits: Limits, lifecycle: Lifecycle
+) -> dict[str, Route]:
+    """:returns: the routes of the MCP server."""
+    mcp = McpRoute(build_app, principal=principal, max_body_bytes=limits.mcp_max_body_bytes)
+    return {
+        "/mcp": Route({"POST": mcp}),
+        "/healthz": Route({"GET": health_handler(lifecycle)}, open_access=True),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class HttpService:
+    """A bound, not yet running, HTTP server.
+
+    :param site: the public URL and the allowed hosts and origins, known once bound.
+    :param port: the bound port.
+    """
+
+    site: Site
+    port: int
+    server: HttpServer
+    lifecycle: Lifecycle
+    limits: Limits
+
+    async def run(self, stop: anyio.Event) -> None:
+        """Serve until ``stop`` is set, then shut down gracefully."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self.server.serve)
+            await stop.wait()
+            log.info("shutting down: running requests get %g seconds", self.limits.shutdown_grace_s)
+            await self.lifecycle.drain(self.limits.shutdown_grace_s)
+            tg.cancel_scope.cancel()
+
+
+async def bind_service(
+    settings: HttpSettings,
+    build_app: Callable[[], McpApp],
+    *,
+    principal: str,
+    limits: Limits | None = None,
+    access_log: AccessLog | None = None,
+) -> HttpService:
+    """Bind the configured address and wire the routes.
+
+    :param build_app: returns a fresh app per request (the server factory's ``build``).
+    :raises OSError: if the address cannot be bound.
+    """
+    limits = limits or Limits()
+    listeners = await open_listeners(settings.host, settings.port)
+    port = bound_port(listeners)
+    site = derive_site(settings, port)
+    lifecycle = Lifecycle()
+    auth = BearerAuth(settings.secrets) if settings.auth == "bearer" else None
+    router = Router(
+        routes(build_app, principal=principal, limits=limits, lifecycle=lifecycle),
+        site,
+        limits,
+        auth=auth,
+        lifecycle=lifecycle,
+    )
+    wiring = Wiring(router, limits, security_headers(site), access_log or AccessLog(), lifecycle)
+    return HttpService(site, port, HttpServer(listeners, wiring), lifecycle, limits)

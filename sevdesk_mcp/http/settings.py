@@ -1,0 +1,302 @@
+"""The ``SEVDESK_HTTP_*`` settings, read from the environment with the rules of ``config.py``.
+
+- An empty value, whitespace or an unsubstituted ``${user_config.…}`` placeholder counts as unset.
+- A bad value raises :class:`~sevdesk_mcp.errors.ConfigError` naming the variable and the allowed
+  values; values are never echoed (a secret may have been pasted into the wrong variable).
+- Secrets are registered with the redactor the moment they are read.
+
+What the server derives from them once it knows its port (public URL, allowed hosts and origins)
+is a :class:`Site`; nothing is ever derived from request headers.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+from urllib.parse import urlsplit
+
+from sevdesk_mcp.config import is_loopback, is_safe_url, setting
+from sevdesk_mcp.errors import ConfigError
+from sevdesk_mcp.safety.redact import REDACTOR, Secret
+
+AuthMode = Literal["bearer"]
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8080
+MAX_TRUST_PROXY: Final = 10
+MIN_SECRET_CHARS: Final = 32
+MAX_SECRET_CHARS: Final = 512
+MAX_SECRET_FILE_BYTES: Final = 4096
+LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1")
+_SECRET: Final = re.compile(r"^[A-Za-z0-9._~+/=-]+$")
+_HOSTNAME: Final = re.compile(
+    r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$"
+)
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+_WILDCARDS: Final = ("0.0.0.0", "::")  # noqa: S104 - names, compared, never bound here
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSettings:
+    """What the operator configured for HTTP mode.
+
+    :param host: the address to bind.
+    :param port: the port to bind; 0 picks a free one.
+    :param public_url: the origin clients use (``https://mcp.example.de``), without a path.
+    :param allowed_hosts: host names accepted in ``Host`` besides the derived ones.
+    :param allowed_origins: origins accepted in ``Origin`` besides the derived ones.
+    :param trust_proxy: how many reverse proxies append to ``X-Forwarded-For``.
+    :param auth: the authentication mode, or ``None`` if none is configured.
+    :param secrets: the accepted bearer secrets: the current one first, then the previous one.
+    """
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    public_url: str | None = None
+    allowed_hosts: tuple[str, ...] | None = None
+    allowed_origins: tuple[str, ...] | None = None
+    trust_proxy: int = 0
+    auth: AuthMode | None = None
+    secrets: tuple[Secret, ...] = ()
+
+
+def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
+    """Read the ``SEVDESK_HTTP_*`` settings.
+
+    :raises ConfigError: if a value is invalid.
+    """
+    host = _host(env)
+    public_url = _public_url(env)
+    if public_url is None and not is_loopback(host):
+        raise ConfigError(
+            "SEVDESK_HTTP_PUBLIC_URL",
+            "set the public https:// URL of the server when SEVDESK_HTTP_HOST is not a loopback "
+            "address (Host and Origin checks are derived from it)",
+        )
+    auth = _auth(env)
+    return HttpSettings(
+        host=host,
+        port=_int(env, "SEVDESK_HTTP_PORT", DEFAULT_PORT, 0, 65535),
+        public_url=public_url,
+        allowed_hosts=_hosts(env),
+        allowed_origins=_origins(env),
+        trust_proxy=_int(env, "SEVDESK_HTTP_TRUST_PROXY", 0, 0, MAX_TRUST_PROXY),
+        auth=auth,
+        secrets=_secrets(env) if auth == "bearer" else (),
+    )
+
+
+def require_auth(settings: HttpSettings) -> None:
+    """Refuse to serve HTTP without authentication.
+
+    :raises ConfigError: naming ``SEVDESK_HTTP_AUTH`` if no mode is configured.
+    """
+    if settings.auth is None:
+        raise ConfigError(
+            "SEVDESK_HTTP_AUTH",
+            "the HTTP server refuses to start without authentication; set it to bearer and set "
+            "SEVDESK_HTTP_SECRET (create one with: mcp-server-sevdesk generate-secret)",
+        )
+
+
+def _host(env: Mapping[str, str]) -> str:
+    value = setting(env, "SEVDESK_HTTP_HOST")
+    if value is None:
+        return DEFAULT_HOST
+    if value == "localhost":
+        return value
+    try:
+        return str(ipaddress.ip_address(value.strip("[]")))
+    except ValueError:
+        raise ConfigError(
+            "SEVDESK_HTTP_HOST", "use an IP address to bind, such as 127.0.0.1, ::1 or 0.0.0.0"
+        ) from None
+
+
+def _public_url(env: Mapping[str, str]) -> str | None:
+    value = setting(env, "SEVDESK_HTTP_PUBLIC_URL")
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if not is_safe_url(value) or parts.path not in ("", "/"):
+        raise ConfigError(
+            "SEVDESK_HTTP_PUBLIC_URL",
+            "use the https:// origin clients connect to, without path, user, query or fragment "
+            "(plain http:// only for 127.0.0.1, ::1 or localhost)",
+        )
+    return _origin(parts.scheme, parts.hostname or "", parts.port)
+
+
+def _auth(env: Mapping[str, str]) -> AuthMode | None:
+    value = setting(env, "SEVDESK_HTTP_AUTH")
+    if value is None:
+        return None
+    if value.lower() == "bearer":
+        return "bearer"
+    raise ConfigError("SEVDESK_HTTP_AUTH", "use bearer (one shared secret)")
+
+
+def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
+    direct = setting(env, "SEVDESK_HTTP_SECRET")
+    path = setting(env, "SEVDESK_HTTP_SECRET_FILE")
+    if direct and path:
+        raise ConfigError(
+            "SEVDESK_HTTP_SECRET", "set either it or SEVDESK_HTTP_SECRET_FILE, not both"
+        )
+    if path:
+        current = _secret("SEVDESK_HTTP_SECRET_FILE", _read_secret_file(path))
+    elif direct:
+        current = _secret("SEVDESK_HTTP_SECRET", direct)
+    else:
+        raise ConfigError(
+            "SEVDESK_HTTP_SECRET",
+            "bearer mode needs a shared secret; set it (or SEVDESK_HTTP_SECRET_FILE) to the "
+            "output of: mcp-server-sevdesk generate-secret",
+        )
+    previous = setting(env, "SEVDESK_HTTP_SECRET_PREVIOUS")
+    if previous is None:
+        return (current,)
+    old = _secret("SEVDESK_HTTP_SECRET_PREVIOUS", previous)
+    if old == current:
+        raise ConfigError("SEVDESK_HTTP_SECRET_PREVIOUS", "must differ from the current secret")
+    return (current, old)
+
+
+def _read_secret_file(path: str) -> str:
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(MAX_SECRET_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(
+            "SEVDESK_HTTP_SECRET_FILE", f"cannot read the file ({exc.strerror})"
+        ) from None
+    if len(data) > MAX_SECRET_FILE_BYTES:
+        raise ConfigError("SEVDESK_HTTP_SECRET_FILE", "the file is too large to hold a secret")
+    return data.decode("utf-8", errors="replace").strip()
+
+
+def _secret(variable: str, value: str) -> Secret:
+    REDACTOR.add(value)  # before any check can fail: it must never reach a log line
+    if not MIN_SECRET_CHARS <= len(value) <= MAX_SECRET_CHARS or not _SECRET.match(value):
+        raise ConfigError(
+            variable,
+            f"use {MIN_SECRET_CHARS} to {MAX_SECRET_CHARS} characters of letters, digits and "
+            "._~+/=- (create one with: mcp-server-sevdesk generate-secret)",
+        )
+    return Secret(value)
+
+
+def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    value = setting(env, name)
+    if value is None:
+        return default
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise ConfigError(name, f"use a whole number from {low} to {high}")
+    return int(value)
+
+
+def _hosts(env: Mapping[str, str]) -> tuple[str, ...] | None:
+    value = setting(env, "SEVDESK_HTTP_ALLOWED_HOSTS")
+    if value is None:
+        return None
+    names = [part.strip().lower() for part in value.split(",") if part.strip()]
+    normal = [_host_name(name) for name in names]
+    if not normal or None in normal:
+        raise ConfigError(
+            "SEVDESK_HTTP_ALLOWED_HOSTS",
+            "use a comma-separated list of host names or IP addresses, without scheme or port",
+        )
+    return tuple(n for n in normal if n is not None)
+
+
+def _host_name(name: str) -> str | None:
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    try:
+        return str(ipaddress.ip_address(bare))
+    except ValueError:
+        return name if _HOSTNAME.match(name) else None
+
+
+def _origins(env: Mapping[str, str]) -> tuple[str, ...] | None:
+    value = setting(env, "SEVDESK_HTTP_ALLOWED_ORIGINS")
+    if value is None:
+        return None
+    origins = [normalize_origin(part.strip()) for part in value.split(",") if part.strip()]
+    if not origins or None in origins:
+        raise ConfigError(
+            "SEVDESK_HTTP_ALLOWED_ORIGINS",
+            "use a comma-separated list of origins such as https://claude.ai (scheme, host and "
+            "optional port; no path)",
+        )
+    return tuple(o for o in origins if o is not None)
+
+
+def normalize_origin(value: str) -> str | None:
+    """:returns: ``value`` as ``scheme://host[:port]`` (lowercase, default port dropped), or
+    ``None`` if it is not an http(s) origin."""
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    if parts.path or parts.query or parts.fragment or parts.username or parts.password:
+        return None
+    return _origin(parts.scheme.lower(), parts.hostname, port)
+
+
+def _origin(scheme: str, hostname: str, port: int | None) -> str:
+    host = f"[{hostname}]" if ":" in hostname else hostname
+    if port is None or port == _DEFAULT_PORTS.get(scheme):
+        return f"{scheme}://{host.lower()}"
+    return f"{scheme}://{host.lower()}:{port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """What the running server derives from its settings and its bound port.
+
+    :param public_url: the origin every printed URL is built from.
+    :param allowed_hosts: host names accepted in ``Host`` (ports are not compared).
+    :param allowed_origins: origins accepted in ``Origin``.
+    :param https: whether clients reach the server over https (HSTS is sent).
+    :param trust_proxy: how many reverse proxies append to ``X-Forwarded-For``.
+    """
+
+    public_url: str
+    allowed_hosts: frozenset[str]
+    allowed_origins: frozenset[str]
+    https: bool
+    trust_proxy: int = 0
+
+    @property
+    def mcp_url(self) -> str:
+        """:returns: the URL of the MCP endpoint."""
+        return f"{self.public_url}/mcp"
+
+
+def derive_site(settings: HttpSettings, port: int) -> Site:
+    """:returns: the site for ``settings`` on the bound ``port``."""
+    bind_host = "127.0.0.1" if settings.host in _WILDCARDS else settings.host
+    public = settings.public_url or _origin("http", bind_host, port)
+    parts = urlsplit(public)
+    hostname = (parts.hostname or "").lower()
+    hosts = {hostname}
+    origins = {public}
+    if settings.host not in _WILDCARDS:
+        hosts.add(settings.host)
+    if is_loopback(hostname) or is_loopback(settings.host):
+        hosts.update(LOOPBACK_NAMES)
+        origins.update(_origin("http", name, port) for name in LOOPBACK_NAMES)
+    return Site(
+        public_url=public,
+        allowed_hosts=frozenset(hosts.union(settings.allowed_hosts or ())),
+        allowed_origins=frozenset(origins.union(settings.allowed_origins or ())),
+        https=parts.scheme == "https",
+        trust_proxy=settings.trust_proxy,
+    )

@@ -4,7 +4,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo lint test clean
+.PHONY: setup demo lint test bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,9 @@ test: lint
 	$(BIN)/coverage combine --quiet
 	$(BIN)/coverage report --include='sevdesk_mcp/mcp/*,sevdesk_mcp/tools/*' --fail-under=95
 	$(BIN)/coverage report --fail-under=95
+
+bench: setup
+	$(BIN)/python bench/stdio_bench.py
 
 clean:
 	rm -rf $(VENV) .coverage .mypy_cache .ruff_cache .pytest_cache

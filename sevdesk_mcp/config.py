@@ -26,7 +26,7 @@ from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
 
 StructuredOutput = Literal["auto", "on", "off"]
-ConfirmMode = Literal["elicit", "off"]
+ConfirmMode = Literal["elicit", "browser", "off"]
 
 _PLACEHOLDER: Final = re.compile(r"^\$\{[^}]*\}$")
 _TOOLSET_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -54,6 +54,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     proxy: str | None = None
     output_dir: Path | None = None
     confirm: ConfirmMode = "elicit"
+    confirm_open: bool = True
     audit_log: Path | None = None
 
     def allows(self, tier: Tier) -> bool:
@@ -78,6 +79,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         proxy=_proxy(env),
         output_dir=_output_dir(env),
         confirm=_confirm(env),
+        confirm_open=_bool(env, "SEVDESK_CONFIRM_OPEN", default=True),
         audit_log=_audit_log(env),
     )
 
@@ -87,11 +89,9 @@ def _confirm(env: Mapping[str, str]) -> ConfirmMode:
     if value == "elicit":
         return "elicit"
     if value == "browser":
-        raise ConfigError(
-            "SEVDESK_CONFIRM", "browser approval is not available in this version; use elicit"
-        )
+        return "browser"
     if value != "off":
-        raise ConfigError("SEVDESK_CONFIRM", "use elicit (default) or off")
+        raise ConfigError("SEVDESK_CONFIRM", "use elicit (default), browser or off")
     if not _bool(env, "SEVDESK_I_UNDERSTAND_NO_CONFIRM"):
         raise ConfigError(
             "SEVDESK_CONFIRM",
@@ -209,10 +209,10 @@ def setting(env: Mapping[str, str], name: str) -> str | None:
     return value
 
 
-def _bool(env: Mapping[str, str], name: str) -> bool:
+def _bool(env: Mapping[str, str], name: str, *, default: bool = False) -> bool:
     value = setting(env, name)
     if value is None:
-        return False
+        return default
     if value.lower() in _TRUE:
         return True
     if value.lower() in _FALSE:

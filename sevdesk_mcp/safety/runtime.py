@@ -1,7 +1,9 @@
-"""The safety runtime: confirmation nonces and the audit log, one per server factory.
+"""The safety runtime: confirmation nonces, browser approvals and the audit log, one per server
+factory.
 
 Every server instance the factory builds (one per request over HTTP) shares it, so a nonce issued
-in one request can be consumed in the next, exactly once.
+in one request can be consumed in the next, exactly once, and an approval given on the local page
+is found by the retry. The page server is started on first use (``SEVDESK_CONFIRM=browser``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
+from sevdesk_mcp.safety.approval_local import Pages, shared_pages
+from sevdesk_mcp.safety.approvals import ApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
+from sevdesk_mcp.safety.open_url import open_url
 
 NONCE_TTL_S: Final = 600.0
 MAX_NONCES: Final = 10_000
@@ -42,8 +47,35 @@ class NonceStore:
 
 
 class SafetyRuntime:
-    """What every write shares: nonces and the audit log."""
+    """What every write shares: nonces, browser approvals and the audit log.
 
-    def __init__(self, audit: AuditLog, nonces: NonceStore | None = None) -> None:
+    :param pages: returns the started approval pages (the process's shared server by default).
+    :param opener: opens a page link in the user's browser; returns whether it could.
+    """
+
+    def __init__(
+        self,
+        audit: AuditLog,
+        nonces: NonceStore | None = None,
+        *,
+        approvals: ApprovalStore | None = None,
+        pages: Callable[[], Pages] = shared_pages,
+        opener: Callable[[str], bool] = open_url,
+    ) -> None:
         self.audit = audit
         self.nonces = nonces or NonceStore()
+        self.approvals = approvals or ApprovalStore()
+        self.opener = opener
+        self._pages_factory = pages
+        self._pages: Pages | None = None
+
+    def approval_pages(self) -> Pages:
+        """:returns: the approval pages serving this runtime's approvals, started on first use.
+
+        :raises PageServerError: if the page server cannot listen.
+        """
+        if self._pages is None:
+            pages = self._pages_factory()
+            pages.site.attach(self.approvals)
+            self._pages = pages
+        return self._pages

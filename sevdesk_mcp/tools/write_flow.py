@@ -8,11 +8,13 @@ writes through a client stamped with the tool's tier). Every call:
    CR, U+2028/2029, tabs) before ``prepare``;
 2. runs ``prepare``; a dry run (``SEVDESK_DRY_RUN=1`` or ``dryRun``) stops here, never asking;
 3. for ``commit`` and ``external`` tools, obtains the human's approval of that preview
-   (``confirmation.py``); a ``confirm`` argument is never a gate;
+   (``confirmation.py``: an elicitation form, or the local approval page, whose first call ends
+   as ``approval_pending``); a ``confirm`` argument is never a gate;
 4. writes the audit line ``executing`` (if it cannot, nothing is sent);
 5. runs ``execute``; a failure names the writes that already happened.
 
-Results are ``{status: done|dry_run|declined, result?, preview?}``.
+Results are ``{status: done|dry_run|approval_pending|declined, result?, preview?, approval?}``;
+``approval`` (``{reference, expires_at, opened}``) only while a browser approval waits.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import Preview, digest
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.gate import WriteGate
-from sevdesk_mcp.tools.confirmation import confirm
+from sevdesk_mcp.tools.confirmation import ApprovalInfo, Pending, confirm
 from sevdesk_mcp.tools.define import Annotations, ToolContext, ToolDef, define_tool
 
 I = TypeVar("I", bound=msgspec.Struct)  # noqa: E741
@@ -45,9 +47,10 @@ P = TypeVar("P")
 class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
     """The outcome of a write tool call."""
 
-    status: Literal["done", "dry_run", "declined"]
+    status: Literal["done", "dry_run", "approval_pending", "declined"]
     result: O | None = None
     preview: Preview | None = None
+    approval: ApprovalInfo | None = None
     note: str | None = None
 
 
@@ -116,6 +119,13 @@ class _Flow(Generic[I, P, O]):
             decision = await confirm(ctx, self.name, arguments, prepared.preview)
             if isinstance(decision, InputRequired):
                 return decision
+            if isinstance(decision, Pending):
+                return WriteResult(
+                    status="approval_pending",
+                    preview=prepared.preview,
+                    approval=decision.approval,
+                    note=decision.note,
+                )
             if decision:
                 ctx.safety.audit.write("declined", tool=self.name, principal=account.principal)
                 return WriteResult(

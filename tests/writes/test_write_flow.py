@@ -283,8 +283,11 @@ async def test_if_the_audit_line_cannot_be_written_nothing_is_sent(tmp_path: Pat
 async def test_confirm_off_needs_the_explicit_acknowledgement() -> None:
     with pytest.raises(ConfigError, match="SEVDESK_I_UNDERSTAND_NO_CONFIRM"):
         load_config({"SEVDESK_CONFIRM": "off"})
-    with pytest.raises(ConfigError, match="not available"):
-        load_config({"SEVDESK_CONFIRM": "browser"})
+    browser = load_config({"SEVDESK_CONFIRM": "Browser", "SEVDESK_CONFIRM_OPEN": "no"})
+    assert (browser.confirm, browser.confirm_open) == ("browser", False)
+    assert load_config({"SEVDESK_CONFIRM": "browser"}).confirm_open is True
+    with pytest.raises(ConfigError, match="SEVDESK_CONFIRM_OPEN"):
+        load_config({"SEVDESK_CONFIRM_OPEN": "maybe"})
     with pytest.raises(ConfigError, match="elicit"):
         load_config({"SEVDESK_CONFIRM": "sometimes"})
     fake = build_demo()

@@ -1,0 +1,187 @@
+"""Approvals for the local approval page (``SEVDESK_CONFIRM=browser``).
+
+An approval binds the tool, the SHA-256 of its arguments (without ``dryRun``), the principal
+and the SHA-256 of the complete preview the human sees. It has a 256-bit random id (the secret
+part of the page link, never shown to the model), a short non-secret reference code shown to
+the model and on the page, a CSRF token and a cookie value; it expires after 10 minutes and is
+used once. At most five wait for a human at once.
+
+The tool-call side (:meth:`ApprovalStore.settle`) and the page side (:meth:`ApprovalStore.view`,
+:meth:`ApprovalStore.decide`) run on different threads, so every method holds the store's lock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Final, Literal
+
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.preview import Preview, digest
+
+APPROVAL_TTL_S: Final = 600.0
+MAX_PENDING: Final = 5
+ID_BYTES: Final = 32  # 256 bits
+TOKEN_BYTES: Final = 32
+REFERENCE_ALPHABET: Final = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L
+REFERENCE_CHARS: Final = 5
+
+Status = Literal["pending", "approved", "declined"]
+OutcomeKind = Literal["new", "changed", "pending", "approved", "declined"]
+
+
+class TooManyApprovalsError(ToolError):
+    """Five approvals already wait for the human."""
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What an approval is for: the tool, its argument hash and who asked."""
+
+    tool: str
+    arguments: str
+    principal: str
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """One approval; a snapshot (the store holds the current state)."""
+
+    id: str
+    reference: str
+    binding: Binding
+    preview: Preview
+    preview_hash: str
+    expires: float  # seconds since the epoch
+    csrf: str
+    cookie: str
+    changed: bool
+    status: Status = "pending"
+
+    @property
+    def expires_at(self) -> str:
+        """:returns: the expiry as ISO 8601 in UTC, to the second."""
+        return dt.datetime.fromtimestamp(self.expires, dt.UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a tool call finds: a new or renewed approval, or the state of the earlier one."""
+
+    kind: OutcomeKind
+    approval: Approval
+
+
+class ApprovalStore:
+    """The approvals of one safety runtime.
+
+    :param clock: seconds since the epoch (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.time,
+        *,
+        ttl_s: float = APPROVAL_TTL_S,
+        max_pending: int = MAX_PENDING,
+    ) -> None:
+        self._clock = clock
+        self._ttl_s = ttl_s
+        self._max_pending = max_pending
+        self._lock = threading.Lock()
+        self._items: dict[str, Approval] = {}
+
+    def settle(self, binding: Binding, preview: Preview) -> Outcome:
+        """Find the approval for ``binding`` and use it up, or create one.
+
+        An approved or declined approval whose preview hash matches is consumed (single use);
+        a pending one is returned as it is; one for another preview is void and replaced;
+        without one (or after expiry) a new one is created.
+
+        :raises TooManyApprovalsError: if a new approval is needed and five already wait.
+        """
+        preview_hash = digest(preview)
+        with self._lock:
+            self._prune()
+            current = next((a for a in self._items.values() if a.binding == binding), None)
+            if current is None:
+                return Outcome("new", self._create(binding, preview, preview_hash, changed=False))
+            if current.preview_hash != preview_hash:
+                del self._items[current.id]
+                return Outcome(
+                    "changed", self._create(binding, preview, preview_hash, changed=True)
+                )
+            if current.status != "pending":
+                del self._items[current.id]
+            return Outcome(current.status, current)
+
+    def view(self, approval_id: str) -> Approval | None:
+        """:returns: the approval if it exists, is unexpired and still waits for a decision."""
+        with self._lock:
+            self._prune()
+            approval = self._items.get(approval_id)
+            return approval if approval is not None and approval.status == "pending" else None
+
+    def decide(self, approval_id: str, *, approved: bool) -> Approval | None:
+        """Record the human's decision, once.
+
+        :returns: the decided approval, or ``None`` if it is unknown, expired or decided.
+        """
+        with self._lock:
+            self._prune()
+            approval = self._items.get(approval_id)
+            if approval is None or approval.status != "pending":
+                return None
+            decided = replace(approval, status="approved" if approved else "declined")
+            self._items[approval_id] = decided
+            return decided
+
+    def pending_count(self) -> int:
+        """:returns: how many unexpired approvals wait for a decision."""
+        with self._lock:
+            self._prune()
+            return self._pending()
+
+    def _pending(self) -> int:
+        return sum(1 for a in self._items.values() if a.status == "pending")
+
+    def _prune(self) -> None:
+        now = self._clock()
+        for approval_id in [k for k, a in self._items.items() if a.expires <= now]:
+            del self._items[approval_id]
+
+    def _create(
+        self, binding: Binding, preview: Preview, preview_hash: str, *, changed: bool
+    ) -> Approval:
+        if self._pending() >= self._max_pending:
+            waiting = ", ".join(a.reference for a in self._items.values() if a.status == "pending")
+            raise TooManyApprovalsError(
+                f"{self._max_pending} approvals already wait for the human (references "
+                f"{waiting}). Ask the user to approve or decline them on their pages, or wait "
+                "until they expire (10 minutes), then call the tool again. Nothing was changed."
+            )
+        approval = Approval(
+            id=secrets.token_urlsafe(ID_BYTES),
+            reference=self._reference(),
+            binding=binding,
+            preview=preview,
+            preview_hash=preview_hash,
+            expires=self._clock() + self._ttl_s,
+            csrf=secrets.token_urlsafe(TOKEN_BYTES),
+            cookie=secrets.token_urlsafe(TOKEN_BYTES),
+            changed=changed,
+        )
+        self._items[approval.id] = approval
+        return approval
+
+    def _reference(self) -> str:
+        taken = {a.reference for a in self._items.values()}
+        while True:
+            code = "".join(secrets.choice(REFERENCE_ALPHABET) for _ in range(REFERENCE_CHARS))
+            reference = f"{code[:2]}-{code[2:]}"
+            if reference not in taken:
+                return reference

@@ -1,0 +1,295 @@
+"""The local page server's limits, the OS opener and the approval store, in isolation."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from sevdesk_mcp.safety import open_url as opener
+from sevdesk_mcp.safety.approval_local import PageServer, PageServerError, serialize, shared_pages
+from sevdesk_mcp.safety.approval_page import (
+    ApprovalSite,
+    Request,
+    Response,
+    cookie_name,
+    preview_html,
+)
+from sevdesk_mcp.safety.approvals import ApprovalStore, Binding
+from sevdesk_mcp.safety.preview import Fact, Preview
+from tests.browser.helpers import Clock
+
+pytestmark = pytest.mark.anyio
+PREVIEW = Preview(action="Finalize invoice 1")
+BINDING = Binding("sevdesk_test_finalize_invoice", "args", "local")
+
+
+def echo(request: Request) -> Response:
+    if request.target == "/boom":
+        raise RuntimeError("handler bug")
+    return Response(200, f"{request.method} {len(request.body)}".encode())
+
+
+@pytest.fixture
+def server() -> Iterator[PageServer]:
+    page_server = PageServer(
+        echo,
+        max_connections=2,
+        header_deadline_s=0.3,
+        body_deadline_s=0.3,
+        max_body_bytes=64,
+        max_head_bytes=1024,
+    )
+    page_server.start()
+    yield page_server
+    page_server.stop()
+
+
+async def exchange(server: PageServer, data: bytes, *, wait: float = 5) -> bytes:
+    """Send raw bytes, then read until the server closes the connection."""
+    host, port = server.host.split(":")
+    received = b""
+    async with await anyio.connect_tcp(host, int(port)) as stream:
+        await stream.send(data)
+        with anyio.fail_after(wait):
+            try:
+                while True:
+                    received += await stream.receive()
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
+                pass
+    return received
+
+
+def head(server: PageServer, extra: str = "") -> bytes:
+    return f"POST /x HTTP/1.1\r\nHost: {server.host}\r\n{extra}\r\n".encode()
+
+
+async def test_a_request_is_answered_once_and_the_connection_closed(server: PageServer) -> None:
+    answer = await exchange(server, head(server, "Content-Length: 5\r\n") + b"hello")
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"Connection: close\r\n" in answer and answer.endswith(b"POST 5")
+
+
+@pytest.mark.parametrize(
+    ("extra", "body"),
+    [
+        pytest.param("Content-Length: 65\r\n", b"x" * 65, id="declared"),
+        pytest.param(
+            "Transfer-Encoding: chunked\r\n", b"41\r\n" + b"x" * 65 + b"\r\n0\r\n\r\n", id="chunked"
+        ),
+    ],
+)
+async def test_a_body_over_the_cap_is_refused(server: PageServer, extra: str, body: bytes) -> None:
+    answer = await exchange(server, head(server, extra) + body)
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert b"X-Frame-Options: DENY" in answer
+
+
+async def test_a_slow_head_or_body_runs_out_of_time(server: PageServer) -> None:
+    slow_head = await exchange(server, b"GET / HTTP/1.1\r\n")
+    slow_body = await exchange(server, head(server, "Content-Length: 10\r\n") + b"abc")
+    assert slow_head.startswith(b"HTTP/1.1 408 ") and slow_body.startswith(b"HTTP/1.1 408 ")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"NOT HTTP\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nOrigin: a\r\nOrigin: b\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + b"y" * 9000 + b"\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc",
+    ],
+    ids=["garbage", "repeated-header", "huge-head", "cut-body"],
+)
+async def test_malformed_requests_get_400(server: PageServer, data: bytes) -> None:
+    if data.endswith(b"abc"):  # the client closes its side early: the body ends short
+        host, port = server.host.split(":")
+        async with await anyio.connect_tcp(host, int(port)) as stream:
+            await stream.send(data)
+            await stream.send_eof()
+            answer = await stream.receive()
+    else:
+        answer = await exchange(server, data)
+    assert answer.startswith(b"HTTP/1.1 400 ")
+
+
+async def test_a_handler_failure_is_a_500_without_details(server: PageServer) -> None:
+    answer = await exchange(server, f"GET /boom HTTP/1.1\r\nHost: {server.host}\r\n\r\n".encode())
+    assert answer.startswith(b"HTTP/1.1 500 ") and b"handler bug" not in answer
+
+
+async def test_an_empty_connection_gets_no_answer(server: PageServer) -> None:
+    host, port = server.host.split(":")
+    async with await anyio.connect_tcp(host, int(port)) as stream:
+        await stream.send_eof()
+        with anyio.fail_after(5), pytest.raises(anyio.EndOfStream):
+            await stream.receive()
+
+
+async def test_connections_beyond_the_cap_are_closed_at_once(server: PageServer) -> None:
+    host, port = server.host.split(":")
+    first = await anyio.connect_tcp(host, int(port))
+    second = await anyio.connect_tcp(host, int(port))
+    async with first, second:
+        await anyio.sleep(0.05)
+        with anyio.fail_after(0.25):  # well within the 0.3 s head deadline of the two
+            answer = await exchange(server, b"GET / HTTP/1.1\r\n\r\n")
+    assert answer == b""
+    await anyio.sleep(0.4)
+    again = await exchange(server, f"GET / HTTP/1.1\r\nHost: {server.host}\r\n\r\n".encode())
+    assert again.startswith(b"HTTP/1.1 200 ")
+
+
+def test_the_server_listens_on_loopback_and_an_ephemeral_port_only() -> None:
+    page_server = PageServer(echo)
+    with pytest.raises(PageServerError, match="could not be started"):
+        _ = page_server.host
+    host = page_server.start()
+    try:
+        address, port = host.split(":")
+        assert address == "127.0.0.1" and 1024 <= int(port) <= 65535
+        assert page_server.start() == host  # started once
+    finally:
+        page_server.stop()
+    with pytest.raises(PageServerError):
+        _ = page_server.host
+
+
+def test_the_process_shares_one_page_server() -> None:
+    first, second = shared_pages(), shared_pages()
+    assert first is second
+    assert first.link("E" * 43) == f"http://{first.server.host}/a/{'E' * 43}"
+
+
+def test_serialize_writes_a_closing_http_response() -> None:
+    data = serialize(Response(404, b"gone", (("X-A", "1"),)))
+    assert data == (
+        b"HTTP/1.1 404 Not Found\r\nX-A: 1\r\nContent-Length: 4\r\nConnection: close\r\n\r\ngone"
+    )
+
+
+LINK = "http://127.0.0.1:4567/a/" + "F" * 43
+
+
+@pytest.mark.parametrize(
+    ("platform", "command"),
+    [
+        ("linux", ["xdg-open", LINK]),
+        ("freebsd14", ["xdg-open", LINK]),
+        ("darwin", ["open", LINK]),
+        ("win32", ["cmd", "/c", "start", "", LINK]),
+    ],
+)
+def test_the_opener_is_the_platform_s_own(platform: str, command: list[str]) -> None:
+    assert opener.opener_command(LINK, platform) == command
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://evil.example/a/" + "F" * 43,
+        LINK + "&calc",
+        "file:///etc/passwd",
+        "http://127.0.0.1:4567/a/" + "F" * 42 + ";",
+    ],
+)
+def test_only_page_links_are_ever_opened(url: str) -> None:
+    with pytest.raises(ValueError, match="only links of the local approval page"):
+        opener.opener_command(url)
+
+
+def test_open_url_reports_whether_the_opener_started(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(opener, "opener_command", lambda url: [sys.executable, "-c", "pass"])
+    assert opener.open_url(LINK) is True
+    monkeypatch.setattr(opener, "opener_command", lambda url: [str(tmp_path / "missing"), url])
+    assert opener.open_url(LINK) is False
+
+
+def test_the_store_consumes_an_approval_once() -> None:
+    store = ApprovalStore(Clock())
+    created = store.settle(BINDING, PREVIEW)
+    assert created.kind == "new"
+    assert store.settle(BINDING, PREVIEW).kind == "pending"
+    assert store.decide(created.approval.id, approved=True) is not None
+    assert store.decide(created.approval.id, approved=False) is None  # decided once
+    used = store.settle(BINDING, PREVIEW)
+    assert used.kind == "approved" and used.approval.id == created.approval.id
+    assert store.settle(BINDING, PREVIEW).kind == "new"
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        Binding("sevdesk_other_tool", "args", "local"),
+        Binding("sevdesk_test_finalize_invoice", "other-args", "local"),
+        Binding("sevdesk_test_finalize_invoice", "args", "oauth:someone-else"),
+    ],
+)
+def test_an_approval_never_matches_another_tool_arguments_or_principal(other: Binding) -> None:
+    store = ApprovalStore(Clock())
+    approval = store.settle(BINDING, PREVIEW).approval
+    store.decide(approval.id, approved=True)
+    assert store.settle(other, PREVIEW).kind == "new"
+    assert store.settle(BINDING, PREVIEW).kind == "approved"
+
+
+def test_ids_are_256_bit_and_references_short_and_distinct() -> None:
+    store = ApprovalStore(Clock(), max_pending=50)
+    approvals = [store.settle(Binding("t", str(n), "p"), PREVIEW).approval for n in range(50)]
+    assert all(len(a.id) == 43 for a in approvals)  # 32 bytes, base64url
+    assert len({a.reference for a in approvals}) == 50
+    assert len({a.csrf for a in approvals} | {a.cookie for a in approvals}) == 100
+
+
+def test_a_page_server_that_cannot_listen_fails_the_call_not_the_process(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def refuse(**kwargs: object) -> None:
+        raise OSError("no loopback here")
+
+    monkeypatch.setattr(anyio, "create_tcp_listener", refuse)
+    page_server = PageServer(echo)
+    with pytest.raises(PageServerError, match="could not be started"):
+        page_server.start()
+    page_server.stop()
+    assert "The local approval page stopped" in caplog.text
+
+
+def test_a_long_preview_is_capped_on_the_page_with_a_marker() -> None:
+    long = Preview(action="Act", facts=[Fact("Text", "z" * 13_000)], warnings=["careful"])
+    html = preview_html(long)
+    shown = 12_000 - len("careful") - len("Act") - len("Text")
+    assert html.index("WARNING: careful") < html.index("Act")
+    assert f"<dd>{'z' * shown}</dd>" in html
+    assert f"[… {13_000 - shown} more characters not shown; open the dry run" in html
+
+
+def test_hidden_characters_never_reach_the_page() -> None:
+    html = preview_html(Preview(action="Pay \u202eevil\u200b", facts=[Fact("A\tB", "1\n2")]))
+    assert "\u202e" not in html and "\u200b" not in html and "\t" not in html
+    assert "<h2>Pay evil</h2>" in html and "<dd>1\n2</dd>" in html
+
+
+def test_a_decision_lost_to_a_concurrent_one_answers_404(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = ApprovalStore(Clock())
+    site = ApprovalSite()
+    site.attach(store)
+    approval = store.settle(BINDING, PREVIEW).approval
+    host = "127.0.0.1:1"
+    headers = {
+        "host": host,
+        "origin": f"http://{host}",
+        "cookie": f"{cookie_name(approval)}={approval.cookie}",
+        "content-type": "application/x-www-form-urlencoded",
+    }
+    body = f"csrf={approval.csrf}&decision=approve".encode()
+    request = Request("POST", f"/a/{approval.id}", headers, body, host)
+    monkeypatch.setattr(store, "decide", lambda *args, **kwargs: None)
+    assert site.handle(request).status == 404
+    monkeypatch.undo()
+    assert site.handle(request).status == 200

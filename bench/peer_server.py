@@ -7,6 +7,7 @@ measured is the MCP layer.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from mcp.server import MCPServer
@@ -18,16 +19,18 @@ from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
+from sevdesk_mcp.sevdesk.pacing import Pacer
 
 DEMO_URL = "https://demo.sevdesk.invalid/api/v1"
 server = MCPServer(name="peer-sevdesk", version="1")
+_config = load_config(os.environ)  # SEVDESK_RATE_PER_S as for our server
 _client = SevdeskClient(
     base_url=DEMO_URL,
     token=Secret(DEMO_TOKEN),
     gate=WriteGate(tiers=frozenset({Tier.READ})),
     transport=build_demo().transport(),
+    pacer=Pacer(rate_per_s=_config.rate_per_s, burst=max(1, min(int(_config.rate_per_s), 50))),
 )
-_config = load_config({})
 
 
 @server.tool()  # type: ignore[untyped-decorator]  # the SDK is skipped by mypy here

@@ -41,6 +41,7 @@ from sevdesk_mcp.safety.redact import RedactingFilter
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
+from sevdesk_mcp.sevdesk.pacing import Pacer
 
 PROG: Final = "mcp-server-sevdesk"
 EXIT_USAGE: Final = 2
@@ -188,6 +189,10 @@ def _gate(config: Config) -> WriteGate:
     return WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run)
 
 
+def _pacer(config: Config) -> Pacer:
+    return Pacer(rate_per_s=config.rate_per_s, burst=max(1, min(int(config.rate_per_s), 50)))
+
+
 def _account(config: Config) -> AccountContext:
     token = load_token(os.environ)
     if token is None:
@@ -196,7 +201,11 @@ def _account(config: Config) -> AccountContext:
             "API token, or run with --demo to try the server on invented books."
         )
     client = SevdeskClient(
-        base_url=config.api_url, token=token, gate=_gate(config), proxy=config.proxy
+        base_url=config.api_url,
+        token=token,
+        gate=_gate(config),
+        proxy=config.proxy,
+        pacer=_pacer(config),
     )
     return AccountContext(config=config, client=client)
 
@@ -213,6 +222,7 @@ def _demo_account(config: Config) -> AccountContext:
         base_url=DEMO_API_URL,
         token=Secret(DEMO_TOKEN),
         gate=_gate(config),
+        pacer=_pacer(config),
         transport=fake.transport(),
     )
     print(DEMO_BANNER, file=sys.stderr)  # noqa: T201

@@ -56,6 +56,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     confirm: ConfirmMode = "elicit"
     confirm_open: bool = True
     audit_log: Path | None = None
+    rate_per_s: float = 4.0
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -81,6 +82,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         confirm=_confirm(env),
         confirm_open=_bool(env, "SEVDESK_CONFIRM_OPEN", default=True),
         audit_log=_audit_log(env),
+        rate_per_s=_rate(env),
     )
 
 
@@ -99,6 +101,26 @@ def _confirm(env: Mapping[str, str]) -> ConfirmMode:
             "SEVDESK_I_UNDERSTAND_NO_CONFIRM=1 as well",
         )
     return "off"
+
+
+MIN_RATE_PER_S: Final = 0.5
+MAX_RATE_PER_S: Final = 1000.0
+
+
+def _rate(env: Mapping[str, str]) -> float:
+    value = setting(env, "SEVDESK_RATE_PER_S")
+    if value is None:
+        return 4.0
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = -1.0
+    if not MIN_RATE_PER_S <= rate <= MAX_RATE_PER_S:
+        raise ConfigError(
+            "SEVDESK_RATE_PER_S",
+            f"use a number of requests per second from {MIN_RATE_PER_S:g} to {MAX_RATE_PER_S:g}",
+        )
+    return rate
 
 
 def _audit_log(env: Mapping[str, str]) -> Path | None:

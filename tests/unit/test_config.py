@@ -79,6 +79,14 @@ def test_bad_values_name_the_variable_and_the_allowed_values(
     assert value not in str(info.value) or value in ("2",)
 
 
+def test_pacing_rate_is_bounded() -> None:
+    assert load_config({}).rate_per_s == 4.0
+    assert load_config({"SEVDESK_RATE_PER_S": "2.5"}).rate_per_s == 2.5
+    for bad in ("0", "fast", "5000", "nan"):
+        with pytest.raises(ConfigError, match="SEVDESK_RATE_PER_S"):
+            load_config({"SEVDESK_RATE_PER_S": bad})
+
+
 def test_tier_names_and_order() -> None:
     assert [str(t) for t in sorted(Tier)] == ["read", "write", "commit", "external"]
     assert Tier.parse(" Commit ") is Tier.COMMIT

@@ -113,14 +113,7 @@ class TierDeniedError(ToolError):
 
 
 class UpstreamError(SevdeskMcpError):
-    """A sevDesk request failed. The message is ours; sevDesk's own wording is only fenced.
-
-    :param completed_writes: writes of a multi-step action that had already succeeded.
-    """
-
-    def __init__(self, message: str, *, completed_writes: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.completed_writes = completed_writes
+    """A sevDesk request failed. The message is ours; sevDesk's own wording is only fenced."""
 
 
 class UnavailableError(UpstreamError):

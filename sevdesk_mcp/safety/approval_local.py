@@ -147,6 +147,8 @@ class PageServer:
                     await _linger(stream)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             log.debug("approval page: a connection broke")
+        except Exception:  # one bad connection must never stop the page server
+            log.exception("approval page: a connection failed")
         finally:
             self._active -= 1
 

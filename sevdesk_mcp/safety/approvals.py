@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from sevdesk_mcp.errors import ToolError
@@ -51,14 +51,14 @@ class Binding:
 class Approval:
     """One approval; a snapshot (the store holds the current state)."""
 
-    id: str
+    id: str = field(repr=False)  # secret: it is in the page's link
     reference: str
     binding: Binding
     preview: Preview
     preview_hash: str
     expires: float  # seconds since the epoch
-    csrf: str
-    cookie: str
+    csrf: str = field(repr=False)
+    cookie: str = field(repr=False)
     changed: bool
     status: Status = "pending"
 

@@ -51,5 +51,5 @@ class AuditLog:
         except OSError as exc:
             raise AuditError(
                 f"The audit log (SEVDESK_AUDIT_LOG) could not be written ({exc.strerror}); "
-                "nothing was sent to sevDesk."
+                "check the file's folder, permissions and free space."
             ) from None

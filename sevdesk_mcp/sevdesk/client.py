@@ -41,7 +41,7 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.envelope import many, unwrap
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
-from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query
+from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query, minimum_tier
 
 MiB: Final = 1024 * 1024
 PAGE_LIMIT: Final = 1000
@@ -166,7 +166,8 @@ class SevdeskClient:
         params = encode_query(query or {})
         tier = self._stamp if self._stamp is not None else tier
         self.gate.check(method, check_path(path), params, tier)
-        return await self._run(method, path, params, json, is_write=method != "GET")
+        changes_data = minimum_tier(method, path, params) is not None  # side-effect GETs too
+        return await self._run(method, path, params, json, is_write=changes_data)
 
     async def get_all(
         self, path: str, query: Mapping[str, QueryValue] | None = None, *, max_items: int
@@ -262,7 +263,7 @@ class SevdeskClient:
             raise UnavailableError(
                 "sevDesk could not be reached; nothing was sent or changed. Try again later."
             ) from None
-        except httpx.TransportError:
+        except httpx.HTTPError:
             raise _unknown(method, path) from None
         return _finish(*answer)
 

@@ -8,6 +8,7 @@ sometimes arrive as HTTP 500 (Q32). sevDesk's own wording is untrusted: it only 
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Final
 
 import msgspec
@@ -25,6 +26,7 @@ from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 
 NOT_FOUND_CODE: Final = 151
+_OBJECTS: Final = msgspec.json.Decoder(float_hook=Decimal)
 AUTH_REFUSED_HELP: Final = (
     "sevDesk refused the API token (HTTP {status}). It may be wrong, revoked, or belong to a "
     "deleted user. Create a new one in sevDesk (Settings > Users > API token) and set "
@@ -58,7 +60,8 @@ def unwrap(status: int, body: bytes) -> JsonValue:
         ) from None
     if envelope.error is not None or status >= 300:
         raise classify(status, envelope.error)
-    value: JsonValue = msgspec.json.decode(envelope.objects)
+    # Amounts that arrive as JSON numbers (paidAmount, Q4) become Decimal, never float.
+    value: JsonValue = _OBJECTS.decode(envelope.objects)
     return value
 
 

@@ -10,7 +10,9 @@ appear only for 2026-07-28 requests or with ``SEVDESK_STRUCTURED_OUTPUT=on`` (ne
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 import secrets
 import typing
 from collections.abc import Sequence
@@ -32,9 +34,12 @@ from sevdesk_mcp.errors import (
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, ToolResult
 from sevdesk_mcp.safety.runtime import SafetyRuntime
+from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, ToolDef
+from sevdesk_mcp.tools.schema import DECIMAL_PATTERN
 
 log = logging.getLogger("sevdesk_mcp")
+_DECIMAL = re.compile(DECIMAL_PATTERN)
 
 AnyTool = ToolDef[Any, Any]
 
@@ -102,7 +107,10 @@ class Registry:
             )
         parsed = parse_arguments(tool, arguments)
         tool_ctx = ToolContext(
-            account=self._account, request=ctx, registered=self._names, safety=self._safety
+            account=_stamped(self._account, tool.tier),
+            request=ctx,
+            registered=self._names,
+            safety=self._safety,
         )
         output = await tool.handler(parsed, tool_ctx)
         if isinstance(output, InputRequired):
@@ -113,6 +121,16 @@ class Registry:
         content: list[JsonObject] = [{"type": "text", "text": text}]
         content += tool.links(output) if tool.links else []
         return ToolResult(content=content, structured=structured)
+
+
+def _stamped(account: AccountContext, tier: Tier) -> AccountContext:
+    """:returns: the account with a client that stamps ``tier`` on every request, so a read
+    tool's domain code cannot declare a higher tier for itself (the write flow restamps)."""
+    if account.client is None:
+        return account
+    return dataclasses.replace(
+        account, client=account.client.view(gate=account.client.gate, stamp=tier)
+    )
 
 
 def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:
@@ -136,11 +154,25 @@ def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:
         for k, v in arguments.items()
         if not (k not in required and v in (None, "", "null"))  # clients send "null" (7.14)
     }
+    _check_decimal_strings(tool, cleaned)
     try:
         parsed: msgspec.Struct = msgspec.convert(cleaned, tool.input_type)
     except msgspec.ValidationError as exc:
         raise ToolInputError(f"Invalid arguments for {tool.name}: {exc}") from None
     return parsed
+
+
+def _check_decimal_strings(tool: AnyTool, arguments: JsonObject) -> None:
+    properties = tool.input_schema["properties"]
+    assert isinstance(properties, dict)  # built by input_schema
+    for name, value in arguments.items():
+        schema = properties.get(name)
+        pattern = schema.get("pattern") if isinstance(schema, dict) else None
+        if pattern == DECIMAL_PATTERN and isinstance(value, str) and not _DECIMAL.match(value):
+            raise ToolInputError(
+                f"Invalid arguments for {tool.name}: {name} must be a decimal number such as "
+                "1234.50 (a dot, no thousands separators, no exponent)."
+            )
 
 
 def check_output(tool: AnyTool, output: object) -> JsonObject:

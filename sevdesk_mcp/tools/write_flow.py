@@ -20,18 +20,28 @@ Results are ``{status: done|dry_run|approval_pending|declined, result?, preview?
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from typing import Final, Generic, Literal, TypeVar
 
+import anyio
 import msgspec
 
 from sevdesk_mcp.accounts.context import Client
 from sevdesk_mcp.domain.writes import Prepared, Progress
-from sevdesk_mcp.errors import ToolDefinitionError, ToolError, ToolInputError, UpstreamError
+from sevdesk_mcp.errors import (
+    OutcomeUnknownError,
+    SafetyError,
+    ToolDefinitionError,
+    ToolError,
+    ToolInputError,
+    UpstreamError,
+)
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.mcp.types import InputRequired
+from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import Preview, digest
 from sevdesk_mcp.safety.tiers import Tier
@@ -39,6 +49,8 @@ from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.tools.confirmation import ApprovalInfo, Pending, confirm
 from sevdesk_mcp.tools.define import Annotations, ToolContext, ToolDef, define_tool
 
+log = logging.getLogger("sevdesk_mcp")
+EXECUTE_LIMIT_S: Final = 120.0
 I = TypeVar("I", bound=msgspec.Struct)  # noqa: E741
 O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 P = TypeVar("P")
@@ -146,24 +158,62 @@ class _Flow(Generic[I, P, O]):
             "arguments": arguments,
             "preview": digest(prepared.preview),
         }
-        audit_log.write("executing", **audit)
+        try:
+            audit_log.write("executing", **audit)
+        except AuditError as exc:
+            raise ToolError(f"{exc} Nothing was sent to sevDesk.") from None
         config = account.config
         gate = WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run)
         writer = account.require_client().view(gate=gate, stamp=self.tier)
         progress = Progress()
-        try:
-            result = await self.execute(args, prepared.plan, writer, progress)
-        except UpstreamError as exc:
-            audit_log.write("failed", **audit, error=str(exc), completed=list(progress.completed))
-            raise _with_progress(exc, progress) from None
-        audit_log.write("done", **audit, completed=list(progress.completed))
+        # Once the first write may be on the wire, the call runs to its end even if the client
+        # goes away or cancels: a half-made write must be reported, never silently abandoned.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(EXECUTE_LIMIT_S) as limit:
+            try:
+                result = await self.execute(args, prepared.plan, writer, progress)
+            except Exception as exc:
+                _audit_quietly(audit_log, "failed", audit, progress, error=type(exc).__name__)
+                raise _with_progress(exc, progress) from exc
+        if limit.cancelled_caught:
+            _audit_quietly(audit_log, "outcome_unknown", audit, progress)
+            raise OutcomeUnknownError(
+                f"{self.name} did not finish within {EXECUTE_LIMIT_S:g} s. "
+                + _progress_text(progress)
+                + "Check the records in sevDesk before trying again."
+            )
+        _audit_quietly(audit_log, "done", audit, progress)
         return WriteResult(status="done", result=result, preview=prepared.preview)
 
 
-def _with_progress(exc: UpstreamError, progress: Progress) -> UpstreamError | ToolError:
+def _audit_quietly(
+    audit_log: AuditLog,
+    event: str,
+    audit: dict[str, JsonValue],
+    progress: Progress,
+    **extra: JsonValue,
+) -> None:
+    # After execute started, a failing audit line must not hide what happened in sevDesk.
+    try:
+        audit_log.write(event, **audit, completed=list(progress.completed), **extra)
+    except AuditError as exc:
+        log.error("audit line %r not written after the write: %s", event, exc)
+
+
+def _progress_text(progress: Progress) -> str:
+    if not progress.completed:
+        return ""
+    return f"Already changed before the failure: {'; '.join(progress.completed)}. "
+
+
+def _with_progress(exc: Exception, progress: Progress) -> Exception:
     if not progress.completed:
         return exc
-    return ToolError(f"{exc} Already changed before the failure: {'; '.join(progress.completed)}.")
+    said = (
+        str(exc)
+        if isinstance(exc, UpstreamError | SafetyError | ToolError)
+        else ("An internal error stopped the action.")
+    )
+    return ToolError(f"{said} {_progress_text(progress).strip()}")
 
 
 def refuse_hidden_characters(args: msgspec.Struct) -> None:

@@ -139,7 +139,7 @@ async def test_structured_output_follows_the_era_and_the_setting() -> None:
         ({"query": "x", "limit": 51}, "<= 50"),
         ({"query": "x", "limit": True}, "Expected `int`"),
         ({"query": "x", "kind": "c"}, "Invalid enum value 'c'"),
-        ({"query": "x", "amount": "1,5"}, "Invalid decimal"),
+        ({"query": "x", "amount": "1,5"}, "amount must be a decimal number"),
         ({"query": "x", "tags": ["a", "b", "c", "d"]}, "length <= 3"),
     ],
 )

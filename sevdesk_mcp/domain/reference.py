@@ -125,7 +125,8 @@ def _guidance_text(guide: wire.ReceiptGuidance | None) -> str | None:
         for r in guide.allowedTaxRules
     )
     types = ", ".join(t.lower() for t in guide.allowedReceiptTypes)
-    return f"for {types or 'any'} receipts; {rules}" if rules else f"for {types} receipts"
+    text = f"for {types or 'any'} receipts; {rules}" if rules else f"for {types} receipts"
+    return clean(text)
 
 
 async def _units(client: SevdeskClient) -> list[ReferenceItem]:

@@ -91,7 +91,8 @@ async def _pdf(args: GetInput, ctx: ToolContext) -> PdfResult:
             saved = str(deliver(folder, name, data))
         except OSError as exc:
             raise ToolError(
-                f"Could not write the PDF to SEVDESK_OUTPUT_DIR ({exc.strerror})."
+                f"Could not write the PDF to SEVDESK_OUTPUT_DIR ({exc.strerror or exc}); check "
+                "that the folder exists, is writable and has free space."
             ) from None
     note = (
         "Read the resource to view the PDF. It was rendered without marking the document as sent."

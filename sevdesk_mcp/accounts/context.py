@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from sevdesk_mcp.config import Config
 from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.client import SevdeskClient
+from sevdesk_mcp.sevdesk.gate import WriteGate
 
 Client = SevdeskClient  # the name tools use for the handle they pass on to domain functions
 
@@ -43,6 +45,24 @@ class AccountContext:
                 "SEVDESK_API_TOKEN_FILE), or start the server with --demo to try the demo books."
             )
         return self.client
+
+    def reader(self) -> SevdeskClient:
+        """:returns: a view of the client whose gate refuses every write (for ``prepare``).
+
+        :raises ToolError: if no account is connected.
+        """
+        gate = WriteGate(tiers=frozenset({Tier.READ}), read_only=True)
+        return self.require_client().view(gate=gate, stamp=None)
+
+    def writer(self, tier: Tier) -> SevdeskClient:
+        """:returns: a view of the client that stamps ``tier`` on every request (for
+        ``execute``), under the gate of this account's configuration.
+
+        :raises ToolError: if no account is connected.
+        """
+        config = self.config
+        gate = WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run)
+        return self.require_client().view(gate=gate, stamp=tier)
 
     @property
     def api_url(self) -> str:

@@ -7,10 +7,10 @@ from typing import Annotated, Final
 
 import msgspec
 
+from sevdesk_mcp.domain import calendar as dates
 from sevdesk_mcp.domain import reports
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
 
 DEFAULT_LOOKBACK: Final = dt.timedelta(days=7)

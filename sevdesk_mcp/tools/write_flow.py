@@ -45,7 +45,6 @@ from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import Preview, digest
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.tools.confirmation import ApprovalInfo, Pending, confirm
 from sevdesk_mcp.tools.define import Annotations, ToolContext, ToolDef, define_tool
 
@@ -116,10 +115,7 @@ class _Flow(Generic[I, P, O]):
     async def run(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
         refuse_hidden_characters(args)
         account = ctx.account
-        reader = account.require_client().view(
-            gate=WriteGate(tiers=frozenset({Tier.READ}), read_only=True), stamp=None
-        )
-        prepared = await self.prepare(args, reader)
+        prepared = await self.prepare(args, account.reader())
         if getattr(args, "dryRun", False) or account.config.dry_run:
             return WriteResult(
                 status="dry_run",
@@ -162,9 +158,7 @@ class _Flow(Generic[I, P, O]):
             audit_log.write("executing", **audit)
         except AuditError as exc:
             raise ToolError(f"{exc} Nothing was sent to sevDesk.") from None
-        config = account.config
-        gate = WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run)
-        writer = account.require_client().view(gate=gate, stamp=self.tier)
+        writer = account.writer(self.tier)
         progress = Progress()
         # Once the first write may be on the wire, the call runs to its end even if the client
         # goes away or cancels: a half-made write must be reported, never silently abandoned.

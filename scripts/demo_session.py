@@ -87,6 +87,8 @@ async def session(client: StdioClient) -> None:
     if found.get("contacts"):
         await tool("sevdesk_get_contact", contact_id=found["contacts"][0]["id"])
     await tool("sevdesk_search_contacts", query="zzz-nobody")
+    await tool("sevdesk_search_documents", overdue_only=True, limit=3)
+    await tool("sevdesk_cash_position")
 
 
 HOW_TO_ADD = """

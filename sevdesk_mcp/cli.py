@@ -31,10 +31,6 @@ from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import Config, load_config, load_token
 from sevdesk_mcp.errors import AuthenticationError, ConfigError, UpstreamError
-from sevdesk_mcp.http.commands import generate_secret, healthcheck
-from sevdesk_mcp.http.log import install_access_logger
-from sevdesk_mcp.http.serve import bind_service
-from sevdesk_mcp.http.settings import load_http_settings, require_auth
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
 from sevdesk_mcp.safety.redact import RedactingFilter
@@ -102,9 +98,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # The HTTP stack is imported only by the commands that use it: stdio starts faster.
     if args.command == "generate-secret":
+        from sevdesk_mcp.http.commands import generate_secret  # noqa: PLC0415
+
         return generate_secret()
     if args.command == "healthcheck":
+        from sevdesk_mcp.http.commands import healthcheck  # noqa: PLC0415
+
         return healthcheck(os.environ)
     if args.command == "fake-sevdesk":
         return _fake_sevdesk(args.host, args.port)
@@ -149,6 +150,10 @@ def _serve_stdio(*, demo: bool) -> int:
 
 
 def _serve_http(*, demo: bool) -> int:
+    from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
+    from sevdesk_mcp.http.serve import bind_service  # noqa: PLC0415
+    from sevdesk_mcp.http.settings import load_http_settings, require_auth  # noqa: PLC0415
+
     config = load_config(os.environ)
     settings = load_http_settings(os.environ)
     require_auth(settings)

@@ -8,6 +8,7 @@ measured is the MCP layer.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from mcp.server import MCPServer
@@ -52,4 +53,13 @@ async def sevdesk_search_contacts(query: str | None = None, limit: int = 25) -> 
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if len(sys.argv) > 1 and sys.argv[1] == "--http":  # python bench/peer_server.py --http PORT
+        server.run(
+            "streamable-http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            json_response=True,
+            stateless_http=True,
+        )
+    else:
+        server.run("stdio")

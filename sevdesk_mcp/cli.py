@@ -152,7 +152,11 @@ def _serve_stdio(*, demo: bool) -> int:
 def _serve_http(*, demo: bool) -> int:
     from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
     from sevdesk_mcp.http.serve import bind_service  # noqa: PLC0415
-    from sevdesk_mcp.http.settings import load_http_settings, require_auth  # noqa: PLC0415
+    from sevdesk_mcp.http.settings import (  # noqa: PLC0415
+        limits_for,
+        load_http_settings,
+        require_auth,
+    )
 
     config = load_config(os.environ)
     settings = load_http_settings(os.environ)
@@ -167,7 +171,10 @@ def _serve_http(*, demo: bool) -> int:
             await _check_token(account)
         try:
             service = await bind_service(
-                settings, lambda: factory.build(account), principal=account.principal
+                settings,
+                lambda: factory.build(account),
+                principal=account.principal,
+                limits=limits_for(settings),
             )
         except OSError as exc:
             where = f"{settings.host}:{settings.port}"

@@ -21,6 +21,13 @@ from urllib.parse import urlsplit
 
 from sevdesk_mcp.config import is_loopback, is_safe_url, setting
 from sevdesk_mcp.errors import ConfigError
+from sevdesk_mcp.http.limits import (
+    MAX_INFLIGHT,
+    MAX_INFLIGHT_PER_CLIENT,
+    RATE_BURST,
+    RATE_PER_S,
+    Limits,
+)
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 
 AuthMode = Literal["bearer"]
@@ -52,6 +59,8 @@ class HttpSettings:
     :param trust_proxy: how many reverse proxies append to ``X-Forwarded-For``.
     :param auth: the authentication mode, or ``None`` if none is configured.
     :param secrets: the accepted bearer secrets: the current one first, then the previous one.
+    :param rate_per_s: requests per second one client address regains (token bucket).
+    :param inflight_per_client: requests one client address may have running at once.
     """
 
     host: str = DEFAULT_HOST
@@ -62,6 +71,8 @@ class HttpSettings:
     trust_proxy: int = 0
     auth: AuthMode | None = None
     secrets: tuple[Secret, ...] = ()
+    rate_per_s: int = int(RATE_PER_S)
+    inflight_per_client: int = MAX_INFLIGHT_PER_CLIENT
 
 
 def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
@@ -87,6 +98,19 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
         trust_proxy=_int(env, "SEVDESK_HTTP_TRUST_PROXY", 0, 0, MAX_TRUST_PROXY),
         auth=auth,
         secrets=_secrets(env) if auth == "bearer" else (),
+        rate_per_s=_int(env, "SEVDESK_HTTP_RATE_PER_S", int(RATE_PER_S), 1, 100_000),
+        inflight_per_client=_int(
+            env, "SEVDESK_HTTP_INFLIGHT_PER_CLIENT", MAX_INFLIGHT_PER_CLIENT, 1, MAX_INFLIGHT
+        ),
+    )
+
+
+def limits_for(settings: HttpSettings) -> Limits:
+    """:returns: the server limits with the operator's per-client rate and in-flight cap."""
+    return Limits(
+        rate_per_s=float(settings.rate_per_s),
+        rate_burst=max(RATE_BURST, settings.rate_per_s),
+        max_inflight_per_client=settings.inflight_per_client,
     )
 
 

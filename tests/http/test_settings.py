@@ -155,3 +155,24 @@ def test_a_public_site_allows_its_public_host_and_configured_extras() -> None:
 )
 def test_origins_are_normalized(value: str, expected: str | None) -> None:
     assert normalize_origin(value) == expected
+
+
+def test_per_client_rate_and_in_flight_cap_are_settings() -> None:
+    from sevdesk_mcp.http.limits import Limits
+    from sevdesk_mcp.http.settings import limits_for, load_http_settings
+
+    default = limits_for(load_http_settings({}))
+    assert default.rate_per_s == Limits().rate_per_s
+    assert default.max_inflight_per_client == Limits().max_inflight_per_client
+    tuned = limits_for(
+        load_http_settings(
+            {"SEVDESK_HTTP_RATE_PER_S": "500", "SEVDESK_HTTP_INFLIGHT_PER_CLIENT": "32"}
+        )
+    )
+    assert (tuned.rate_per_s, tuned.rate_burst, tuned.max_inflight_per_client) == (500.0, 500, 32)
+    for name, bad in (
+        ("SEVDESK_HTTP_RATE_PER_S", "0"),
+        ("SEVDESK_HTTP_INFLIGHT_PER_CLIENT", "999"),
+    ):
+        with pytest.raises(ConfigError, match=name):
+            load_http_settings({name: bad})

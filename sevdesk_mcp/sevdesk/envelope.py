@@ -112,10 +112,16 @@ def one(objects: JsonValue) -> dict[str, JsonValue]:
     """
     if isinstance(objects, list):
         if not objects:
-            raise NotFoundError("sevDesk has no such object.", status=200)
+            raise NotFoundError(
+                "sevDesk has no such object; check the id (the record may have been deleted).",
+                status=200,
+            )
         objects = objects[0]
     if not isinstance(objects, dict):
-        raise MalformedResponseError("sevDesk answered with an unexpected shape (no object).")
+        raise MalformedResponseError(
+            "sevDesk answered with an unexpected shape (no object); try again, and report it "
+            "if it persists."
+        )
     return objects
 
 

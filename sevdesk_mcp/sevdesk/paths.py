@@ -53,7 +53,10 @@ def api_path(*parts: str | int) -> str:
     out = []
     for part in parts:
         if isinstance(part, bool) or not isinstance(part, str | int):
-            raise WriteRefusedError(f"Invalid path part of type {type(part).__name__}")
+            raise WriteRefusedError(
+                f"Refused a request: a path part of type {type(part).__name__}; ids must be "
+                "whole numbers"
+            )
         if isinstance(part, int):
             if not 0 < part < MAX_ID:
                 raise WriteRefusedError("An id must be a positive whole number")
@@ -61,7 +64,10 @@ def api_path(*parts: str | int) -> str:
         elif _WORD.match(part):
             out.append(part)
         else:
-            raise WriteRefusedError("Invalid path segment")
+            raise WriteRefusedError(
+                "Refused a request with an invalid path segment; only sevDesk resource names "
+                "and numeric ids are sent"
+            )
     return "/" + "/".join(out)
 
 

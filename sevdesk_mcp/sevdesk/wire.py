@@ -10,7 +10,6 @@ Unknown fields are ignored on purpose: sevDesk adds fields without notice.
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 from typing import TypeVar
 
 import msgspec
@@ -125,12 +124,6 @@ class Named(msgspec.Struct, frozen=True):
     username: str | None = None
     firstName: str | None = None
     lastName: str | None = None
-
-
-class Money(msgspec.Struct, frozen=True):
-    """A sum as sevDesk sends it."""
-
-    value: Decimal
 
 
 def parse(raw: JsonValue, kind: type[T]) -> T:

@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Final
 
+from sevdesk_mcp.fake.cancellation import cancellation_header
 from sevdesk_mcp.fake.demo_catalog import Line, draw_lines
 from sevdesk_mcp.fake.demo_common import (
     DEMO_TODAY,
@@ -245,9 +246,8 @@ class SalesBuilder:
         lines = [(spec, -quantity) for spec, quantity in self._lines[original.id]]
         cancellation = self.invoice(day, self._keys[original.id], lines)
         self.send(cancellation, day, "Stornorechnung")
-        cancellation.header = (
-            f"Stornorechnung Nr. {cancellation.invoiceNumber} "
-            f"zur Rechnung Nr. {original.invoiceNumber}"
+        cancellation.header = cancellation_header(
+            cancellation.invoiceNumber, original.invoiceNumber
         )
         cancellation.invoiceType, cancellation.origin = "SR", original.ref()
         cancellation.status = original.status = PAID  # UNVERIFIED: "cancelled" is 1000

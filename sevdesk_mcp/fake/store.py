@@ -35,6 +35,7 @@ from sevdesk_mcp.fake.models import (
     SevUser,
 )
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
+from sevdesk_mcp.fake.records import DocumentLog, Email
 from sevdesk_mcp.fake.wire import BERLIN, Ref, Row, not_found
 
 R = TypeVar("R", bound=Row)
@@ -116,6 +117,8 @@ class Store:
         self.check_accounts = Table(CheckAccount, 5001)
         self.transactions = Table(CheckAccountTransaction, 900001)
         self.transaction_logs = Table(CheckAccountTransactionLog, 950001)
+        self.document_logs = Table(DocumentLog, 960001)
+        self.emails = Table(Email, 970001)
         self.sequences: dict[str, int] = {}
 
     @property
@@ -143,6 +146,10 @@ class Store:
         row.update = self.now()
         self.revision += 1
 
+    def touch(self) -> None:
+        """Record a change that no row shows (a reserved document number)."""
+        self.revision += 1
+
     def remove(self, table: Table[R], row: R) -> None:
         """Delete ``row`` from ``table``."""
         table.pop(row.id)
@@ -155,9 +162,20 @@ class Store:
 
         :returns: the number.
         """
-        value = self.sequences.get(prefix, FIRST_NUMBER)
+        value = self.peek_number(prefix)
         self.sequences[prefix] = value + 1
         return f"{prefix}{value}"
+
+    def peek_number(self, prefix: str) -> int:
+        """:returns: the numeric part of the next number for ``prefix``, without taking it."""
+        return self.sequences.get(prefix, FIRST_NUMBER)
+
+    def note_number_used(self, prefix: str, number: str) -> None:
+        """Move the sequence past ``number`` when it is the next one (a number the client read
+        from SevSequence without reserving it and has now enshrined).
+        """
+        if number == f"{prefix}{self.peek_number(prefix)}":
+            self.sequences[prefix] = self.peek_number(prefix) + 1
 
     def positions_of(self, doc: DocBase) -> list[PosBase]:
         """:returns: the positions of an invoice, credit note or order, in id order."""

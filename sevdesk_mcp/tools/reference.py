@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.tools.catalog import ALL_TOOLS, DEFAULT_OFF_TOOLSETS
 from sevdesk_mcp.tools.registry import AnyTool
 
@@ -39,15 +40,25 @@ def _arguments(tool: AnyTool) -> str:
     properties = tool.input_schema.get("properties")
     if not isinstance(properties, dict) or not properties:
         return "Arguments: none."
-    listed = tool.input_schema.get("required")
-    required = listed if isinstance(listed, list) else []
     rows = ["| argument | type | required | description |", "|---|---|---|---|"]
-    for name, schema in properties.items():
-        assert isinstance(schema, dict)  # built by input_schema
-        kind = schema.get("type")
-        text = str(schema.get("description", "")).replace("|", "\\|")
-        rows.append(f"| `{name}` | {kind} | {'yes' if name in required else 'no'} | {text} |")
-    return "\n".join(rows)
+    return "\n".join(rows + _rows(tool.input_schema, ""))
+
+
+def _rows(schema: JsonObject, prefix: str) -> list[str]:
+    properties = schema.get("properties")
+    assert isinstance(properties, dict)  # built by input_schema
+    listed = schema.get("required")
+    required = listed if isinstance(listed, list) else []
+    rows = []
+    for name, field in properties.items():
+        assert isinstance(field, dict)  # built by input_schema
+        text = str(field.get("description", "")).replace("|", "\\|")
+        flag = "yes" if name in required else "no"
+        rows.append(f"| `{prefix}{name}` | {field.get('type')} | {flag} | {text} |")
+        items = field.get("items")
+        if isinstance(items, dict) and "properties" in items:  # rows of a list (positions)
+            rows += _rows(items, f"{prefix}{name}[].")
+    return rows
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintenance command

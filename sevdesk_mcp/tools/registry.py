@@ -162,16 +162,25 @@ def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:
     return parsed
 
 
-def _check_decimal_strings(tool: AnyTool, arguments: JsonObject) -> None:
-    properties = tool.input_schema["properties"]
+def _check_decimal_strings(
+    tool: AnyTool, arguments: JsonObject, schema: JsonObject | None = None, where: str = ""
+) -> None:
+    properties = (schema or tool.input_schema)["properties"]
     assert isinstance(properties, dict)  # built by input_schema
     for name, value in arguments.items():
-        schema = properties.get(name)
-        pattern = schema.get("pattern") if isinstance(schema, dict) else None
+        field = properties.get(name)
+        if not isinstance(field, dict):
+            continue
+        items = field.get("items")
+        if isinstance(items, dict) and "properties" in items and isinstance(value, list):
+            for index, row in enumerate(value):  # rows of a list argument (positions)
+                if isinstance(row, dict):
+                    _check_decimal_strings(tool, row, items, f"{where}{name}[{index}].")
+        pattern = field.get("pattern")
         if pattern == DECIMAL_PATTERN and isinstance(value, str) and not _DECIMAL.match(value):
             raise ToolInputError(
-                f"Invalid arguments for {tool.name}: {name} must be a decimal number such as "
-                "1234.50 (a dot, no thousands separators, no exponent)."
+                f"Invalid arguments for {tool.name}: {where}{name} must be a decimal number "
+                "such as 1234.50 (a dot, no thousands separators, no exponent)."
             )
 
 

@@ -2,8 +2,9 @@
 
 Input schemas are flat (wire digest section 7.10): an object root, typed primitive properties
 (strings, integers, booleans, enums, decimals as strings, dates) and arrays of primitives; no
-``$ref``, no composition, no nested objects, no floats. Every string and list needs a
-``max_length`` and every integer both bounds, so no argument is unbounded (threat J07).
+``$ref``, no composition, no floats. The one nesting allowed is a top-level array of flat rows
+(objects of primitives, inlined), for document positions (docs/adr/0003). Every string and
+list needs a ``max_length`` and every integer both bounds, so no argument is unbounded (J07).
 Output schemas may nest objects; nested Structs are inlined, never referenced.
 """
 
@@ -42,12 +43,12 @@ def output_schema(struct: type[msgspec.Struct]) -> JsonObject:
     return _object(info, flat=False, where=struct.__name__)
 
 
-def _object(info: mi.StructType, *, flat: bool, where: str) -> JsonObject:
+def _object(info: mi.StructType, *, flat: bool, where: str, nested: bool = False) -> JsonObject:
     properties: JsonObject = {}
     required: list[JsonValue] = []
     for field in info.fields:
         inner = f"{where}.{field.name}"
-        properties[field.encode_name] = _schema(field.type, flat=flat, where=inner, top=True)
+        properties[field.encode_name] = _schema(field.type, flat=flat, where=inner, top=not nested)
         if field.required:
             required.append(field.encode_name)
     schema: JsonObject = {"type": "object", "properties": properties}
@@ -138,12 +139,25 @@ def _array(
 ) -> JsonObject:
     if flat and (not top or t.max_length is None):
         raise ToolDefinitionError(f"{where}: input lists need Meta(max_length=...), no nesting")
-    out: JsonObject = {"type": "array", "items": _schema(t.item_type, flat=flat, where=where)}
+    item = t.item_type
+    if flat and isinstance(item, mi.StructType):
+        items = _row(item, where=where)
+    else:
+        items = _schema(item, flat=flat, where=where)
+    out: JsonObject = {"type": "array", "items": items}
     if t.min_length is not None:
         out["minItems"] = t.min_length
     if t.max_length is not None:
         out["maxItems"] = t.max_length
     return out
+
+
+def _row(info: mi.StructType, *, where: str) -> JsonObject:
+    """The one nesting input schemas allow: a top-level list of flat rows (document positions)
+    whose fields are scalars only."""
+    if not info.forbid_unknown_fields:
+        raise ToolDefinitionError(f"{where}: input rows need forbid_unknown_fields")
+    return _object(info, flat=True, where=where, nested=True)
 
 
 def _optional(t: mi.UnionType, *, flat: bool, where: str, top: bool) -> JsonObject:

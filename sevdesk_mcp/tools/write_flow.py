@@ -215,6 +215,9 @@ def refuse_hidden_characters(args: msgspec.Struct) -> None:
     for name, value in msgspec.structs.asdict(args).items():
         texts = value if isinstance(value, list) else [value]
         for text in texts:
+            if isinstance(text, msgspec.Struct):  # a row of a list argument (positions)
+                refuse_hidden_characters(text)
+                continue
             found = hidden_characters(text) if isinstance(text, str) else []
             if found:
                 raise ToolInputError(

@@ -36,6 +36,7 @@ async def names(wire: Wire) -> list[str]:
 
 PRODUCT = [t.name for t in catalog.ALL_TOOLS if t.tier is Tier.READ]
 PRODUCT_WITH_WRITES = [t.name for t in catalog.ALL_TOOLS if t.tier <= Tier.WRITE]
+PRODUCT_BINDING = [t.name for t in catalog.ALL_TOOLS if t.tier is not Tier.WRITE]
 LOOKUP, DRAFT, FINALIZE_, SEND = (t.name for t in TEST_TOOLS)
 
 
@@ -44,7 +45,7 @@ LOOKUP, DRAFT, FINALIZE_, SEND = (t.name for t in TEST_TOOLS)
     [
         ({}, [*PRODUCT, LOOKUP]),
         ({"SEVDESK_ALLOW": "write"}, [*PRODUCT_WITH_WRITES, LOOKUP, DRAFT]),
-        ({"SEVDESK_ALLOW": "commit,external"}, [*PRODUCT, LOOKUP, FINALIZE_, SEND]),
+        ({"SEVDESK_ALLOW": "commit,external"}, [*PRODUCT_BINDING, LOOKUP, FINALIZE_, SEND]),
         (
             {"SEVDESK_ALLOW": "write,commit,external", "SEVDESK_READ_ONLY": "yes"},
             [*PRODUCT, LOOKUP],

@@ -108,6 +108,49 @@ class AnyField(msgspec.Struct, forbid_unknown_fields=True):
     a: Any
 
 
+class Row(msgspec.Struct, forbid_unknown_fields=True):
+    name: Short
+    amount: Decimal
+
+
+class LooseRow(msgspec.Struct):
+    name: Short
+
+
+class RowWithList(msgspec.Struct, forbid_unknown_fields=True):
+    names: Annotated[list[Short], msgspec.Meta(max_length=2)]
+
+
+class Rows(msgspec.Struct, forbid_unknown_fields=True):
+    rows: Annotated[list[Row], msgspec.Meta(max_length=3)]
+
+
+class LooseRows(msgspec.Struct, forbid_unknown_fields=True):
+    rows: Annotated[list[LooseRow], msgspec.Meta(max_length=3)]
+
+
+class RowsWithLists(msgspec.Struct, forbid_unknown_fields=True):
+    rows: Annotated[list[RowWithList], msgspec.Meta(max_length=3)]
+
+
+def test_a_top_level_list_of_flat_rows_is_allowed_and_inlined() -> None:
+    schema = input_schema(Rows)["properties"]
+    assert isinstance(schema, dict)
+    assert schema["rows"] == {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "maxLength": 5},
+                "amount": {"type": "string", "pattern": DECIMAL_PATTERN},
+            },
+            "required": ["name", "amount"],
+            "additionalProperties": False,
+        },
+        "maxItems": 3,
+    }
+
+
 @pytest.mark.parametrize(
     ("struct", "fragment"),
     [
@@ -120,6 +163,8 @@ class AnyField(msgspec.Struct, forbid_unknown_fields=True):
         (ListNested, "no nesting"),
         (Union, "unions"),
         (AnyField, "AnyType"),
+        (LooseRows, "input rows need forbid_unknown_fields"),
+        (RowsWithLists, "no nesting"),
     ],
 )
 def test_input_structs_that_cannot_be_flat_and_bounded_are_refused(

@@ -15,9 +15,12 @@ from sevdesk_mcp.fake.routes import (
     contact_details,
     contacts,
     credit_notes,
+    document_writes,
+    invoice_actions,
     invoices,
     orders,
     parts,
+    payments,
     system,
     vouchers,
 )
@@ -33,4 +36,7 @@ ROUTER: Final = Router().include(
     orders.router,
     vouchers.router,
     banking.router,
+    document_writes.router,
+    invoice_actions.router,
+    payments.router,
 )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
 from sevdesk_mcp.fake.coerce import parse_flag
-from sevdesk_mcp.fake.documents import DRAFT, OPEN, DocBase, PosBase
+from sevdesk_mcp.fake.documents import DRAFT, DocBase, PosBase
 from sevdesk_mcp.fake.listing import (
     Filter,
     by_int,
@@ -29,6 +29,7 @@ from sevdesk_mcp.fake.listing import (
 )
 from sevdesk_mcp.fake.pdf import tiny_pdf
 from sevdesk_mcp.fake.router import Context, Reply, Router
+from sevdesk_mcp.fake.sending import finalise
 from sevdesk_mcp.fake.store import Store, Table
 from sevdesk_mcp.fake.wire import FakeError, to_wire
 from sevdesk_mcp.jsontypes import JsonObject
@@ -68,23 +69,6 @@ class DocumentKind(Generic[D, P]):
         return {**common, **self.extra_filters}
 
 
-def finalise(store: Store, doc: DocBase, send_type: str) -> None:
-    """Mark ``doc`` as sent: a draft becomes open (200), gets its number and is enshrined.
-
-    The number sequence moves only here (§2.1). A document that is no draft only records the
-    new ``sendType`` and ``sendDate``.
-    """
-    now = store.now()
-    if doc.status == DRAFT:
-        doc.status = OPEN
-        if doc.number is None:
-            doc.set_number(store.next_number(doc.NUMBER_PREFIX))
-        doc.mark_enshrined(now)
-    doc.sendType = send_type
-    doc.sendDate = now
-    store.save(doc)
-
-
 def pdf_object(doc: DocBase) -> JsonObject:
     """:returns: the getPdf object with the keys of Q3; a draft's filename is ``".pdf"``."""
     title = f"{doc.OBJECT_NAME} {doc.number or '(Entwurf)'}"
@@ -99,7 +83,8 @@ def pdf_object(doc: DocBase) -> JsonObject:
 def send_by(store: Store, doc: DocBase, body: Mapping[str, object]) -> None:
     """Apply PUT …/sendBy: ``sendDraft: true`` changes nothing, else :func:`finalise`.
 
-    :raises FakeError: 400 for a missing or unknown ``sendType`` or a missing ``sendDraft``.
+    :raises FakeError: 400 for a missing or unknown ``sendType`` or a missing ``sendDraft``;
+        the errors of :func:`~sevdesk_mcp.fake.sending.finalise`.
     """
     send_type = body.get("sendType")
     if send_type not in SEND_TYPES:

@@ -1,0 +1,221 @@
+"""Binding steps of a sales document (``docs/sevdesk-api.md`` §2.4-2.6, Q21-Q23, Q25):
+finalize (``sendBy`` with ``VPDF`` and ``sendDraft: false``: number, status open, locked),
+enshrine (``enshrine``: festgeschrieben for GoBD, irreversible) and send by email
+(``sendViaEmail``: reaches the customer, and finalizes a draft on the way).
+
+Each ``prepare_*`` reads the document and refuses what sevDesk would refuse or what would
+surprise a bookkeeper; its preview names the irreversible consequence in sevDesk's German terms
+with their English meaning. Each ``execute_*`` sends one request, once, and reads back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from sevdesk_mcp.domain.document_types import KINDS, KindName
+from sevdesk_mcp.domain.document_writes import (
+    DRAFT,
+    DocumentWritten,
+    label,
+    read_back,
+    read_document,
+    sent_once,
+    status_word,
+    where,
+)
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolError, ToolInputError
+from sevdesk_mcp.jsontypes import JsonObject
+from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.sevdesk.client import SevdeskClient
+from sevdesk_mcp.sevdesk.paths import api_path
+from sevdesk_mcp.sevdesk.wire_documents import Document
+
+GOBD: Final = (
+    "Festschreiben (enshrine) is irreversible (GoBD): the document can never again be "
+    "changed, reset to draft or deleted; mistakes can then only be corrected with a "
+    "cancellation invoice (Stornorechnung) or a credit note (Gutschrift)."
+)
+_EMAIL: Final = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class ActionPlan:
+    """One request about one document."""
+
+    kind: KindName
+    document_id: int
+    method: str
+    action: str
+    body: JsonObject | None
+    done: str
+
+
+@dataclass(frozen=True, slots=True)
+class Email:
+    """An email sevDesk sends with the document's PDF attached."""
+
+    to: str
+    subject: str
+    text: str
+    copy_to_self: bool = False
+    cc: str | None = None
+
+
+async def prepare_finalize(
+    client: SevdeskClient, kind_name: KindName, document_id: int
+) -> Prepared[ActionPlan]:
+    """Plan finalizing a draft without sending it (reads only).
+
+    :returns: the preview and the plan.
+    :raises ToolError: if the document is no draft or has no positions.
+    :raises NotFoundError: if there is no such document.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    doc = await _draft(client, kind_name, document_id, "finalized")
+    warnings = [_finalize_warning(kind_name)]
+    facts = _document_facts(kind_name, doc)
+    facts.append(Fact("Sent to the customer", "no (nothing is sent; download the PDF later)"))
+    preview = Preview(
+        action=f"Finalize {label(kind_name, doc)} (abschließen: number, status {status_word(200)})",
+        facts=facts,
+        warnings=warnings,
+        irreversible=kind_name != "order",
+    )
+    body: JsonObject = {"sendType": "VPDF", "sendDraft": False}
+    plan = ActionPlan(kind_name, document_id, "PUT", "sendBy", body, "finalized")
+    return Prepared(preview, plan)
+
+
+async def prepare_enshrine(
+    client: SevdeskClient, kind_name: KindName, document_id: int
+) -> Prepared[ActionPlan]:
+    """Plan enshrining a finalized document (reads only).
+
+    :returns: the preview (always with the GoBD warning) and the plan.
+    :raises ToolError: if the document is a draft or already enshrined.
+    :raises NotFoundError: if there is no such document.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    doc = await read_document(client, kind_name, document_id)
+    if doc.enshrined is not None:
+        raise ToolError(f"{label(kind_name, doc)} is already festgeschrieben (enshrined).")
+    if doc.status == DRAFT:
+        raise ToolError(
+            f"{label(kind_name, doc)} is a draft. Finalize it first "
+            "(sevdesk_finalize_document), which also festschreibt it."
+        )
+    preview = Preview(
+        action=f"Festschreiben (enshrine) {label(kind_name, doc)}",
+        facts=_document_facts(kind_name, doc),
+        warnings=[GOBD],
+        irreversible=True,
+    )
+    plan = ActionPlan(kind_name, document_id, "PUT", "enshrine", None, "enshrined")
+    return Prepared(preview, plan)
+
+
+async def prepare_email(
+    client: SevdeskClient, kind_name: KindName, document_id: int, email: Email
+) -> Prepared[ActionPlan]:
+    """Plan sending a document by email through sevDesk (reads only).
+
+    :returns: the preview (recipient, subject and text in full) and the plan.
+    :raises ToolInputError: for an address that is not one email address.
+    :raises NotFoundError: if there is no such document.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    for name, address in (("to_email", email.to), ("cc_email", email.cc)):
+        if address is not None and not _EMAIL.match(address):
+            raise ToolInputError(f"{name} must be one email address like name@example.com.")
+    doc = await read_document(client, kind_name, document_id)
+    warnings = ["An email cannot be recalled once sevDesk has sent it."]
+    if doc.status == DRAFT:
+        warnings.append(f"The draft is finalized on the way. {_finalize_warning(kind_name)}")
+    facts = [
+        *_document_facts(kind_name, doc),
+        Fact("To", email.to),
+        Fact("Cc", email.cc or "(none)"),
+        Fact("Copy to the sevDesk user", "yes" if email.copy_to_self else "no"),
+        Fact("Subject", email.subject),
+        Fact("Text", email.text),
+        Fact("Attachment", f"the PDF of {label(kind_name, doc)}"),
+    ]
+    preview = Preview(
+        action=f"Send {label(kind_name, doc)} by email to {email.to} (versenden)",
+        facts=facts,
+        warnings=warnings,
+        irreversible=True,
+    )
+    body: JsonObject = {
+        "toEmail": email.to,
+        "subject": email.subject,
+        "text": email.text,
+        "copy": email.copy_to_self,
+        "sendXml": False,
+    }
+    if email.cc:
+        body["ccEmail"] = email.cc
+    plan = ActionPlan(
+        kind_name, document_id, "POST", "sendViaEmail", body, f"emailed to {email.to}"
+    )
+    return Prepared(preview, plan)
+
+
+async def execute(client: SevdeskClient, plan: ActionPlan, progress: Progress) -> DocumentWritten:
+    """Send the planned request once and read the document back.
+
+    :returns: the document as sevDesk now holds it.
+    :raises UpstreamError: if the request or the read-back fails.
+    """
+    path = api_path(KINDS[plan.kind].model, plan.document_id, plan.action)
+    await sent_once(client, plan.method, path, where(plan.kind, plan.document_id), plan.body)
+    what = f"{KINDS[plan.kind].label} {plan.document_id} {plan.done}"
+    progress.done(what)
+    return await read_back(client, plan.kind, plan.document_id, [what])
+
+
+async def _draft(
+    client: SevdeskClient, kind_name: KindName, document_id: int, verb: str
+) -> Document:
+    doc = await read_document(client, kind_name, document_id)
+    if doc.status != DRAFT:
+        raise ToolError(
+            f"{label(kind_name, doc)} is already {verb} (status {status_word(doc.status)}); "
+            "only drafts can be."
+        )
+    if not doc.sumGross and not doc.sumNet:
+        raise ToolError(
+            f"{label(kind_name, doc)} has no amount; add positions "
+            "(sevdesk_update_document_draft) before finalizing it."
+        )
+    if kind_name == "credit_note" and not doc.creditNoteNumber:
+        raise ToolError(
+            f"Credit note draft {doc.id} has no number, and sevDesk cannot finalize a credit "
+            "note without one. Create credit notes with sevdesk_create_document_draft, which "
+            "takes a number from the number range."
+        )
+    return doc
+
+
+def _finalize_warning(kind_name: KindName) -> str:
+    if kind_name == "order":
+        return "The order is marked as sent (versendet) and can no longer be edited as a draft."
+    return (
+        "Finalizing gives the document its number and festschreibt it (enshrined, GoBD): it "
+        "becomes a binding document in the books and can never again be changed or deleted; "
+        "corrections need a cancellation invoice (Stornorechnung) or a credit note."
+    )
+
+
+def _document_facts(kind_name: KindName, doc: Document) -> list[Fact]:
+    return [
+        Fact("Document", label(kind_name, doc)),
+        Fact("Status now", status_word(doc.status)),
+        Fact("Contact id", str(doc.contact.id) if doc.contact else "(none)"),
+        Fact("Header", fence(doc.header) or "(none)"),
+        Fact("Gross", f"{doc.sumGross or 0} {doc.currency or 'EUR'}"),
+    ]

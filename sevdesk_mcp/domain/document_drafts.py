@@ -1,0 +1,257 @@
+"""Drafts of invoices, credit notes and orders (``docs/sevdesk-api.md`` §2.4-2.6): create,
+change and delete them through the Factory endpoints (``saveInvoice``, ``saveCreditNote``,
+``saveOrder``) and ``DELETE``.
+
+``prepare_*`` only reads: it checks the contact, the tax rule against the rates of the
+positions, the amounts and look-alike documents, computes the sums as sevDesk will (per
+position, half-up to the cent) and builds the exact body. ``execute_*`` sends it once (Q33) and
+reads the document back. A draft has no number (Q22); a credit note gets its number from the
+number sequence when it is created (Q35), because sevDesk refuses to finalize one without.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain import draft_checks as checks
+from sevdesk_mcp.domain.document_types import KINDS, KindName
+from sevdesk_mcp.domain.document_writes import (
+    DRAFT,
+    KIND_WORDS,
+    DocumentWritten,
+    label,
+    read_back,
+    read_document,
+    sent_once,
+    where,
+)
+from sevdesk_mcp.domain.draft_body import KEY, Draft, document_body
+from sevdesk_mcp.domain.draft_lines import total_gross
+from sevdesk_mcp.domain.writes import Prepared, Progress, ref
+from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, ToolError
+from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.client import SevdeskClient
+from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.wire_documents import Document
+
+_SAVE: Final = {"invoice": "saveInvoice", "credit_note": "saveCreditNote", "order": "saveOrder"}
+
+
+@dataclass(frozen=True, slots=True)
+class DraftPlan:
+    """What ``execute`` sends: the Factory body, and for a new credit note the number to get."""
+
+    kind: KindName
+    document_id: int | None
+    body: JsonObject
+    needs_number: bool = False
+    written: tuple[str, ...] = field(default=())
+
+
+class DraftDeleted(msgspec.Struct, frozen=True, kw_only=True):
+    """A deleted draft: sevDesk no longer finds it."""
+
+    id: int
+    kind: KindName
+    deleted: bool
+    written: list[str]
+
+
+async def prepare_create(client: SevdeskClient, draft: Draft) -> Prepared[DraftPlan]:
+    """Check a new draft against sevDesk and plan its creation (reads only).
+
+    :returns: the preview and the plan.
+    :raises ToolInputError: for a wrong contact, tax rule, rate or amount.
+    :raises ToolError: if a document with the same contact, date, amount and header exists.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    body, facts = await document_body(client, draft, None)
+    if not draft.allow_duplicate:
+        gross = total_gross(draft.lines)
+        look = checks.Fingerprint(draft.kind, draft.contact_id, draft.day, gross, draft.header)
+        await checks.refuse_lookalike(client, look)
+    preview = Preview(
+        action=f"Create a draft {KIND_WORDS[draft.kind]} in sevDesk (Entwurf: no number yet; "
+        "it can still be changed or deleted)",
+        facts=facts,
+    )
+    plan = DraftPlan(draft.kind, None, body, needs_number=draft.kind == "credit_note")
+    return Prepared(preview, plan)
+
+
+async def execute_create(
+    client: SevdeskClient, plan: DraftPlan, progress: Progress
+) -> DocumentWritten:
+    """Create the draft (a credit note first reserves its number) and read it back.
+
+    :returns: the draft as sevDesk holds it.
+    :raises UpstreamError: if a write or the read-back fails.
+    """
+    body = plan.body
+    if plan.needs_number:
+        number = await next_number(client, "CreditNote", "CN")
+        progress.done(f"reserved credit note number {number}")
+        inner = body["creditNote"]
+        assert isinstance(inner, dict)  # built by _document
+        body = {**body, "creditNote": {**inner, "creditNoteNumber": number}}
+    ident = await _save(client, plan.kind, body)
+    progress.done(f"created {KINDS[plan.kind].label} draft {ident}")
+    return await read_back(client, plan.kind, ident, [f"{KINDS[plan.kind].label} draft {ident}"])
+
+
+async def prepare_update(
+    client: SevdeskClient, document_id: int, draft: Draft
+) -> Prepared[DraftPlan]:
+    """Plan replacing a draft's header fields and positions with ``draft`` (reads only).
+
+    :returns: the preview (the new state in full) and the plan.
+    :raises ToolInputError: for a wrong contact, tax rule, rate or amount.
+    :raises ToolError: if the document is no draft.
+    :raises NotFoundError: if there is no such document.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    current = await draft_document(client, draft.kind, document_id)
+    body, facts = await document_body(client, draft, current)
+    old = await _position_ids(client, draft.kind, document_id)
+    pos_model = f"{KINDS[draft.kind].model}Pos"
+    body[f"{KEY[draft.kind]}PosDelete"] = [ref(i, pos_model) for i in old] or None
+    facts.append(Fact("Replaced positions", str(len(old))))
+    preview = Preview(action=f"Change {label(draft.kind, current)} (a draft)", facts=facts)
+    return Prepared(preview, DraftPlan(draft.kind, document_id, body))
+
+
+async def execute_update(
+    client: SevdeskClient, plan: DraftPlan, progress: Progress
+) -> DocumentWritten:
+    """Send the planned save and read the draft back.
+
+    :returns: the draft as sevDesk holds it.
+    :raises UpstreamError: if the write or the read-back fails.
+    """
+    assert plan.document_id is not None  # an update plan names its draft
+    await _save(client, plan.kind, plan.body, plan.document_id)
+    progress.done(f"changed {KINDS[plan.kind].label} draft {plan.document_id}")
+    written = [f"replaced the header fields and positions of draft {plan.document_id}"]
+    return await read_back(client, plan.kind, plan.document_id, written)
+
+
+async def prepare_delete(
+    client: SevdeskClient, kind_name: KindName, document_id: int
+) -> Prepared[DraftPlan]:
+    """Plan deleting a draft (reads only).
+
+    :returns: the preview and the plan.
+    :raises ToolError: if the document is no draft (sevDesk answers 409, code 159).
+    :raises NotFoundError: if there is no such document.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    doc = await draft_document(client, kind_name, document_id)
+    facts = [
+        Fact("Document", label(kind_name, doc)),
+        Fact("Header", doc.header or "(none)"),
+        Fact("Gross", f"{doc.sumGross or 0} {doc.currency or 'EUR'}"),
+    ]
+    preview = Preview(action=f"Delete {label(kind_name, doc)} (a draft) from sevDesk", facts=facts)
+    return Prepared(preview, DraftPlan(kind_name, document_id, {}))
+
+
+async def execute_delete(
+    client: SevdeskClient, plan: DraftPlan, progress: Progress
+) -> DraftDeleted:
+    """Delete the draft and check that sevDesk no longer finds it.
+
+    :returns: the deleted draft's id and whether it is gone.
+    :raises UpstreamError: if the delete or the check fails.
+    """
+    assert plan.document_id is not None  # a delete plan names its draft
+    path = api_path(KINDS[plan.kind].model, plan.document_id)
+    await sent_once(client, "DELETE", path, where(plan.kind, plan.document_id))
+    progress.done(f"deleted {KINDS[plan.kind].label} draft {plan.document_id}")
+    try:
+        await read_document(client, plan.kind, plan.document_id)
+    except NotFoundError:
+        gone = True
+    else:
+        gone = False
+    written = [f"deleted draft {plan.document_id}"] if gone else []
+    return DraftDeleted(id=plan.document_id, kind=plan.kind, deleted=gone, written=written)
+
+
+async def draft_document(client: SevdeskClient, kind_name: KindName, document_id: int) -> Document:
+    """:returns: the document, if it is a draft.
+
+    :raises ToolError: if it is not a draft, naming its status and what to do instead.
+    :raises NotFoundError: if there is no such document.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    doc = await read_document(client, kind_name, document_id)
+    if doc.status != DRAFT or doc.enshrined is not None:
+        raise ToolError(
+            f"{label(kind_name, doc)} is no draft (status {doc.status}"
+            f"{', festgeschrieben' if doc.enshrined else ''}); only drafts can be changed or "
+            "deleted. Correct a finalized invoice with sevdesk_cancel_invoice or "
+            "sevdesk_credit_note_from_invoice."
+        )
+    return doc
+
+
+async def next_number(client: SevdeskClient, object_type: str, doc_type: str) -> str:
+    """Take the next number of a document sequence (this reserves it).
+
+    :returns: the formatted number, e.g. ``GU-1005``.
+    :raises MalformedResponseError: if sevDesk's answer holds no number.
+    :raises UpstreamError: if sevDesk cannot be reached.
+    """
+    query: dict[str, QueryValue] = {"objectType": object_type, "type": doc_type}
+    answer = await client.send("GET", "/SevSequence/Factory/getByType", query=query)
+    return _formatted(answer)
+
+
+def _formatted(answer: JsonValue) -> str:
+    if isinstance(answer, str | int) and not isinstance(answer, bool):
+        return str(answer)
+    if isinstance(answer, dict):
+        sequence, pattern = answer.get("nextSequence"), answer.get("format")
+        if isinstance(sequence, str | int) and not isinstance(sequence, bool):
+            if isinstance(pattern, str) and "%NUMBER" in pattern:
+                today = dates.today()
+                return (
+                    pattern.replace("%YYYY", f"{today:%Y}")
+                    .replace("%YY", f"{today:%y}")
+                    .replace("%MM", f"{today:%m}")
+                    .replace("%NUMBER", str(sequence))
+                )
+            return str(sequence)
+    raise MalformedResponseError(
+        "sevDesk's number sequence answered without a next number; check the number ranges "
+        "(Nummernkreise) in the sevDesk settings."
+    )
+
+
+async def _position_ids(client: SevdeskClient, kind_name: KindName, document_id: int) -> list[int]:
+    path = api_path(KINDS[kind_name].model, document_id, "getPositions")
+    page = await client.get_all(path, max_items=1000)
+    return [p.id for p in wire.parse_all(page.items, _Id)]
+
+
+async def _save(
+    client: SevdeskClient, kind_name: KindName, body: JsonObject, document_id: int | None = None
+) -> int:
+    path = api_path(KINDS[kind_name].model, "Factory", _SAVE[kind_name])
+    answer = await sent_once(client, "POST", path, where(kind_name, document_id), body)
+    saved = answer.get(KEY[kind_name]) if isinstance(answer, dict) else None
+    if not isinstance(saved, dict):
+        raise MalformedResponseError(
+            f"sevDesk answered the save without the {KEY[kind_name]}; look for the draft in "
+            "sevDesk before trying again."
+        )
+    return wire.parse(saved, _Id).id
+
+
+class _Id(msgspec.Struct, frozen=True):
+    id: int

@@ -1,0 +1,189 @@
+"""The checks of a payment booking that concern the bank side: the check account, and the
+transaction it is booked against with that transaction's booking log (``docs/sevdesk-api.md``
+§2.8, Q17, Q26-Q28).
+
+- An *online* check account needs the transaction the money came in or went out with; on an
+  offline account or a cash register sevDesk creates that transaction itself, so none may be
+  given (Q27).
+- The transaction must belong to the same account, carry the sign of the booking (Q26) and
+  still have at least the booked amount unbooked, according to its log (Q17).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain.banking import ACTIVE, bookings_for
+from sevdesk_mcp.domain.money import ZERO, cents, money
+from sevdesk_mcp.errors import NotFoundError, ToolError, ToolInputError
+from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.client import SevdeskClient
+from sevdesk_mcp.sevdesk.envelope import one
+from sevdesk_mcp.sevdesk.paths import api_path
+from sevdesk_mcp.sevdesk.wire_finance import CheckAccount
+
+ONLINE: Final = "online"
+PRIVATE: Final = 300
+BOOKED: Final = 400
+
+
+class TransactionState(msgspec.Struct, frozen=True):
+    """A bank transaction with ``deletedAt`` (GET by id still returns deleted ones, §2.8)."""
+
+    id: int
+    valueDate: dt.datetime | None = None
+    amount: Decimal | None = None
+    paymtPurpose: str | None = None
+    payeePayerName: str | None = None
+    checkAccount: wire.Ref | None = None
+    status: int | None = None
+    deletedAt: dt.datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AccountCheck:
+    """The check account a payment is booked on."""
+
+    id: int
+    name: str
+    online: bool
+    currency: str
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionCheck:
+    """The transaction a payment is booked against, and how much of it is still unbooked."""
+
+    id: int
+    amount: Decimal
+    remaining: Decimal
+    day: dt.date | None
+    counterparty: str | None
+    purpose: str | None
+
+
+async def check_account(
+    client: SevdeskClient, account_id: int, transaction_id: int | None
+) -> AccountCheck:
+    """:returns: the active check account ``account_id``, checked against Q27.
+
+    :raises ToolInputError: for an unknown account, a missing transaction on an online account
+        or a transaction given for an offline account or cash register.
+    :raises ToolError: for an archived account.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    try:
+        raw = one(await client.get(api_path("CheckAccount", account_id)))
+    except NotFoundError:
+        raise ToolInputError(
+            f"There is no check account {account_id}; sevdesk_list_bank_accounts lists them."
+        ) from None
+    account = wire.parse(raw, CheckAccount)
+    name = fence(account.name) or f"check account {account_id}"
+    if account.status != ACTIVE:
+        raise ToolError(
+            f"Check account {account_id} {name} is archived; book on an active account."
+        )
+    online = clean(account.type or "").casefold() == ONLINE
+    if online and transaction_id is None:
+        raise ToolInputError(
+            f"Check account {account_id} is an online bank account: sevDesk books on it only "
+            "against the transaction the money moved with. Give transaction_id "
+            "(sevdesk_search_transactions with state unmatched lists candidates)."
+        )
+    if not online and transaction_id is not None:
+        raise ToolInputError(
+            f"Check account {account_id} is an offline account or cash register: sevDesk "
+            "creates the transaction itself there. Omit transaction_id."
+        )
+    return AccountCheck(account_id, name, online, (account.currency or "EUR").upper())
+
+
+async def check_transaction(
+    client: SevdeskClient, transaction_id: int, account_id: int, signed: Decimal
+) -> TransactionCheck:
+    """:returns: the transaction, checked against the booking of the ``signed`` amount.
+
+    :raises ToolInputError: for an unknown or deleted transaction.
+    :raises ToolError: if it belongs to another account, has the other sign, is private, is
+        fully booked, or has less left to book than ``signed``.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    tx = await _read_transaction(client, transaction_id)
+    if tx.checkAccount is None or tx.checkAccount.id != account_id:
+        other = tx.checkAccount.id if tx.checkAccount else "no account"
+        raise ToolError(
+            f"Transaction {transaction_id} belongs to check account {other}, not to "
+            f"{account_id}. Book it on its own account, or choose a transaction of {account_id}."
+        )
+    amount = tx.amount or ZERO
+    if amount * signed <= 0:
+        raise ToolError(
+            f"Transaction {transaction_id} is {_direction(amount)} ({cents(amount):f}), but this "
+            f"payment is {_direction(signed)} money. Choose a transaction of that direction."
+        )
+    if tx.status == PRIVATE:
+        raise ToolError(
+            f"Transaction {transaction_id} is marked private (Privat); it cannot pay a document."
+        )
+    remaining = await _remaining(client, tx, amount)
+    if abs(signed) > remaining:
+        raise ToolError(
+            f"Transaction {transaction_id} has only {money(remaining, None).amount} left to "
+            f"book, less than {money(abs(signed), None).amount}. Book at most that much, or "
+            "choose another transaction."
+        )
+    return TransactionCheck(
+        id=tx.id,
+        amount=amount,
+        remaining=remaining,
+        day=dates.berlin_date(tx.valueDate),
+        counterparty=fence(tx.payeePayerName),
+        purpose=fence(tx.paymtPurpose),
+    )
+
+
+async def _read_transaction(client: SevdeskClient, transaction_id: int) -> TransactionState:
+    try:
+        raw = one(await client.get(api_path("CheckAccountTransaction", transaction_id)))
+    except NotFoundError:
+        raise ToolInputError(
+            f"There is no transaction {transaction_id}; sevdesk_search_transactions lists them."
+        ) from None
+    tx = wire.parse(raw, TransactionState)
+    if tx.deletedAt is not None:
+        raise ToolInputError(
+            f"Transaction {transaction_id} was deleted in sevDesk; choose another transaction."
+        )
+    return tx
+
+
+async def _remaining(client: SevdeskClient, tx: TransactionState, amount: Decimal) -> Decimal:
+    logs, _ = await bookings_for(client, [tx.id])
+    entries = logs[tx.id]
+    booked = abs(sum((e.amountPaid or ZERO for e in entries), ZERO))
+    if tx.status == BOOKED and not entries:
+        raise ToolError(
+            f"Transaction {tx.id} is marked booked (gebucht), but its booking log is empty. "
+            "Look at it in sevDesk before booking anything against it."
+        )
+    remaining = abs(amount) - booked
+    if remaining <= 0:
+        targets = ", ".join(
+            f"{e.object.objectName} {e.object.id}" for e in entries if e.object is not None
+        )
+        raise ToolError(
+            f"Transaction {tx.id} is already fully booked (against {targets or 'other records'}"
+            "). Choose an unbooked transaction (sevdesk_search_transactions, state unmatched)."
+        )
+    return remaining
+
+
+def _direction(amount: Decimal) -> str:
+    return "incoming" if amount > 0 else "outgoing"

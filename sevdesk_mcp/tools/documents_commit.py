@@ -1,0 +1,226 @@
+"""Toolset ``documents``, tier ``commit``: book a payment, cancel an invoice (Storno), draft a
+credit note from an invoice, reset a document to open or to draft (ADR 0003 write flow).
+
+Every tool runs on :func:`~sevdesk_mcp.tools.write_flow.define_write_tool`, so a human approves
+the preview before anything is sent. The logic is in :mod:`sevdesk_mcp.domain.payments`,
+:mod:`sevdesk_mcp.domain.reversals` and :mod:`sevdesk_mcp.domain.resets`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Annotated, Final
+
+import msgspec
+
+from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain import payments, resets, reversals
+from sevdesk_mcp.domain.document_writes import DocumentWritten
+from sevdesk_mcp.domain.lifecycle import TargetKind, Written
+from sevdesk_mcp.domain.payments import PaymentBooked, PaymentPlan
+from sevdesk_mcp.domain.resets import ResetPlan, ResetTo
+from sevdesk_mcp.domain.reversals import Cancelled, InvoicePlan
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import Annotations
+from sevdesk_mcp.tools.write_flow import define_write_tool
+
+BINDING: Final = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
+
+Kind = Annotated[
+    TargetKind, msgspec.Meta(description="invoice, credit_note or voucher (a receipt, Beleg)")
+]
+DocumentId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The document's id")]
+InvoiceId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The invoice's id")]
+DryRun = Annotated[bool, msgspec.Meta(description="Only preview; change nothing, ask nobody")]
+
+
+class BookPaymentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_book_payment``."""
+
+    kind: Kind
+    document_id: DocumentId
+    amount: Annotated[
+        Decimal,
+        msgspec.Meta(
+            description="The money that moved, positive, as a decimal string (e.g. 763.98); "
+            "the sign sevDesk needs is set from the document"
+        ),
+    ]
+    date: Annotated[dt.date, msgspec.Meta(description="Payment date, YYYY-MM-DD (Berlin)")]
+    check_account_id: Annotated[
+        int, msgspec.Meta(ge=1, le=10**15, description="Bank account or cash register id")
+    ]
+    transaction_id: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=10**15,
+                description="The bank transaction; required on online accounts, omitted on "
+                "offline accounts and cash registers",
+            ),
+        ]
+        | None
+    ) = None
+    dryRun: DryRun = False
+
+
+class CancelInvoiceInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_cancel_invoice``."""
+
+    invoice_id: InvoiceId
+    dryRun: DryRun = False
+
+
+class CreditNoteInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_credit_note_from_invoice``."""
+
+    invoice_id: InvoiceId
+    dryRun: DryRun = False
+
+
+class ResetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_reset_document``."""
+
+    kind: Kind
+    document_id: DocumentId
+    to: Annotated[
+        ResetTo,
+        msgspec.Meta(description="open (removes all payment bookings) or draft (editable)"),
+    ]
+    dryRun: DryRun = False
+
+
+async def _prepare_payment(args: BookPaymentInput, client: Client) -> Prepared[PaymentPlan]:
+    request = payments.PaymentRequest(
+        kind=args.kind,
+        document_id=args.document_id,
+        amount=args.amount,
+        day=args.date,
+        check_account_id=args.check_account_id,
+        transaction_id=args.transaction_id,
+    )
+    return await payments.prepare_payment(client, request)
+
+
+async def _execute_payment(
+    args: BookPaymentInput, plan: PaymentPlan, client: Client, progress: Progress
+) -> PaymentBooked:
+    return await payments.execute_payment(client, plan, progress)
+
+
+async def _prepare_cancel(args: CancelInvoiceInput, client: Client) -> Prepared[InvoicePlan]:
+    return await reversals.prepare_cancel(client, args.invoice_id)
+
+
+async def _execute_cancel(
+    args: CancelInvoiceInput, plan: InvoicePlan, client: Client, progress: Progress
+) -> Cancelled:
+    return await reversals.execute_cancel(client, plan, progress)
+
+
+async def _prepare_credit_note(args: CreditNoteInput, client: Client) -> Prepared[InvoicePlan]:
+    return await reversals.prepare_credit_note(client, args.invoice_id)
+
+
+async def _execute_credit_note(
+    args: CreditNoteInput, plan: InvoicePlan, client: Client, progress: Progress
+) -> DocumentWritten:
+    return await reversals.execute_credit_note(client, plan, progress)
+
+
+async def _prepare_reset(args: ResetInput, client: Client) -> Prepared[ResetPlan]:
+    return await resets.prepare_reset(client, args.kind, args.document_id, args.to)
+
+
+async def _execute_reset(
+    args: ResetInput, plan: ResetPlan, client: Client, progress: Progress
+) -> Written:
+    return await resets.execute_reset(client, plan, progress)
+
+
+BOOK_PAYMENT = define_write_tool(
+    name="sevdesk_book_payment",
+    title="Book a payment (Zahlung verbuchen)",
+    description=(
+        "Books a payment on an open invoice, credit note or receipt (voucher) in sevDesk. Give "
+        "the positive amount that moved, the payment date and the check account; on an online "
+        "bank account also the bank transaction. It refuses drafts, paid or cancelled "
+        "documents, more than the open amount, and a transaction of another account, the "
+        "other direction or with too little left to book. The booking is binding: it can only "
+        "be taken back by resetting the document to open, which removes all its bookings. A "
+        "human approves the preview first; dryRun=true only previews. Returns the document as "
+        "read back."
+    ),
+    toolset="documents",
+    tier=Tier.COMMIT,
+    annotations=BINDING,
+    input=BookPaymentInput,
+    output=PaymentBooked,
+    prepare=_prepare_payment,
+    execute=_execute_payment,
+)
+
+CANCEL_INVOICE = define_write_tool(
+    name="sevdesk_cancel_invoice",
+    title="Cancel an invoice (Stornieren)",
+    description=(
+        "Cancels a finalized invoice in sevDesk (Storno): sevDesk creates a numbered, "
+        "enshrined cancellation invoice (Stornorechnung) with negative amounts. This cannot be "
+        "undone. It refuses drafts (delete them instead), cancellation invoices, invoices "
+        "already cancelled, with payments (reset them to open first) or with a credit note. A "
+        "human approves the preview first; dryRun=true only previews. Returns the invoice and "
+        "its cancellation invoice as read back."
+    ),
+    toolset="documents",
+    tier=Tier.COMMIT,
+    annotations=BINDING,
+    input=CancelInvoiceInput,
+    output=Cancelled,
+    prepare=_prepare_cancel,
+    execute=_execute_cancel,
+)
+
+CREDIT_NOTE_FROM_INVOICE = define_write_tool(
+    name="sevdesk_credit_note_from_invoice",
+    title="Credit note from an invoice (Gutschrift)",
+    description=(
+        "Drafts a credit note (Gutschrift/Rechnungskorrektur) over a whole finalized invoice in "
+        "sevDesk, with the invoice's positions. While the credit note exists, the invoice can "
+        "neither be reset to open nor cancelled. It refuses drafts, cancellation invoices, "
+        "cancelled invoices and invoices that already have a credit note. A human approves the "
+        "preview first; dryRun=true only previews. Returns the new credit note draft as read "
+        "back."
+    ),
+    toolset="documents",
+    tier=Tier.COMMIT,
+    annotations=BINDING,
+    input=CreditNoteInput,
+    output=DocumentWritten,
+    prepare=_prepare_credit_note,
+    execute=_execute_credit_note,
+)
+
+RESET_DOCUMENT = define_write_tool(
+    name="sevdesk_reset_document",
+    title="Reset a document to open or draft",
+    description=(
+        "Resets an invoice, credit note or receipt (voucher) in sevDesk. to=open removes ALL "
+        "payment bookings of the document (the bank transactions become unbooked again); "
+        "to=draft makes an open document without payments editable again, and is refused for "
+        "documents that are enshrined (festgeschrieben, GoBD). It refuses cancelled invoices "
+        "and invoices with a credit note. A human approves the preview, which lists the "
+        "bookings to be removed; dryRun=true only previews. Returns the document as read back."
+    ),
+    toolset="documents",
+    tier=Tier.COMMIT,
+    annotations=BINDING,
+    input=ResetInput,
+    output=Written,
+    prepare=_prepare_reset,
+    execute=_execute_reset,
+)
+
+TOOLS = (BOOK_PAYMENT, CANCEL_INVOICE, CREDIT_NOTE_FROM_INVOICE, RESET_DOCUMENT)

@@ -1,0 +1,328 @@
+"""Toolset ``documents``: drafts (tier ``write``), finalize and enshrine (``commit``) and send
+by email (``external``) of invoices, credit notes and orders (ADR 0003 write flow).
+
+The logic is in :mod:`sevdesk_mcp.domain.document_drafts` and
+:mod:`sevdesk_mcp.domain.document_actions`; positions are a list of flat rows (docs/adr/0003).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Annotated, Final, Literal
+
+import msgspec
+
+from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain import document_actions as actions
+from sevdesk_mcp.domain import document_drafts as drafts
+from sevdesk_mcp.domain.calendar import today
+from sevdesk_mcp.domain.document_actions import ActionPlan
+from sevdesk_mcp.domain.document_drafts import DraftDeleted, DraftPlan
+from sevdesk_mcp.domain.document_types import KindName
+from sevdesk_mcp.domain.document_writes import DocumentWritten
+from sevdesk_mcp.domain.draft_body import CreditNoteCategory, Draft, OrderType
+from sevdesk_mcp.domain.draft_lines import Line, checked_line
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolInputError
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.contacts_write import EMAIL_PATTERN, WRITE_ANNOTATIONS, DryRun, stripped
+from sevdesk_mcp.tools.define import Annotations
+from sevdesk_mcp.tools.write_flow import define_write_tool
+
+BINDING: Final = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
+DELETE: Final = Annotations(read_only=False, destructive=True, idempotent=True, open_world=True)
+
+Kind = Annotated[KindName, msgspec.Meta(description="invoice, credit_note or order")]
+DocumentId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The document's id")]
+Text = Annotated[str, msgspec.Meta(max_length=5000, description="Text printed on the document")]
+Day = Annotated[dt.date, msgspec.Meta(description="A date, YYYY-MM-DD")]
+
+
+class PositionInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One position of a document."""
+
+    name: Annotated[str, msgspec.Meta(max_length=200, description="What was sold")]
+    quantity: Annotated[Decimal, msgspec.Meta(description="Quantity, e.g. 3 or 1.5")]
+    unit_price: Annotated[
+        Decimal, msgspec.Meta(description="Net price of one unit in EUR, e.g. 120.00")
+    ]
+    tax_rate: Annotated[Literal[0, 7, 19], msgspec.Meta(description="VAT rate in percent")]
+    unit_id: Annotated[int, msgspec.Meta(ge=1, le=10**6, description="Unit id (1 is Stk)")] = 1
+    part_id: Annotated[int, msgspec.Meta(ge=1, le=10**15, description="Article id")] | None = None
+    text: Annotated[str, msgspec.Meta(max_length=2000, description="Position text")] | None = None
+
+
+Positions = Annotated[
+    list[PositionInput], msgspec.Meta(min_length=1, max_length=100, description="Positions")
+]
+
+
+class DraftInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_create_document_draft``."""
+
+    kind: Kind
+    contact_id: Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The customer")]
+    positions: Positions
+    date: Day | None = None
+    tax_rule_id: Annotated[
+        int, msgspec.Meta(ge=1, le=100, description="Tax rule (1: taxable sales, 11: §19)")
+    ] = 1
+    header: Annotated[str, msgspec.Meta(max_length=200, description="Title line")] | None = None
+    head_text: Text | None = None
+    foot_text: Text | None = None
+    payment_days: (
+        Annotated[int, msgspec.Meta(ge=0, le=365, description="Invoices: days to pay")] | None
+    ) = None
+    delivery_date: Day | None = None
+    source_invoice_id: (
+        Annotated[
+            int, msgspec.Meta(ge=1, le=10**15, description="Credit notes: the invoice corrected")
+        ]
+        | None
+    ) = None
+    credit_note_category: Annotated[
+        CreditNoteCategory,
+        msgspec.Meta(description="Credit notes: underachievement (correction) or provision"),
+    ] = "underachievement"
+    order_type: Annotated[
+        OrderType,
+        msgspec.Meta(description="Orders: AN offer, AB confirmation, LI delivery note"),
+    ] = "AN"
+    allow_duplicate: Annotated[
+        bool, msgspec.Meta(description="Create even if a same-looking document exists")
+    ] = False
+    dryRun: DryRun = False
+
+
+class UpdateDraftInput(DraftInput, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_update_document_draft``: the draft's complete new content."""
+
+    document_id: DocumentId
+
+
+class DocumentRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A document by kind and id."""
+
+    kind: Kind
+    document_id: DocumentId
+    dryRun: DryRun = False
+
+
+class EmailInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_send_document_email``."""
+
+    kind: Kind
+    document_id: DocumentId
+    to_email: Annotated[str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN)]
+    subject: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=5000, description="Email body")]
+    cc_email: Annotated[str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN)] | None = None
+    copy_to_self: Annotated[bool, msgspec.Meta(description="Copy to the sevDesk user")] = False
+    dryRun: DryRun = False
+
+
+def _draft(args: DraftInput) -> Draft:
+    lines = tuple(
+        checked_line(
+            Line(
+                name=stripped(p.name, f"positions[{i}].name") or "",
+                quantity=p.quantity,
+                price=p.unit_price,
+                tax_rate=Decimal(p.tax_rate),
+                unit_id=p.unit_id,
+                part_id=p.part_id,
+                text=stripped(p.text, f"positions[{i}].text"),
+            ),
+            i,
+        )
+        for i, p in enumerate(args.positions)
+    )
+    if args.kind != "invoice" and args.payment_days is not None:
+        raise ToolInputError("payment_days applies to invoices only; leave it out.")
+    if args.kind != "credit_note" and args.source_invoice_id is not None:
+        raise ToolInputError("source_invoice_id applies to credit notes only; leave it out.")
+    return Draft(
+        kind=args.kind,
+        contact_id=args.contact_id,
+        day=args.date or today(),
+        lines=lines,
+        tax_rule_id=args.tax_rule_id,
+        header=stripped(args.header, "header"),
+        head_text=stripped(args.head_text, "head_text"),
+        foot_text=stripped(args.foot_text, "foot_text"),
+        payment_days=args.payment_days,
+        delivery_day=args.delivery_date,
+        source_invoice_id=args.source_invoice_id,
+        category=args.credit_note_category,
+        order_type=args.order_type,
+        allow_duplicate=args.allow_duplicate,
+    )
+
+
+async def _prepare_create(args: DraftInput, client: Client) -> Prepared[DraftPlan]:
+    return await drafts.prepare_create(client, _draft(args))
+
+
+async def _execute_create(
+    args: DraftInput, plan: DraftPlan, client: Client, progress: Progress
+) -> DocumentWritten:
+    return await drafts.execute_create(client, plan, progress)
+
+
+async def _prepare_update(args: UpdateDraftInput, client: Client) -> Prepared[DraftPlan]:
+    return await drafts.prepare_update(client, args.document_id, _draft(args))
+
+
+async def _execute_update(
+    args: UpdateDraftInput, plan: DraftPlan, client: Client, progress: Progress
+) -> DocumentWritten:
+    return await drafts.execute_update(client, plan, progress)
+
+
+async def _prepare_delete(args: DocumentRef, client: Client) -> Prepared[DraftPlan]:
+    return await drafts.prepare_delete(client, args.kind, args.document_id)
+
+
+async def _execute_delete(
+    args: DocumentRef, plan: DraftPlan, client: Client, progress: Progress
+) -> DraftDeleted:
+    return await drafts.execute_delete(client, plan, progress)
+
+
+async def _prepare_finalize(args: DocumentRef, client: Client) -> Prepared[ActionPlan]:
+    return await actions.prepare_finalize(client, args.kind, args.document_id)
+
+
+async def _prepare_enshrine(args: DocumentRef, client: Client) -> Prepared[ActionPlan]:
+    return await actions.prepare_enshrine(client, args.kind, args.document_id)
+
+
+async def _prepare_email(args: EmailInput, client: Client) -> Prepared[ActionPlan]:
+    email = actions.Email(
+        to=args.to_email.strip(),
+        subject=stripped(args.subject, "subject") or "",
+        text=args.text,
+        copy_to_self=args.copy_to_self,
+        cc=stripped(args.cc_email, "cc_email"),
+    )
+    return await actions.prepare_email(client, args.kind, args.document_id, email)
+
+
+async def _execute_action(
+    args: msgspec.Struct, plan: ActionPlan, client: Client, progress: Progress
+) -> DocumentWritten:
+    return await actions.execute(client, plan, progress)
+
+
+CREATE_DRAFT = define_write_tool(
+    name="sevdesk_create_document_draft",
+    title="Draft an invoice, credit note or order",
+    description=(
+        "Creates a draft (Entwurf) of an invoice, credit note or order for a contact, with "
+        "positions (name, quantity, net unit price, VAT rate 0/7/19). The tax rule (1 taxable "
+        "sales by default) is checked against the rates before anything is sent; the "
+        "contact's billing address is copied onto the document; sums are computed as sevDesk "
+        "does. A draft has no number and binds nothing; finalize it with "
+        "sevdesk_finalize_document. Credit notes correcting an invoice need "
+        "source_invoice_id. Refuses a document with the same contact, date, gross amount and "
+        "header unless allow_duplicate=true. dryRun=true shows the preview only. Returns the "
+        "draft as read back."
+    ),
+    toolset="documents",
+    tier=Tier.WRITE,
+    annotations=WRITE_ANNOTATIONS,
+    input=DraftInput,
+    output=DocumentWritten,
+    prepare=_prepare_create,
+    execute=_execute_create,
+)
+
+UPDATE_DRAFT = define_write_tool(
+    name="sevdesk_update_document_draft",
+    title="Change a document draft",
+    description=(
+        "Replaces the content of a draft invoice, credit note or order: give the complete new "
+        "content (contact, positions, texts, dates); all old positions are replaced. Only "
+        "drafts can change; finalized documents are corrected by cancellation or credit "
+        "note. dryRun=true shows the new content without changing anything."
+    ),
+    toolset="documents",
+    tier=Tier.WRITE,
+    annotations=WRITE_ANNOTATIONS,
+    input=UpdateDraftInput,
+    output=DocumentWritten,
+    prepare=_prepare_update,
+    execute=_execute_update,
+)
+
+DELETE_DRAFT = define_write_tool(
+    name="sevdesk_delete_document_draft",
+    title="Delete a document draft",
+    description=(
+        "Deletes a draft invoice, credit note or order (status draft, never finalized). "
+        "Finalized documents cannot be deleted. dryRun=true shows what would be deleted."
+    ),
+    toolset="documents",
+    tier=Tier.WRITE,
+    annotations=DELETE,
+    input=DocumentRef,
+    output=DraftDeleted,
+    prepare=_prepare_delete,
+    execute=_execute_delete,
+)
+
+FINALIZE = define_write_tool(
+    name="sevdesk_finalize_document",
+    title="Finalize a document draft",
+    description=(
+        "Finalizes a draft invoice, credit note or order without sending it: sevDesk gives it "
+        "its number, sets it to open and festschreibt it (GoBD), after which it can never be "
+        "changed or deleted. Needs a human's approval of the preview. dryRun=true shows the "
+        "preview only. Returns the document with its new number."
+    ),
+    toolset="documents",
+    tier=Tier.COMMIT,
+    annotations=BINDING,
+    input=DocumentRef,
+    output=DocumentWritten,
+    prepare=_prepare_finalize,
+    execute=_execute_action,
+)
+
+ENSHRINE = define_write_tool(
+    name="sevdesk_enshrine_document",
+    title="Festschreiben (enshrine) a document",
+    description=(
+        "Enshrines (festschreiben) a finalized invoice, credit note or order that is not yet "
+        "locked. Irreversible (GoBD): afterwards it can never be changed, reset or deleted. "
+        "Needs a human's approval. dryRun=true shows the preview only."
+    ),
+    toolset="documents",
+    tier=Tier.COMMIT,
+    annotations=BINDING,
+    input=DocumentRef,
+    output=DocumentWritten,
+    prepare=_prepare_enshrine,
+    execute=_execute_action,
+)
+
+SEND_EMAIL = define_write_tool(
+    name="sevdesk_send_document_email",
+    title="Send a document by email",
+    description=(
+        "Sends an invoice, credit note or order by email through sevDesk with its PDF "
+        "attached (recipient, subject and text as given). A draft is finalized on the way "
+        "(number, festgeschrieben). Reaches a third party and cannot be recalled; needs a "
+        "human's approval of recipient, subject and text. dryRun=true shows the preview only."
+    ),
+    toolset="documents",
+    tier=Tier.EXTERNAL,
+    annotations=BINDING,
+    input=EmailInput,
+    output=DocumentWritten,
+    prepare=_prepare_email,
+    execute=_execute_action,
+)
+
+TOOLS = (CREATE_DRAFT, UPDATE_DRAFT, DELETE_DRAFT, FINALIZE, ENSHRINE, SEND_EMAIL)

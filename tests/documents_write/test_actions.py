@@ -1,0 +1,166 @@
+"""sevdesk_finalize_document, sevdesk_enshrine_document and sevdesk_send_document_email: the
+preview a human approves names the irreversible consequence, and exactly that is executed."""
+
+from __future__ import annotations
+
+import pytest
+
+from sevdesk_mcp.fake import build_demo
+from tests.documents_write.helpers import (
+    DRAFT_CREDIT_NOTE,
+    DRAFT_INVOICE,
+    OPEN_INVOICE,
+    app,
+    approved,
+)
+from tests.wire import open_wire
+from tests.writes.helpers import approve, write_app
+from tests.writes_tools.helpers import body, call, error_text, facts, writes
+
+pytestmark = pytest.mark.anyio
+FINALIZE = "sevdesk_finalize_document"
+ENSHRINE = "sevdesk_enshrine_document"
+EMAIL = "sevdesk_send_document_email"
+MAIL = {
+    "to_email": "buchhaltung@cafe-kastanie.example",
+    "subject": "Ihre Rechnung",
+    "text": "Guten Tag,\nanbei die Rechnung.\nViele Grüße",
+}
+
+
+async def test_finalize_asks_naming_number_and_festschreiben_then_sends_by_once() -> None:
+    fake = build_demo()
+    message, result = await approved(app(fake), FINALIZE, kind="invoice", document_id=DRAFT_INVOICE)
+    assert "festschreibt" in message and "can never again be changed or deleted" in message
+    assert "WARNING: This cannot be undone." in message
+    assert "Sent to the customer: no" in message
+    data = result["structuredContent"]
+    assert data["status"] == "done"
+    assert writes(fake) == [f"PUT /Invoice/{DRAFT_INVOICE}/sendBy"]
+    assert body(fake, "PUT", f"/Invoice/{DRAFT_INVOICE}/sendBy") == {
+        "sendType": "VPDF",
+        "sendDraft": False,
+    }
+    written = data["result"]
+    assert written["status"] == "open" and written["number"].startswith("RE-")
+    assert written["enshrined"] is True
+
+
+async def test_a_declined_finalize_sends_nothing() -> None:
+    fake = build_demo()
+    _, result = await approved(
+        app(fake), FINALIZE, approve(action="decline"), kind="invoice", document_id=DRAFT_INVOICE
+    )
+    assert result["structuredContent"]["status"] == "declined"
+    assert writes(fake) == []
+
+
+async def test_finalize_refuses_a_document_that_is_no_draft() -> None:
+    fake = build_demo()
+    result = await call(app(fake), FINALIZE, kind="invoice", document_id=OPEN_INVOICE)
+    assert "is already finalized" in error_text(result)
+    assert writes(fake) == []
+
+
+@pytest.mark.parametrize(
+    ("allow", "missing"),
+    [("write", {FINALIZE, ENSHRINE, EMAIL}), ("write,commit", {EMAIL})],
+)
+async def test_binding_tools_are_not_offered_without_their_tier(
+    allow: str, missing: set[str]
+) -> None:
+    fake = build_demo()
+    server = write_app(fake, {"SEVDESK_ALLOW": allow})
+    async with open_wire(server) as wire:
+        listed = (await wire.modern("tools/list", {}))["result"]["tools"]
+        answer = await wire.modern(
+            "tools/call",
+            {"name": sorted(missing)[0], "arguments": {"kind": "invoice", "document_id": 1}},
+        )
+    assert not missing & {t["name"] for t in listed}
+    assert "sevdesk_create_document_draft" in {t["name"] for t in listed}
+    assert "error" in answer or answer["result"]["isError"] is True
+    assert writes(fake) == []
+
+
+async def test_a_lost_answer_after_finalize_is_reported_as_unknown_with_what_to_check() -> None:
+    fake = build_demo()
+    fake.faults.timeout_after_write_next()
+    server = write_app(fake, {"SEVDESK_CONFIRM": "off", "SEVDESK_I_UNDERSTAND_NO_CONFIRM": "1"})
+    result = await call(server, FINALIZE, kind="invoice", document_id=DRAFT_INVOICE)
+    text = error_text(result)
+    assert "may or may not have been applied" in text
+    assert f"Look at Rechnung (invoice) {DRAFT_INVOICE} in sevDesk" in text
+    assert writes(fake) == [f"PUT /Invoice/{DRAFT_INVOICE}/sendBy"]  # never retried
+
+
+async def test_enshrine_always_warns_that_it_is_irreversible_gobd() -> None:
+    fake = build_demo()
+    fake.store.invoices.get(OPEN_INVOICE).enshrined = None  # finalized before enshrining existed
+    dry = (await call(app(fake), ENSHRINE, kind="invoice", document_id=OPEN_INVOICE, dryRun=True))[
+        "structuredContent"
+    ]
+    assert "irreversible (GoBD)" in dry["preview"]["warnings"][0]
+    assert dry["preview"]["irreversible"] is True
+    message, result = await approved(app(fake), ENSHRINE, kind="invoice", document_id=OPEN_INVOICE)
+    assert "irreversible (GoBD)" in message
+    assert result["structuredContent"]["result"]["enshrined"] is True
+    assert writes(fake) == [f"PUT /Invoice/{OPEN_INVOICE}/enshrine"]
+
+
+@pytest.mark.parametrize(
+    ("document", "said"),
+    [(OPEN_INVOICE, "already festgeschrieben"), (DRAFT_INVOICE, "Finalize it first")],
+)
+async def test_enshrine_refuses_what_it_cannot_do(document: int, said: str) -> None:
+    fake = build_demo()
+    result = await call(app(fake), ENSHRINE, kind="invoice", document_id=document)
+    assert said in error_text(result)
+    assert writes(fake) == []
+
+
+async def test_the_email_preview_shows_recipient_subject_and_text_in_full() -> None:
+    fake = build_demo()
+    data = (
+        await call(app(fake), EMAIL, kind="invoice", document_id=DRAFT_INVOICE, **MAIL, dryRun=True)
+    )["structuredContent"]
+    shown = facts(data["preview"])
+    assert (shown["To"], shown["Subject"], shown["Text"]) == (
+        MAIL["to_email"],
+        MAIL["subject"],
+        MAIL["text"],
+    )
+    warnings = " ".join(data["preview"]["warnings"])
+    assert "cannot be recalled" in warnings and "finalized on the way" in warnings
+    assert writes(fake) == []
+
+
+async def test_an_approved_email_is_sent_once_and_the_document_read_back() -> None:
+    fake = build_demo()
+    message, result = await approved(
+        app(fake), EMAIL, kind="invoice", document_id=DRAFT_INVOICE, **MAIL
+    )
+    assert "To: buchhaltung@cafe-kastanie.example" in message
+    assert "Text:\n    Guten Tag,\n    anbei die Rechnung." in message
+    assert writes(fake) == [f"POST /Invoice/{DRAFT_INVOICE}/sendViaEmail"]
+    sent = body(fake, "POST", f"/Invoice/{DRAFT_INVOICE}/sendViaEmail")
+    assert (sent["toEmail"], sent["subject"], sent["text"]) == tuple(MAIL.values())
+    written = result["structuredContent"]["result"]
+    assert written["status"] == "open" and written["number"]
+
+
+async def test_a_bad_email_address_is_refused() -> None:
+    fake = build_demo()
+    mail = {**MAIL, "to_email": "a@b.example, c@d.example"}
+    result = await call(app(fake), EMAIL, kind="invoice", document_id=DRAFT_INVOICE, **mail)
+    assert "to_email" in error_text(result)
+    assert writes(fake) == []
+
+
+async def test_a_credit_note_draft_can_be_finalized_with_its_number() -> None:
+    fake = build_demo()
+    _, result = await approved(
+        app(fake), FINALIZE, kind="credit_note", document_id=DRAFT_CREDIT_NOTE
+    )
+    written = result["structuredContent"]["result"]
+    assert (written["number"], written["status"]) == ("GU-1003", "open")

@@ -17,7 +17,7 @@ from sevdesk_mcp.domain.contacts import display_name
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.documents import list_documents
 from sevdesk_mcp.errors import NotFoundError, ToolError, ToolInputError
-from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.safety.fence import clean
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
@@ -181,8 +181,8 @@ async def refuse_lookalike(client: SevdeskClient, new: Fingerprint) -> None:
         if same_day and same_text and (doc.sumGross or Decimal(0)) == new.gross:
             number = doc.number() or f"draft {doc.id}"
             raise ToolError(
-                f"{kind.label.capitalize()} {doc.id} ({number}, header "
-                f"{fence(doc.header) or '(none)'}) has the same contact, date and gross amount. "
+                f"{kind.label.capitalize()} {doc.id} ({number}) has the same contact, date, "
+                "gross amount and header. "
                 "If it is the same document, change it instead (sevdesk_update_document_draft "
                 "for a draft); if a second one is really wanted, call again with "
                 "allow_duplicate=true."

@@ -235,12 +235,10 @@ async def send_once(  # noqa: PLR0913 - the request and what its failures mean
 
 def _voucher_target(voucher: VoucherState) -> Target:
     supplier = fence(voucher.supplierName or voucher.supplierNameAtSave)
-    receipt = fence(voucher.description)
-    named = f" {receipt}" if receipt else ""
     return Target(
         kind="voucher",
         id=voucher.id,
-        label=f"Beleg (receipt){named}",
+        label=f"Beleg (receipt) {voucher.id}",  # its number is third-party text: not in errors
         status=voucher.status,
         status_word=VOUCHER_STATUS_WORDS.get(voucher.status or 0, f"status {voucher.status}"),
         gross=voucher.sumGross or ZERO,

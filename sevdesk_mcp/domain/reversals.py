@@ -91,16 +91,16 @@ async def prepare_cancel(client: SevdeskClient, invoice_id: int) -> Prepared[Inv
     """
     invoice = await _finalized_invoice(client, invoice_id, "cancel")
     where = invoice.where()
+    notes = await credit_notes_of(client, invoice.id)
+    if notes:  # checked first: it also blocks the reset to open that a payment would need
+        raise ToolError(
+            f"{where} has the credit note {_numbers(notes)}; sevDesk refuses to cancel it "
+            f"(code 170). {CREDIT_NOTE_HINT}."
+        )
     if invoice.paid != ZERO:
         raise ToolError(
             f"{where} has {invoice.euros(invoice.paid)} paid; sevDesk cancels only invoices "
             f"without payments (code 390). {RESET_HINT}, then cancel it."
-        )
-    notes = await credit_notes_of(client, invoice.id)
-    if notes:
-        raise ToolError(
-            f"{where} has the credit note {_numbers(notes)}; sevDesk refuses to cancel it "
-            f"(code 170). {CREDIT_NOTE_HINT}."
         )
     facts = [
         *_invoice_facts(invoice),

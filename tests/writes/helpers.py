@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sevdesk_mcp.accounts.context import AccountContext
@@ -11,6 +12,7 @@ from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.tools import catalog
 from tests.demo_account import DEMO_URL, fake_client
+from tests.wire import FORM, open_wire
 from tests.write_fixtures import WRITE_FIXTURES
 
 ALL = {"SEVDESK_ALLOW": "write,commit,external"}
@@ -38,3 +40,25 @@ def approve(value: bool = True, action: str = "accept") -> dict[str, Any]:
     if content is not None:
         answer["content"] = content
     return {"approve": answer}
+
+
+async def approved(
+    app: McpApp, name: str, answer: dict[str, Any] | None = None, /, **arguments: Any
+) -> tuple[str, dict[str, Any]]:
+    """Call a commit or external tool and answer its approval form (approve by default).
+
+    :returns: the form's message (the rendered preview, "" if none was asked) and the final
+        ``tools/call`` result.
+    """
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    async with open_wire(app) as wire:
+        first = (await wire.modern("tools/call", params, caps=FORM))["result"]
+        if first.get("isError") or "inputRequests" not in first:
+            return "", first
+        (form,) = first["inputRequests"].values()
+        responses = answer or approve()
+        again = {**params, "requestState": first["requestState"], "inputResponses": responses}
+        second = (await wire.modern("tools/call", again, caps=FORM))["result"]
+    if not second.get("isError"):
+        assert json.loads(second["content"][0]["text"]) == second["structuredContent"]
+    return str(form["params"]["message"]), second

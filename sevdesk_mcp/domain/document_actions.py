@@ -21,10 +21,10 @@ from sevdesk_mcp.domain.document_writes import (
     label,
     read_back,
     read_document,
-    sent_once,
     status_word,
     where,
 )
+from sevdesk_mcp.domain.lifecycle import send_once
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
@@ -39,6 +39,11 @@ GOBD: Final = (
     "changed, reset to draft or deleted; mistakes can then only be corrected with a "
     "cancellation invoice (Stornorechnung) or a credit note (Gutschrift)."
 )
+NEGATIVE_SUM: Final = (
+    "sevDesk does not festschreiben a document whose sum would be negative (code 7100). Correct "
+    "the positions of the draft (sevdesk_update_document_draft), or issue a credit note instead."
+)
+ACTION_CODES: Final = {7100: NEGATIVE_SUM}
 _EMAIL: Final = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
 
 
@@ -172,7 +177,14 @@ async def execute(client: SevdeskClient, plan: ActionPlan, progress: Progress) -
     :raises UpstreamError: if the request or the read-back fails.
     """
     path = api_path(KINDS[plan.kind].model, plan.document_id, plan.action)
-    await sent_once(client, plan.method, path, where(plan.kind, plan.document_id), plan.body)
+    await send_once(
+        client,
+        plan.method,
+        path,
+        codes=ACTION_CODES,
+        where=where(plan.kind, plan.document_id),
+        json=plan.body,
+    )
     what = f"{KINDS[plan.kind].label} {plan.document_id} {plan.done}"
     progress.done(what)
     return await read_back(client, plan.kind, plan.document_id, [what])
@@ -187,6 +199,8 @@ async def _draft(
             f"{label(kind_name, doc)} is already {verb} (status {status_word(doc.status)}); "
             "only drafts can be."
         )
+    if doc.sumGross is not None and doc.sumGross < 0:
+        raise ToolError(f"{label(kind_name, doc)} has a negative sum. {NEGATIVE_SUM}")
     if not doc.sumGross and not doc.sumNet:
         raise ToolError(
             f"{label(kind_name, doc)} has no amount; add positions "

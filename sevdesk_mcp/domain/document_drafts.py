@@ -25,13 +25,13 @@ from sevdesk_mcp.domain.document_writes import (
     label,
     read_back,
     read_document,
-    sent_once,
     where,
 )
 from sevdesk_mcp.domain.draft_body import KEY, Draft, document_body
 from sevdesk_mcp.domain.draft_lines import total_gross
+from sevdesk_mcp.domain.lifecycle import send_once
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
-from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, ToolError
+from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, RejectedError, ToolError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import dates, wire
@@ -39,6 +39,10 @@ from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
+NO_LONGER_DRAFT: Final = {
+    159: "the document is no longer a draft (it was finalized meanwhile, in sevDesk or by another "
+    "call), so it can neither be changed nor deleted. Read it again with sevdesk_get_document."
+}
 _SAVE: Final = {"invoice": "saveInvoice", "credit_note": "saveCreditNote", "order": "saveOrder"}
 
 
@@ -131,10 +135,16 @@ async def execute_update(
     """Send the planned save and read the draft back.
 
     :returns: the draft as sevDesk holds it.
+    :raises ToolError: if sevDesk refused because the draft was finalized meanwhile.
     :raises UpstreamError: if the write or the read-back fails.
     """
     assert plan.document_id is not None  # an update plan names its draft
-    await _save(client, plan.kind, plan.body, plan.document_id)
+    try:
+        await _save(client, plan.kind, plan.body, plan.document_id)
+    except RejectedError:
+        # an enshrined document is refused without a code (422): say why if that is the cause
+        await draft_document(client, plan.kind, plan.document_id)
+        raise
     progress.done(f"changed {KINDS[plan.kind].label} draft {plan.document_id}")
     written = [f"replaced the header fields and positions of draft {plan.document_id}"]
     return await read_back(client, plan.kind, plan.document_id, written)
@@ -170,7 +180,8 @@ async def execute_delete(
     """
     assert plan.document_id is not None  # a delete plan names its draft
     path = api_path(KINDS[plan.kind].model, plan.document_id)
-    await sent_once(client, "DELETE", path, where(plan.kind, plan.document_id))
+    place = where(plan.kind, plan.document_id)
+    await send_once(client, "DELETE", path, codes=NO_LONGER_DRAFT, where=place)
     progress.done(f"deleted {KINDS[plan.kind].label} draft {plan.document_id}")
     try:
         await read_document(client, plan.kind, plan.document_id)
@@ -243,7 +254,8 @@ async def _save(
     client: SevdeskClient, kind_name: KindName, body: JsonObject, document_id: int | None = None
 ) -> int:
     path = api_path(KINDS[kind_name].model, "Factory", _SAVE[kind_name])
-    answer = await sent_once(client, "POST", path, where(kind_name, document_id), body)
+    place = where(kind_name, document_id)
+    answer = await send_once(client, "POST", path, codes=NO_LONGER_DRAFT, where=place, json=body)
     saved = answer.get(KEY[kind_name]) if isinstance(answer, dict) else None
     if not isinstance(saved, dict):
         raise MalformedResponseError(

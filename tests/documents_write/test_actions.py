@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from sevdesk_mcp.fake import build_demo
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.catalog import ALL_TOOLS
 from tests.documents_write.helpers import (
     DRAFT_CREDIT_NOTE,
     DRAFT_INVOICE,
@@ -164,3 +166,33 @@ async def test_a_credit_note_draft_can_be_finalized_with_its_number() -> None:
     )
     written = result["structuredContent"]["result"]
     assert (written["number"], written["status"]) == ("GU-1003", "open")
+
+
+BINDING_CALLS = {
+    "sevdesk_finalize_document": {"kind": "invoice", "document_id": DRAFT_INVOICE},
+    "sevdesk_send_document_email": {"kind": "invoice", "document_id": OPEN_INVOICE, **MAIL},
+    "sevdesk_book_payment": {
+        "kind": "invoice",
+        "document_id": OPEN_INVOICE,
+        "amount": "18.56",
+        "date": "2026-11-27",
+        "check_account_id": 5002,
+    },
+    "sevdesk_cancel_invoice": {"invoice_id": OPEN_INVOICE},
+    "sevdesk_credit_note_from_invoice": {"invoice_id": OPEN_INVOICE},
+    "sevdesk_reset_document": {"kind": "invoice", "document_id": 700032, "to": "open"},
+}
+WORDS = ("festschreib", "Storno", "Gutschrift", "Zurücksetzen", "cannot be recalled", "binding")
+
+
+async def test_every_binding_preview_names_its_consequence_in_the_bookkeepers_words() -> None:
+    binding = {t.name for t in ALL_TOOLS if t.tier >= Tier.COMMIT}
+    assert binding == {*BINDING_CALLS, ENSHRINE}  # enshrine has its own test above
+    for name, arguments in BINDING_CALLS.items():
+        fake = build_demo()
+        data = (await call(app(fake), name, **arguments, dryRun=True))["structuredContent"]
+        preview = data["preview"]
+        said = " ".join(preview["warnings"]) + preview["action"]
+        assert preview["warnings"], name
+        assert any(word in said for word in WORDS), (name, said)
+        assert writes(fake) == []

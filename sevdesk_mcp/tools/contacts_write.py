@@ -14,11 +14,11 @@ import msgspec
 from sevdesk_mcp.accounts.context import Client
 from sevdesk_mcp.domain import contact_writes as domain
 from sevdesk_mcp.domain.contact_writes import ContactField, ContactWritten, CreatePlan, UpdatePlan
-from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import Annotations
-from sevdesk_mcp.tools.write_flow import define_write_tool
+from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
 WRITE_ANNOTATIONS: Final = Annotations(
     read_only=False, destructive=False, idempotent=False, open_world=True
@@ -151,12 +151,6 @@ async def _prepare_create(args: CreateContactInput, client: Client) -> Prepared[
     return await domain.prepare_create(client, _new_contact(args))
 
 
-async def _execute_create(
-    args: CreateContactInput, plan: CreatePlan, client: Client, progress: Progress
-) -> ContactWritten:
-    return await domain.execute_create(client, plan, progress)
-
-
 async def _prepare_update(args: UpdateContactInput, client: Client) -> Prepared[UpdatePlan]:
     fields: dict[ContactField, str | None] = {
         "name": stripped(args.name, "name"),
@@ -171,12 +165,6 @@ async def _prepare_update(args: UpdateContactInput, client: Client) -> Prepared[
     if not changes:
         raise ToolInputError("Give at least one field to change besides contact_id.")
     return await domain.prepare_update(client, args.contact_id, changes)
-
-
-async def _execute_update(
-    args: UpdateContactInput, plan: UpdatePlan, client: Client, progress: Progress
-) -> ContactWritten:
-    return await domain.execute_update(client, plan, progress)
 
 
 CREATE_CONTACT = define_write_tool(
@@ -197,7 +185,7 @@ CREATE_CONTACT = define_write_tool(
     input=CreateContactInput,
     output=ContactWritten,
     prepare=_prepare_create,
-    execute=_execute_create,
+    execute=plan_only(domain.execute_create),
 )
 
 UPDATE_CONTACT = define_write_tool(
@@ -216,7 +204,7 @@ UPDATE_CONTACT = define_write_tool(
     input=UpdateContactInput,
     output=ContactWritten,
     prepare=_prepare_update,
-    execute=_execute_update,
+    execute=plan_only(domain.execute_update),
 )
 
 TOOLS = (CREATE_CONTACT, UPDATE_CONTACT)

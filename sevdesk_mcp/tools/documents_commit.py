@@ -21,10 +21,10 @@ from sevdesk_mcp.domain.lifecycle import TargetKind, Written
 from sevdesk_mcp.domain.payments import PaymentBooked, PaymentPlan
 from sevdesk_mcp.domain.resets import ResetPlan, ResetTo
 from sevdesk_mcp.domain.reversals import Cancelled, InvoicePlan
-from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import Annotations
-from sevdesk_mcp.tools.write_flow import define_write_tool
+from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
 BINDING: Final = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 
@@ -105,40 +105,16 @@ async def _prepare_payment(args: BookPaymentInput, client: Client) -> Prepared[P
     return await payments.prepare_payment(client, request)
 
 
-async def _execute_payment(
-    args: BookPaymentInput, plan: PaymentPlan, client: Client, progress: Progress
-) -> PaymentBooked:
-    return await payments.execute_payment(client, plan, progress)
-
-
 async def _prepare_cancel(args: CancelInvoiceInput, client: Client) -> Prepared[InvoicePlan]:
     return await reversals.prepare_cancel(client, args.invoice_id)
-
-
-async def _execute_cancel(
-    args: CancelInvoiceInput, plan: InvoicePlan, client: Client, progress: Progress
-) -> Cancelled:
-    return await reversals.execute_cancel(client, plan, progress)
 
 
 async def _prepare_credit_note(args: CreditNoteInput, client: Client) -> Prepared[InvoicePlan]:
     return await reversals.prepare_credit_note(client, args.invoice_id)
 
 
-async def _execute_credit_note(
-    args: CreditNoteInput, plan: InvoicePlan, client: Client, progress: Progress
-) -> DocumentWritten:
-    return await reversals.execute_credit_note(client, plan, progress)
-
-
 async def _prepare_reset(args: ResetInput, client: Client) -> Prepared[ResetPlan]:
     return await resets.prepare_reset(client, args.kind, args.document_id, args.to)
-
-
-async def _execute_reset(
-    args: ResetInput, plan: ResetPlan, client: Client, progress: Progress
-) -> Written:
-    return await resets.execute_reset(client, plan, progress)
 
 
 BOOK_PAYMENT = define_write_tool(
@@ -160,7 +136,7 @@ BOOK_PAYMENT = define_write_tool(
     input=BookPaymentInput,
     output=PaymentBooked,
     prepare=_prepare_payment,
-    execute=_execute_payment,
+    execute=plan_only(payments.execute_payment),
 )
 
 CANCEL_INVOICE = define_write_tool(
@@ -180,7 +156,7 @@ CANCEL_INVOICE = define_write_tool(
     input=CancelInvoiceInput,
     output=Cancelled,
     prepare=_prepare_cancel,
-    execute=_execute_cancel,
+    execute=plan_only(reversals.execute_cancel),
 )
 
 CREDIT_NOTE_FROM_INVOICE = define_write_tool(
@@ -200,7 +176,7 @@ CREDIT_NOTE_FROM_INVOICE = define_write_tool(
     input=CreditNoteInput,
     output=DocumentWritten,
     prepare=_prepare_credit_note,
-    execute=_execute_credit_note,
+    execute=plan_only(reversals.execute_credit_note),
 )
 
 RESET_DOCUMENT = define_write_tool(
@@ -220,7 +196,7 @@ RESET_DOCUMENT = define_write_tool(
     input=ResetInput,
     output=Written,
     prepare=_prepare_reset,
-    execute=_execute_reset,
+    execute=plan_only(resets.execute_reset),
 )
 
 TOOLS = (BOOK_PAYMENT, CANCEL_INVOICE, CREDIT_NOTE_FROM_INVOICE, RESET_DOCUMENT)

@@ -23,12 +23,12 @@ from sevdesk_mcp.domain.document_types import KindName
 from sevdesk_mcp.domain.document_writes import DocumentWritten
 from sevdesk_mcp.domain.draft_body import CreditNoteCategory, Draft, OrderType
 from sevdesk_mcp.domain.draft_lines import Line, checked_line
-from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.contacts_write import EMAIL_PATTERN, WRITE_ANNOTATIONS, DryRun, stripped
 from sevdesk_mcp.tools.define import Annotations
-from sevdesk_mcp.tools.write_flow import define_write_tool
+from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
 BINDING: Final = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 DELETE: Final = Annotations(read_only=False, destructive=True, idempotent=True, open_world=True)
@@ -164,30 +164,12 @@ async def _prepare_create(args: DraftInput, client: Client) -> Prepared[DraftPla
     return await drafts.prepare_create(client, _draft(args))
 
 
-async def _execute_create(
-    args: DraftInput, plan: DraftPlan, client: Client, progress: Progress
-) -> DocumentWritten:
-    return await drafts.execute_create(client, plan, progress)
-
-
 async def _prepare_update(args: UpdateDraftInput, client: Client) -> Prepared[DraftPlan]:
     return await drafts.prepare_update(client, args.document_id, _draft(args))
 
 
-async def _execute_update(
-    args: UpdateDraftInput, plan: DraftPlan, client: Client, progress: Progress
-) -> DocumentWritten:
-    return await drafts.execute_update(client, plan, progress)
-
-
 async def _prepare_delete(args: DocumentRef, client: Client) -> Prepared[DraftPlan]:
     return await drafts.prepare_delete(client, args.kind, args.document_id)
-
-
-async def _execute_delete(
-    args: DocumentRef, plan: DraftPlan, client: Client, progress: Progress
-) -> DraftDeleted:
-    return await drafts.execute_delete(client, plan, progress)
 
 
 async def _prepare_finalize(args: DocumentRef, client: Client) -> Prepared[ActionPlan]:
@@ -207,12 +189,6 @@ async def _prepare_email(args: EmailInput, client: Client) -> Prepared[ActionPla
         cc=stripped(args.cc_email, "cc_email"),
     )
     return await actions.prepare_email(client, args.kind, args.document_id, email)
-
-
-async def _execute_action(
-    args: msgspec.Struct, plan: ActionPlan, client: Client, progress: Progress
-) -> DocumentWritten:
-    return await actions.execute(client, plan, progress)
 
 
 CREATE_DRAFT = define_write_tool(
@@ -235,7 +211,7 @@ CREATE_DRAFT = define_write_tool(
     input=DraftInput,
     output=DocumentWritten,
     prepare=_prepare_create,
-    execute=_execute_create,
+    execute=plan_only(drafts.execute_create),
 )
 
 UPDATE_DRAFT = define_write_tool(
@@ -253,7 +229,7 @@ UPDATE_DRAFT = define_write_tool(
     input=UpdateDraftInput,
     output=DocumentWritten,
     prepare=_prepare_update,
-    execute=_execute_update,
+    execute=plan_only(drafts.execute_update),
 )
 
 DELETE_DRAFT = define_write_tool(
@@ -269,7 +245,7 @@ DELETE_DRAFT = define_write_tool(
     input=DocumentRef,
     output=DraftDeleted,
     prepare=_prepare_delete,
-    execute=_execute_delete,
+    execute=plan_only(drafts.execute_delete),
 )
 
 FINALIZE = define_write_tool(
@@ -287,7 +263,7 @@ FINALIZE = define_write_tool(
     input=DocumentRef,
     output=DocumentWritten,
     prepare=_prepare_finalize,
-    execute=_execute_action,
+    execute=plan_only(actions.execute),
 )
 
 ENSHRINE = define_write_tool(
@@ -304,7 +280,7 @@ ENSHRINE = define_write_tool(
     input=DocumentRef,
     output=DocumentWritten,
     prepare=_prepare_enshrine,
-    execute=_execute_action,
+    execute=plan_only(actions.execute),
 )
 
 SEND_EMAIL = define_write_tool(
@@ -322,7 +298,7 @@ SEND_EMAIL = define_write_tool(
     input=EmailInput,
     output=DocumentWritten,
     prepare=_prepare_email,
-    execute=_execute_action,
+    execute=plan_only(actions.execute),
 )
 
 TOOLS = (CREATE_DRAFT, UPDATE_DRAFT, DELETE_DRAFT, FINALIZE, ENSHRINE, SEND_EMAIL)

@@ -15,11 +15,11 @@ import msgspec
 from sevdesk_mcp.accounts.context import Client
 from sevdesk_mcp.domain import part_writes as domain
 from sevdesk_mcp.domain.part_writes import PartPlan, PartWritten, TaxRate
-from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.contacts_write import WRITE_ANNOTATIONS, DryRun, stripped
-from sevdesk_mcp.tools.write_flow import define_write_tool
+from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
 PartName = Annotated[str, msgspec.Meta(max_length=200, description="Article name")]
 Rate = Annotated[TaxRate, msgspec.Meta(description="VAT rate in percent: 0, 7 or 19")]
@@ -77,12 +77,6 @@ async def _prepare_create(args: CreatePartInput, client: Client) -> Prepared[Par
     return await domain.prepare_create(client, new)
 
 
-async def _execute_create(
-    args: CreatePartInput, plan: PartPlan, client: Client, progress: Progress
-) -> PartWritten:
-    return await domain.execute_create(client, plan, progress)
-
-
 async def _prepare_update(args: UpdatePartInput, client: Client) -> Prepared[PartPlan]:
     changes = domain.PartChanges(
         part_id=args.part_id,
@@ -95,12 +89,6 @@ async def _prepare_update(args: UpdatePartInput, client: Client) -> Prepared[Par
     if changes == domain.PartChanges(part_id=args.part_id):
         raise ToolInputError("Give at least one field to change besides part_id.")
     return await domain.prepare_update(client, changes)
-
-
-async def _execute_update(
-    args: UpdatePartInput, plan: PartPlan, client: Client, progress: Progress
-) -> PartWritten:
-    return await domain.execute_update(client, plan, progress)
 
 
 CREATE_PART = define_write_tool(
@@ -119,7 +107,7 @@ CREATE_PART = define_write_tool(
     input=CreatePartInput,
     output=PartWritten,
     prepare=_prepare_create,
-    execute=_execute_create,
+    execute=plan_only(domain.execute_create),
 )
 
 UPDATE_PART = define_write_tool(
@@ -137,7 +125,7 @@ UPDATE_PART = define_write_tool(
     input=UpdatePartInput,
     output=PartWritten,
     prepare=_prepare_update,
-    execute=_execute_update,
+    execute=plan_only(domain.execute_update),
 )
 
 TOOLS = (CREATE_PART, UPDATE_PART)

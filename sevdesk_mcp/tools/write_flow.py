@@ -69,6 +69,16 @@ Prepare = Callable[[I, Client], Awaitable[Prepared[P]]]
 Execute = Callable[[I, P, Client, Progress], Awaitable[O]]
 
 
+def plan_only(run: Callable[[Client, P, Progress], Awaitable[O]]) -> Execute[msgspec.Struct, P, O]:
+    """:returns: an ``execute`` for a domain function that needs only the plan (the arguments
+    were turned into the plan by ``prepare``)."""
+
+    async def execute(args: msgspec.Struct, plan: P, client: Client, progress: Progress) -> O:
+        return await run(client, plan, progress)
+
+    return execute
+
+
 def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its definition
     *,
     name: str,

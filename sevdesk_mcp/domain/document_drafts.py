@@ -11,7 +11,7 @@ number sequence when it is created (Q35), because sevDesk refuses to finalize on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import msgspec
@@ -120,6 +120,8 @@ async def prepare_update(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     current = await draft_document(client, draft.kind, document_id)
+    if draft.source_invoice_id is None and current.refSrcInvoice is not None:
+        draft = replace(draft, source_invoice_id=current.refSrcInvoice.id)  # keeps its invoice
     body, facts = await document_body(client, draft, current)
     old = await _position_ids(client, draft.kind, document_id)
     pos_model = f"{KINDS[draft.kind].model}Pos"

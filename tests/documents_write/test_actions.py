@@ -3,6 +3,8 @@ preview a human approves names the irreversible consequence, and exactly that is
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sevdesk_mcp.fake import build_demo
@@ -168,7 +170,7 @@ async def test_a_credit_note_draft_can_be_finalized_with_its_number() -> None:
     assert (written["number"], written["status"]) == ("GU-1003", "open")
 
 
-BINDING_CALLS = {
+BINDING_CALLS: dict[str, dict[str, Any]] = {
     "sevdesk_finalize_document": {"kind": "invoice", "document_id": DRAFT_INVOICE},
     "sevdesk_send_document_email": {"kind": "invoice", "document_id": OPEN_INVOICE, **MAIL},
     "sevdesk_book_payment": {

@@ -84,17 +84,19 @@ async def test_updating_a_credit_note_draft_keeps_its_number() -> None:
     )["structuredContent"]
     assert data["status"] == "dry_run", data
     assert facts(data["preview"])["Replaced positions"] != "0"
-    live = await call(
+    source = fake.store.credit_notes.get(DRAFT_CREDIT_NOTE).refSrcInvoice
+    assert source is not None  # RE-1037, whose positions are at 7 %
+    live = await call(  # the credit note keeps the invoice it corrects
         app(fake),
         "sevdesk_update_document_draft",
         kind="credit_note",
         document_id=DRAFT_CREDIT_NOTE,
-        source_invoice_id=OPEN_INVOICE,
-        **{**BASE, "positions": [{**LINE, "unit_price": "10.00"}]},
+        **{**BASE, "positions": [{**LINE, "unit_price": "10.00", "tax_rate": 7}]},
     )
     assert live["structuredContent"]["status"] == "done", live
     sent = body(fake, "POST", "/CreditNote/Factory/saveCreditNote")["creditNote"]
     assert sent["creditNoteNumber"] == "GU-1003"
+    assert sent["refSrcInvoice"]["id"] == source.id
 
 
 def test_the_number_sequence_answer_is_formatted() -> None:

@@ -4,7 +4,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo lint test bench clean
+.PHONY: setup demo lint test bench bench-stdio bench-http bench-faults clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -28,8 +28,17 @@ test: lint
 	$(BIN)/coverage report --include='sevdesk_mcp/mcp/*,sevdesk_mcp/tools/*' --fail-under=95
 	$(BIN)/coverage report --fail-under=95
 
-bench: setup
+# Benchmarks against the SDK's MCPServer (docs/performance.md); run by hand, never in CI.
+bench: bench-stdio bench-http bench-faults
+
+bench-stdio: setup
 	$(BIN)/python bench/stdio_bench.py
+
+bench-http: setup
+	$(BIN)/python bench/http_bench.py
+
+bench-faults: setup
+	$(BIN)/python bench/fault_bench.py
 
 clean:
 	rm -rf $(VENV) .coverage .mypy_cache .ruff_cache .pytest_cache

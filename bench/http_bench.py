@@ -1,36 +1,73 @@
-"""HTTP benchmarks, ours against the official SDK's MCPServer, in one run, one after the other.
+"""HTTP benchmarks, ours against the official SDK's MCPServer, alternating per scenario.
 
-Run by hand: ``python bench/http_bench.py``. Never imported by tests.
+Run by hand: ``python bench/http_bench.py`` (or ``make bench-http``). Never imported by tests.
 
-Scenario 1 (protocol floor) and 2 (realistic read tool) of the team's performance notes over
-Streamable HTTP on 127.0.0.1: a load generator of our own (httpx, N concurrent clients, each
-sending 2026-07-28 ``tools/call`` requests back to back for a fixed time) reports requests per
-second, median and p99 latency. Ours runs ``--http --demo`` with a bearer secret; the peer runs
-``MCPServer`` stateless with JSON responses. Both lift the client's pacing towards the fake.
+Scenarios of the team's performance notes over Streamable HTTP on 127.0.0.1, with the server
+pinned to CPU 0 and the load generator (``loadgen``, raw asyncio sockets) to CPU 1:
+
+1. protocol floor and 2. realistic read tool: N keep-alive clients sending 2026-07-28
+   ``tools/call`` requests back to back for a fixed time: requests per second, median, p99;
+3. auth path: the floor with the right bearer secret, with a wrong one of the same length (401)
+   and with none (401), each alone; then the right one while other clients hammer wrong secrets;
+   and in-process, the median cost of our bearer check for right, wrong, one-bit-flipped and
+   missing secrets (its timing must not tell them apart);
+5. slow clients: the floor at 8 clients, unloaded and for ``BENCH_SLOW_SECONDS`` (20 s, longer
+   than our 15 s header deadline) while ``BENCH_SLOW`` (200) slowloris connections each drip one
+   header byte a second and reconnect when closed: p99 loaded against unloaded, how often the
+   server closed a slow connection, and its open file descriptors at the end.
+
+Every scenario runs against ours, then the peer, ``BENCH_ROUNDS`` (3) times; figures are medians.
+
+Ours runs ``--http --demo`` with a bearer secret; the peer runs ``MCPServer`` stateless with JSON
+answers on uvicorn and checks the same secret in a small ASGI wrapper (``peer_server.py``). Both
+lift the client's pacing towards the fake and ours lifts its per-client limits, so the
+benchmark measures the MCP layer. Peak RSS (VmHWM) is read after the run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import httpx
+from loadgen import Tally, closed_loop, request_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "bench-secret-" + "x" * 40
+WRONG = "bench-secret-" + "y" * 40
 DURATION_S = float(os.environ.get("BENCH_SECONDS", "5"))
 CLIENTS = [int(n) for n in os.environ.get("BENCH_CLIENTS", "1,32").split(",")]
+SLOW_CONNECTIONS = int(os.environ.get("BENCH_SLOW", "200"))
+SERVER_CPU, LOAD_CPU = 0, 1
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
 }
+SLOW_SECONDS = float(os.environ.get("BENCH_SLOW_SECONDS", "20"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+Row = tuple[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A running server: where it listens and its process id."""
+
+    port: int
+    pid: int
+
+    def open_fds(self) -> int:
+        """:returns: how many file descriptors the server has open."""
+        return len(os.listdir(f"/proc/{self.pid}/fd"))
 
 
 def free_port() -> int:
@@ -39,8 +76,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(name: str, port: int) -> subprocess.Popen[bytes]:
-    env = {
+def server_env(port: int) -> dict[str, str]:
+    return {
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "SEVDESK_RATE_PER_S": "1000",
@@ -50,12 +87,21 @@ def start(name: str, port: int) -> subprocess.Popen[bytes]:
         "SEVDESK_HTTP_RATE_PER_S": "100000",
         "SEVDESK_HTTP_INFLIGHT_PER_CLIENT": "128",
     }
+
+
+def start(name: str, port: int) -> subprocess.Popen[bytes]:
     if name == "ours":
         command = [sys.executable, "-m", "sevdesk_mcp", "--http", "--demo"]
     else:
         command = [sys.executable, str(ROOT / "bench" / "peer_server.py"), "--http", str(port)]
+    if shutil.which("taskset"):
+        command = ["taskset", "-c", str(SERVER_CPU), *command]
     return subprocess.Popen(
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        env=server_env(port),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -70,9 +116,7 @@ def wait_ready(port: int) -> None:
     raise RuntimeError(f"server on port {port} did not start")
 
 
-async def worker(
-    client: httpx.AsyncClient, url: str, tool: str, until: float, latencies: list[float]
-) -> None:
+def call_request(port: int, tool: str, token: str | None = SECRET) -> bytes:
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -80,63 +124,215 @@ async def worker(
         "params": {"name": tool, "arguments": {}, "_meta": META},
     }
     headers = {
-        "Authorization": f"Bearer {SECRET}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2026-07-28",
         "Mcp-Method": "tools/call",
         "Mcp-Name": tool,
-        "Accept": "application/json, text/event-stream",
     }
-    while time.perf_counter() < until:
-        start = time.perf_counter()
-        response = await client.post(url, json=body, headers=headers)
-        assert response.status_code == 200, response.text[:200]
-        latencies.append(time.perf_counter() - start)
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    return request_bytes(port, "/mcp", headers, json.dumps(body).encode())
 
 
-async def load(port: int, tool: str, clients: int) -> dict[str, float]:
-    url = f"http://127.0.0.1:{port}/mcp"
-    latencies: list[float] = []
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
-        until = time.perf_counter() + DURATION_S
-        await asyncio.gather(*(worker(client, url, tool, until, latencies) for _ in range(clients)))
-    ordered = sorted(latencies)
-    return {
-        "rps": len(latencies) / DURATION_S,
-        "median_ms": 1000 * statistics.median(ordered),
-        "p99_ms": 1000 * ordered[max(0, int(len(ordered) * 0.99) - 1)],
-    }
+def load(port: int, request: bytes, clients: int) -> dict[str, float]:
+    tally = asyncio.run(closed_loop(port, request, clients, DURATION_S))
+    return _checked(tally)
 
 
-def measure(name: str) -> dict[tuple[str, int], dict[str, float]]:
-    port = free_port()
-    process = start(name, port)
+def _checked(tally: Tally) -> dict[str, float]:
+    summary = tally.summary(DURATION_S)
+    summary["non_2xx"] = float(sum(n for s, n in tally.statuses.items() if not 200 <= s < 300))
+    return summary
+
+
+def throughput(target: Target) -> list[Row]:
+    port = target.port
+    tools = ("sevdesk_server_status", "sevdesk_search_contacts")
+    return [
+        (f"{tool} c={clients}", load(port, call_request(port, tool), clients))
+        for tool in tools
+        for clients in CLIENTS
+    ]
+
+
+def auth_path(target: Target) -> list[Row]:
+    port = target.port
+    floor = "sevdesk_server_status"
+    rows = [
+        ("auth: right secret c=8", load(port, call_request(port, floor), 8)),
+        ("auth: wrong secret c=8 (401)", load(port, call_request(port, floor, WRONG), 8)),
+        ("auth: no secret c=8 (401)", load(port, call_request(port, floor, None), 8)),
+    ]
+    good, bad = call_request(port, floor), call_request(port, floor, WRONG)
+
+    async def mixed() -> Tally:
+        attack = asyncio.ensure_future(closed_loop(port, bad, 8, DURATION_S))
+        tally = await closed_loop(port, good, 8, DURATION_S)
+        await attack
+        return tally
+
+    rows.append(("auth: right c=8 while wrong c=8", _checked(asyncio.run(mixed()))))
+    return rows
+
+
+def verify_timing(rounds: int = 20_000) -> None:
+    """Print the in-process cost of our bearer check: right, wrong, one bit flipped, missing."""
+    from sevdesk_mcp.errors import HttpError
+    from sevdesk_mcp.http.auth import BearerAuth
+    from sevdesk_mcp.http.messages import Headers
+    from sevdesk_mcp.safety.redact import Secret
+
+    auth = BearerAuth([Secret(SECRET)])
+    flipped = SECRET[:-1] + chr(ord(SECRET[-1]) ^ 1)
+    cases = {"right": SECRET, "wrong": WRONG, "one bit flipped": flipped, "missing": None}
+    for label, token in cases.items():
+        raw = [] if token is None else [(b"authorization", f"Bearer {token}".encode())]
+        headers = Headers(raw)
+        samples = []
+        for _ in range(rounds):
+            start = time.perf_counter_ns()
+            with contextlib.suppress(HttpError):  # the 401 of a refused secret is measured too
+                auth.check(headers)
+            samples.append(time.perf_counter_ns() - start)
+        print(f"bearer check, {label:16} median {statistics.median(samples) / 1000:6.2f} µs")
+
+
+async def slowloris(port: int, connections: int, stop: asyncio.Event) -> int:
+    """Hold ``connections`` connections that drip one header byte per second; a connection the
+    server closes is opened again at once.
+
+    :returns: how many times the server closed one of them.
+    """
+    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4000
+    closed = 0
+
+    async def drip() -> None:
+        nonlocal closed
+        while not stop.is_set():
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                for byte in head:
+                    if stop.is_set():
+                        break
+                    writer.write(bytes([byte]))
+                    await writer.drain()
+                    await asyncio.sleep(1.0)
+                writer.close()
+            except (ConnectionError, OSError):
+                closed += 1
+                await asyncio.sleep(0.1)
+
+    await asyncio.gather(*(drip() for _ in range(connections)))
+    return closed
+
+
+def slow_clients(target: Target) -> list[Row]:
+    port = target.port
+    request = call_request(port, "sevdesk_server_status")
+    unloaded = load(port, request, 8)
+
+    async def attacked() -> tuple[Tally, int, int]:
+        stop = asyncio.Event()
+        attack = asyncio.ensure_future(slowloris(port, SLOW_CONNECTIONS, stop))
+        await asyncio.sleep(1.0)  # let the slow connections open first
+        tally = await closed_loop(port, request, 8, SLOW_SECONDS)
+        fds = target.open_fds()
+        stop.set()
+        return tally, await attack, fds
+
+    tally, dropped, fds = asyncio.run(attacked())
+    loaded = tally.summary(SLOW_SECONDS)
+    loaded["non_2xx"] = float(sum(n for s, n in tally.statuses.items() if not 200 <= s < 300))
+    loaded["p99_vs_unloaded"] = loaded["p99_ms"] / unloaded["p99_ms"]
+    loaded["slow_closed_by_server"] = float(dropped)
+    loaded["open_fds_at_end"] = float(fds)
+    return [
+        ("slow: floor c=8 unloaded", unloaded),
+        (f"slow: floor c=8, {SLOW_CONNECTIONS} slowloris, {SLOW_SECONDS:g} s", loaded),
+    ]
+
+
+def peak_rss_mib(process: subprocess.Popen[bytes]) -> float:
+    status = Path(f"/proc/{process.pid}/status").read_text()
+    line = next(x for x in status.splitlines() if x.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
+
+
+Scenario = Callable[[Target], list[Row]]
+
+
+def measure(scenarios: Sequence[Scenario]) -> dict[str, list[Row]]:
+    """Run every scenario against ours, then the peer, then the next scenario, ``ROUNDS``
+    times, so that both see the same state of the machine; each figure is the median."""
+    ports = {name: free_port() for name in ("ours", "peer")}
+    processes = {name: start(name, port) for name, port in ports.items()}
+    targets = {name: Target(ports[name], processes[name].pid) for name in ports}
+    rounds: dict[str, list[list[Row]]] = {name: [] for name in ports}
     try:
-        wait_ready(port)
-        return {
-            (tool, n): asyncio.run(load(port, tool, n))
-            for tool in ("sevdesk_server_status", "sevdesk_search_contacts")
-            for n in CLIENTS
-        }
+        for port in ports.values():
+            wait_ready(port)
+            load(port, call_request(port, "sevdesk_search_contacts"), 4)  # builds the books
+            load(port, call_request(port, "sevdesk_server_status"), 4)
+        for _ in range(ROUNDS):
+            for name in ports:
+                rounds[name].append([])
+            for scenario in scenarios:
+                for name, target in targets.items():
+                    rounds[name][-1] += scenario(target)
+        rows = {name: _medians(runs) for name, runs in rounds.items()}
+        for name, process in processes.items():
+            rows[name].append(("peak RSS (MiB)", {"rps": peak_rss_mib(process)}))
+        return rows
     finally:
-        process.terminate()
-        process.wait(10)
+        for process in processes.values():
+            process.terminate()
+            process.wait(10)
+
+
+def _medians(runs: list[list[Row]]) -> list[Row]:
+    """:returns: the rows of the first run, each figure the median over all runs."""
+    return [
+        (label, {key: statistics.median(run[i][1][key] for run in runs) for key in figures})
+        for i, (label, figures) in enumerate(runs[0])
+    ]
+
+
+def _non_2xx(mine: dict[str, float], theirs: dict[str, float]) -> str:
+    return f"{mine.get('non_2xx', 0):.0f}/{theirs.get('non_2xx', 0):.0f}"
+
+
+def report(ours: list[Row], peer: list[Row]) -> None:
+    print(
+        f"{'scenario':44} {'ours rps':>9} {'peer rps':>9} {'ratio':>6} {'ours p50':>9} "
+        f"{'peer p50':>9} {'ours p99':>9} {'peer p99':>9} {'!2xx':>11}"
+    )
+    for (label, mine), (_, theirs) in zip(ours, peer, strict=True):
+        print(
+            f"{label:44} {mine['rps']:9.0f} {theirs['rps']:9.0f} "
+            f"{mine['rps'] / max(theirs['rps'], 1e-9):6.2f} {mine.get('median_ms', 0):9.2f} "
+            f"{theirs.get('median_ms', 0):9.2f} {mine.get('p99_ms', 0):9.2f} "
+            f"{theirs.get('p99_ms', 0):9.2f} {_non_2xx(mine, theirs):>11}"
+        )
+        for key in ("p99_vs_unloaded", "slow_closed_by_server", "open_fds_at_end", "failures"):
+            if mine.get(key) or theirs.get(key):
+                print(f"{'':46}{key}: ours {mine.get(key, 0):.2f}  peer {theirs.get(key, 0):.2f}")
+    print(
+        f"\nMedians of {ROUNDS} rounds of {DURATION_S:g} s per cell; latencies in ms; "
+        f"server on CPU {SERVER_CPU}, load generator on CPU {LOAD_CPU}."
+    )
 
 
 def main() -> None:
-    results: dict[str, Any] = {name: measure(name) for name in ("ours", "peer")}
-    print(
-        f"{'tool':26} {'clients':>7} {'ours rps':>9} {'peer rps':>9} {'ratio':>6} "
-        f"{'ours p50':>9} {'peer p50':>9} {'ours p99':>9} {'peer p99':>9}"
-    )
-    for key, mine in results["ours"].items():
-        theirs = results["peer"][key]
-        print(
-            f"{key[0]:26} {key[1]:7d} {mine['rps']:9.0f} {theirs['rps']:9.0f} "
-            f"{mine['rps'] / theirs['rps']:6.2f} {mine['median_ms']:9.2f} "
-            f"{theirs['median_ms']:9.2f} {mine['p99_ms']:9.2f} {theirs['p99_ms']:9.2f}"
-        )
-    print(f"\n{DURATION_S:g} s per cell; latencies in ms; the load generator shares the 2 cores.")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {LOAD_CPU})
+    chosen = os.environ.get("BENCH_SCENARIOS", "throughput,auth,slow").split(",")
+    table = {"throughput": throughput, "auth": auth_path, "slow": slow_clients}
+    scenarios = [table[name] for name in chosen]
+    if "auth" in chosen:
+        verify_timing()
+    rows = measure(scenarios)
+    report(rows["ours"], rows["peer"])
 
 
 if __name__ == "__main__":

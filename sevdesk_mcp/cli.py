@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import logging
 import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
+import httpx
 
 from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
@@ -38,6 +40,9 @@ from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
+
+if TYPE_CHECKING:
+    from sevdesk_mcp.fake import FakeSevdesk
 
 PROG: Final = "mcp-server-sevdesk"
 EXIT_USAGE: Final = 2
@@ -143,6 +148,7 @@ def _serve_stdio(*, demo: bool) -> int:
         if not demo:
             await _check_token(account)
         app = factory.build(account)
+        _freeze_long_lived()
         await StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd)).serve()
 
     anyio.run(run)
@@ -180,6 +186,7 @@ def _serve_http(*, demo: bool) -> int:
             where = f"{settings.host}:{settings.port}"
             raise StartupError(f"cannot listen on {where} ({exc.strerror or exc})") from None
         log.info("serving MCP at %s (bearer authentication)", service.site.mcp_url)
+        _freeze_long_lived()
         stop = anyio.Event()
         async with anyio.create_task_group() as tg:
             tg.start_soon(_stop_on_signal, stop)
@@ -188,6 +195,13 @@ def _serve_http(*, demo: bool) -> int:
 
     anyio.run(run)
     return 0
+
+
+def _freeze_long_lived() -> None:
+    """Keep what start-up built (modules, tools, configuration) out of the cyclic garbage
+    collector's full passes: they live as long as the process, and scanning them paused every
+    request in flight for several milliseconds (``gc.freeze``)."""
+    gc.freeze()
 
 
 async def _stop_on_signal(stop: anyio.Event) -> None:
@@ -225,20 +239,52 @@ def _account(config: Config) -> AccountContext:
 def _demo_account(config: Config) -> AccountContext:
     from msgspec.structs import replace  # noqa: PLC0415
 
-    from sevdesk_mcp.fake import DEMO_TOKEN, build_demo  # noqa: PLC0415 - demo wiring only
+    from sevdesk_mcp.fake.token import DEMO_TOKEN  # noqa: PLC0415 - demo wiring only
     from sevdesk_mcp.safety.redact import Secret  # noqa: PLC0415
 
     demo_config = replace(config, api_url=DEMO_API_URL)
-    fake = build_demo()
+    books = LazyDemoBooks()
     client = SevdeskClient(
         base_url=DEMO_API_URL,
         token=Secret(DEMO_TOKEN),
         gate=_gate(config),
         pacer=_pacer(config),
-        transport=fake.transport(),
+        transport=books,
     )
     print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
-    return AccountContext(config=demo_config, client=client, demo=True, today=lambda: fake.today)
+    return AccountContext(
+        config=demo_config, client=client, demo=True, today=lambda: books.fake().today
+    )
+
+
+class LazyDemoBooks(httpx.AsyncBaseTransport):
+    """The demo books as an httpx transport, built on the first request that needs them.
+
+    Importing the fake and building the books takes about 35 ms; ``initialize`` and
+    ``tools/list`` never need them, so start-up does not wait for them.
+    """
+
+    def __init__(self) -> None:
+        self._fake: FakeSevdesk | None = None
+        self._transport: httpx.AsyncBaseTransport | None = None
+
+    def fake(self) -> FakeSevdesk:
+        """:returns: the demo books, built on the first call.
+
+        :raises RuntimeError: if :data:`DEMO_TOKEN` no longer matches the fake's token.
+        """
+        if self._fake is None:
+            from sevdesk_mcp.fake import build_demo  # noqa: PLC0415 - demo wiring only
+
+            self._fake = build_demo()
+            _freeze_long_lived()  # the books live as long as the process, too
+        return self._fake
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """:returns: the demo books' answer to ``request``."""
+        if self._transport is None:
+            self._transport = self.fake().transport()
+        return await self._transport.handle_async_request(request)
 
 
 async def _check_token(account: AccountContext) -> None:

@@ -24,8 +24,8 @@ from sevdesk_mcp.fake.demo_purchases import Purchases, build_purchases
 from sevdesk_mcp.fake.demo_sales import EU_CUSTOMER, Sales, build_sales
 from sevdesk_mcp.fake.documents import OPEN, PARTIALLY_PAID, Invoice
 from sevdesk_mcp.fake.store import Store
+from sevdesk_mcp.fake.token import DEMO_TOKEN
 
-DEMO_TOKEN: Final = "5e7de5c0ffee0d3a0b1e2026ca5e0001"  # noqa: S105 - public demo token
 COMPANY: Final = "Holzwerk Sonnenberg GmbH"
 SEED: Final = 2026
 SEV_CLIENT_ID: Final = 84210

@@ -41,6 +41,7 @@ from sevdesk_mcp.http.log import AccessLog, AccessRecord
 from sevdesk_mcp.http.messages import JSON_TYPE, HeaderList, Headers, Request
 
 Handler = Callable[["Exchange"], Awaitable[None]]
+HeadEvent = h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]
 
 CLIENT_CLOSED: Final = 499  # logged only (nginx's convention); never sent
 _BARE_LF: Final = re.compile(rb"(?<!\r)\n")
@@ -85,21 +86,25 @@ class Exchange:
         return await self._conn.read_body(self, max_bytes)
 
     async def respond(self, status: int, headers: HeaderList, body: bytes = b"") -> None:
-        """Send a complete response."""
-        await self.start(status, [*headers, ("content-length", str(len(body)))])
-        if body:
-            await self.send(body)
-        await self.finish()
+        """Send a complete response, in one write."""
+        head = self._head(status, [*headers, ("content-length", str(len(body)))])
+        events: list[h11.Event] = [head, h11.Data(data=body)] if body else [head]
+        await self._conn.send(*events, h11.EndOfMessage())
+        self.status = status
+        self.sent_bytes += len(body)
 
     async def start(self, status: int, headers: HeaderList) -> None:
         """Send the status line and headers; the body follows with :meth:`send`."""
+        await self._conn.send(self._head(status, headers))
+        self.status = status
+
+    def _head(self, status: int, headers: HeaderList) -> h11.Response:
         closing = self._last or self._conn.h11.their_state is not h11.DONE
         all_headers = [*self._conn.wiring.base_headers, *headers]
         if closing:
             all_headers.append(("connection", "close"))
         reason = HTTPStatus(status).phrase.encode("ascii")
-        await self._conn.send(h11.Response(status_code=status, headers=all_headers, reason=reason))
-        self.status = status
+        return h11.Response(status_code=status, headers=all_headers, reason=reason)
 
     async def send(self, data: bytes) -> None:
         """Send a piece of the body."""
@@ -175,26 +180,33 @@ class HttpConnection:
             if not self._buffered():
                 return None  # idle too long, or closed between requests: nothing to answer
         self._first_byte_at = anyio.current_time()
-        with anyio.move_on_after(limits.header_deadline_s) as scope:
-            event = await self._read_head()
-        if scope.cancelled_caught:
-            raise HttpError(408, "The request headers did not arrive in time.")
-        return None if event is None else self._check_head(event)
+        event = self._head_event()
+        if event is h11.NEED_DATA:  # only then is a deadline needed (a whole head costs none)
+            with anyio.move_on_after(limits.header_deadline_s) as scope:
+                event = await self._read_head()
+            if scope.cancelled_caught:
+                raise HttpError(408, "The request headers did not arrive in time.")
+        if isinstance(event, h11.Request):
+            return self._check_head(event)
+        return None  # the client closed the connection
 
-    async def _read_head(self) -> h11.Request | None:
-        while True:
-            self._check_raw_head(self.h11.trailing_data[0])
-            try:
-                event = self.h11.next_event()
-            except h11.RemoteProtocolError as exc:
-                status = 431 if exc.error_status_hint == 431 else 400
-                raise HttpError(status, "Malformed or oversized request head.") from None
-            if event is h11.NEED_DATA:
-                await self._receive()
-            elif isinstance(event, h11.Request):
-                return event
-            else:
-                return None  # the client closed the connection
+    async def _read_head(self) -> HeadEvent:
+        while (event := self._head_event()) is h11.NEED_DATA:
+            await self._receive()
+        return event
+
+    def _head_event(self) -> HeadEvent:
+        """:returns: the next event from what is buffered (``NEED_DATA`` if the head is not
+        complete yet).
+
+        :raises HttpError: 431 or 400 for a head that is too large or malformed.
+        """
+        self._check_raw_head(self.h11.trailing_data[0])
+        try:
+            return self.h11.next_event()
+        except h11.RemoteProtocolError as exc:
+            status = 431 if exc.error_status_hint == 431 else 400
+            raise HttpError(status, "Malformed or oversized request head.") from None
 
     def _check_raw_head(self, buffered: bytes) -> None:
         # h11 caps only a head that is still incomplete; a complete one arriving in one read
@@ -289,11 +301,12 @@ class HttpConnection:
             self._first_byte_at + self.wiring.limits.receive_deadline_s - anyio.current_time()
         )
         body = bytearray()
-        with anyio.move_on_after(remaining) as scope:
-            await self._continue()
-            await self._read_chunks(body, max_bytes)
-        if scope.cancelled_caught:
-            raise HttpError(408, "The request body did not arrive in time.")
+        if not self._take_chunks(body, max_bytes):  # a body read whole with its head needs no
+            with anyio.move_on_after(remaining) as scope:  # deadline, nor a 100 Continue
+                await self._continue()
+                await self._read_chunks(body, max_bytes)
+            if scope.cancelled_caught:
+                raise HttpError(408, "The request body did not arrive in time.")
         exchange.body_read.set()
         return bytes(body)
 
@@ -302,21 +315,29 @@ class HttpConnection:
             await self.send(h11.InformationalResponse(status_code=100, headers=[]))
 
     async def _read_chunks(self, body: bytearray, max_bytes: int) -> None:
+        while not self._take_chunks(body, max_bytes):
+            await self._receive()
+
+    def _take_chunks(self, body: bytearray, max_bytes: int) -> bool:
+        """Move the buffered body into ``body``.
+
+        :returns: whether the body is complete (``False``: more must be received).
+        :raises HttpError: 413 over ``max_bytes``, 400 if malformed or cut off.
+        """
         while True:
             try:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError:
                 raise HttpError(400, "Malformed request body.") from None
             if event is h11.NEED_DATA:
-                await self._receive()
-            elif isinstance(event, h11.Data):
-                body += event.data
-                if len(body) > max_bytes:
-                    raise HttpError(413, f"The body is larger than {max_bytes} bytes.")
-            elif isinstance(event, h11.EndOfMessage):
-                return
-            else:
+                return False
+            if isinstance(event, h11.EndOfMessage):
+                return True
+            if not isinstance(event, h11.Data):
                 raise HttpError(400, "The client closed the connection mid-body.")
+            body += event.data
+            if len(body) > max_bytes:
+                raise HttpError(413, f"The body is larger than {max_bytes} bytes.")
 
     async def _receive(self) -> None:
         try:
@@ -328,9 +349,9 @@ class HttpConnection:
     def _buffered(self) -> bool:
         return bool(self.h11.trailing_data[0])
 
-    async def send(self, event: h11.Event) -> None:
-        """Write one h11 event to the socket."""
-        data = self.h11.send(event)
+    async def send(self, *events: h11.Event) -> None:
+        """Write h11 events to the socket, in one write."""
+        data = b"".join(self.h11.send(event) or b"" for event in events)
         if data:
             await self._stream.send(data)
 

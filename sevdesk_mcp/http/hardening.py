@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from typing import Final
@@ -45,6 +46,7 @@ def host_allowed(headers: Headers, site: Site) -> bool:
     return _hostname(values[0]) in site.allowed_hosts
 
 
+@functools.lru_cache(maxsize=64)  # pure and asked on every request; heads are capped
 def _hostname(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("["):
@@ -87,6 +89,7 @@ def client_address(peer: str, headers: Headers, trust_proxy: int) -> str:
     return address
 
 
+@functools.lru_cache(maxsize=1024)  # pure, and asked on every request
 def client_key(address: str) -> str:
     """:returns: the rate-limit key of an address: itself for IPv4, its /64 for IPv6."""
     try:

@@ -31,7 +31,7 @@ from sevdesk_mcp.mcp import jsonrpc, streamable
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import PeerRequestError
 from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
-from sevdesk_mcp.mcp.types import MODERN_VERSION, Era, JsonObject
+from sevdesk_mcp.mcp.types import META_LOG_LEVEL, MODERN_VERSION, Era, JsonObject
 
 SSE_TYPE: Final = "text/event-stream"
 MAX_QUEUED_MESSAGES: Final = 64
@@ -110,6 +110,9 @@ class McpRoute:
             await _send_json(exchange, 400, answer)
             return
         exchange.notes["era"] = era
+        if _quiet(request) and _accepts_json(headers):
+            await self._answer(exchange, request, era)
+            return
         send, receive = anyio.create_memory_object_stream[_Out](MAX_QUEUED_MESSAGES)
         peer = HttpPeer(send if _accepts_stream(headers) else None)
         conn = Connection(peer=peer, principal=self._principal)
@@ -122,6 +125,14 @@ class McpRoute:
             except SOCKET_ERRORS:  # handled here: the task group would wrap it in a group
                 exchange.notes["aborted"] = "the connection failed while answering"
                 tg.cancel_scope.cancel()
+
+    async def _answer(self, exchange: Exchange, request: jsonrpc.Request, era: Era) -> None:
+        """Serve a request that cannot notify, as JSON: no stream, no second task."""
+        conn = Connection(peer=HttpPeer(None), principal=self._principal)
+        if era == "legacy" and request.method != "initialize":
+            conn.legacy_version = streamable.legacy_version(exchange.request.headers)
+        answer = await Dispatcher(self._build_app()).handle(request, conn)
+        await _send_json(exchange, streamable.http_status(answer, era), answer)
 
     async def _dispatch(
         self, request: jsonrpc.Request, conn: Connection, send: MemoryObjectSendStream[_Out]
@@ -155,6 +166,16 @@ async def _send_json(exchange: Exchange, status: int, answer: JsonObject) -> Non
     if isinstance(error, dict):
         exchange.notes["rpc_error"] = str(error.get("code"))
     await exchange.respond(status, [("content-type", JSON_TYPE)], jsonrpc.encode(answer))
+
+
+def _quiet(request: jsonrpc.Request) -> bool:
+    """:returns: whether serving ``request`` cannot send notifications: they need a
+    ``progressToken`` or a log level in ``params._meta`` (a 2025 ``logging/setLevel`` lasts
+    one request here), so a client that accepts JSON gets one JSON object."""
+    meta = request.params.get("_meta")
+    if not isinstance(meta, dict):
+        return True
+    return "progressToken" not in meta and META_LOG_LEVEL not in meta
 
 
 def _accepts_stream(headers: Headers) -> bool:

@@ -17,27 +17,31 @@ class Headers:
     Values keep their case; surrounding whitespace is stripped.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_count", "_values")
 
     def __init__(self, raw: Sequence[tuple[bytes, bytes]]) -> None:
-        self._items = [(k.decode("latin-1").lower(), v.decode("latin-1").strip()) for k, v in raw]
+        self._values: dict[str, list[str]] = {}
+        for k, v in raw:
+            self._values.setdefault(k.decode("latin-1").lower(), []).append(
+                v.decode("latin-1").strip()
+            )
+        self._count = len(raw)
 
     def get(self, name: str) -> str | None:
         """:returns: the first value of ``name``, or ``None``."""
-        name = name.lower()
-        return next((v for k, v in self._items if k == name), None)
+        values = self._values.get(name.lower())
+        return values[0] if values else None
 
     def get_all(self, name: str) -> list[str]:
         """:returns: every value of ``name``, in order."""
-        name = name.lower()
-        return [v for k, v in self._items if k == name]
+        return list(self._values.get(name.lower(), ()))
 
     def count(self, name: str) -> int:
         """:returns: how many times ``name`` occurs."""
         return len(self.get_all(name))
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._count
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,14 +23,15 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from sevdesk_mcp.errors import InvalidRequestStateError
 from sevdesk_mcp.mcp.types import JsonObject, JsonValue
+
+if TYPE_CHECKING:  # imported when the first token is sealed or opened: it costs start-up time
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 PREFIX: Final = "v1."
 DEFAULT_TTL_S: Final = 600
@@ -69,6 +70,7 @@ class RequestStateCodec:
     :param key: 32 bytes; random when omitted.
     :param ttl_s: lifetime of a token in seconds.
     :param clock: seconds since the epoch; injectable for tests.
+    :raises ValueError: for a key that is not 16, 24 or 32 bytes long.
     """
 
     def __init__(
@@ -78,15 +80,25 @@ class RequestStateCodec:
         ttl_s: int = DEFAULT_TTL_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._aead = AESGCM(key if key is not None else os.urandom(32))
+        self._key = key if key is not None else os.urandom(32)
+        if len(self._key) not in (16, 24, 32):  # checked now, as AESGCM itself would
+            raise ValueError("AESGCM key must be 128, 192, or 256 bits.")
+        self._aead: AESGCM | None = None  # built on first use
         self._ttl_s = ttl_s
         self._clock = clock
+
+    def _cipher(self) -> AESGCM:
+        if self._aead is None:
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+
+            self._aead = AESGCM(self._key)
+        return self._aead
 
     def seal(self, state: JsonValue, binding: Binding) -> str:
         """:returns: a token carrying ``state`` for the request described by ``binding``."""
         plain = msgspec.json.encode({"exp": int(self._clock()) + self._ttl_s, "s": state})
         nonce = os.urandom(_NONCE_BYTES)
-        sealed = nonce + self._aead.encrypt(nonce, plain, binding.aad())
+        sealed = nonce + self._cipher().encrypt(nonce, plain, binding.aad())
         return PREFIX + base64.urlsafe_b64encode(sealed).rstrip(b"=").decode("ascii")
 
     def open(self, token: object, binding: Binding) -> JsonValue:
@@ -99,10 +111,12 @@ class RequestStateCodec:
             raise InvalidRequestStateError
         if len(token) > MAX_TOKEN_CHARS:
             raise InvalidRequestStateError
+        from cryptography.exceptions import InvalidTag  # noqa: PLC0415 - loaded with the cipher
+
         body = token[len(PREFIX) :]
         try:
             raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-            plain = self._aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], binding.aad())
+            plain = self._cipher().decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], binding.aad())
             sealed = msgspec.json.decode(plain, type=_Sealed)
         except (binascii.Error, ValueError, InvalidTag, msgspec.DecodeError) as exc:
             raise InvalidRequestStateError from exc

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Final
@@ -203,12 +204,34 @@ def claim_stdout() -> int:
 
 
 def fd_reader(fd: int) -> Reader:
-    """:returns: a reader of ``fd`` that reads in a worker thread."""
+    """:returns: a reader of ``fd``. A pipe, socket or terminal is waited for on the event loop;
+    anything the loop cannot wait for (a regular file, ``/dev/null``, Windows, anyio before
+    4.7) is read in a worker thread, which costs a thread hand-off per read."""
+    pollable = _pollable(fd)
 
     async def read() -> bytes:
+        nonlocal pollable
+        if pollable:
+            try:
+                await anyio.wait_readable(fd)
+            except OSError:  # the kernel refuses to poll this descriptor after all
+                pollable = False
+            else:
+                return os.read(fd, READ_CHUNK_BYTES)  # readable: returns at once, b"" at EOF
         return await anyio.to_thread.run_sync(os.read, fd, READ_CHUNK_BYTES, abandon_on_cancel=True)
 
     return read
+
+
+def _pollable(fd: int) -> bool:
+    """:returns: whether ``fd`` is a kind of descriptor the event loop may wait for."""
+    if sys.platform == "win32" or not hasattr(anyio, "wait_readable"):
+        return False
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
 def fd_writer(fd: int) -> Writer:

@@ -12,12 +12,14 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from sevdesk_mcp.safety.approval_local import Pages, shared_pages
 from sevdesk_mcp.safety.approvals import ApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.open_url import open_url
+
+if TYPE_CHECKING:
+    from sevdesk_mcp.safety.approval_local import Pages
 
 NONCE_TTL_S: Final = 600.0
 MAX_NONCES: Final = 10_000
@@ -59,7 +61,7 @@ class SafetyRuntime:
         nonces: NonceStore | None = None,
         *,
         approvals: ApprovalStore | None = None,
-        pages: Callable[[], Pages] = shared_pages,
+        pages: Callable[[], Pages] | None = None,
         opener: Callable[[str], bool] = open_url,
     ) -> None:
         self.audit = audit
@@ -75,6 +77,10 @@ class SafetyRuntime:
         :raises PageServerError: if the page server cannot listen.
         """
         if self._pages is None:
+            if self._pages_factory is None:  # the page server is imported only when used
+                from sevdesk_mcp.safety.approval_local import shared_pages  # noqa: PLC0415
+
+                self._pages_factory = shared_pages
             pages = self._pages_factory()
             pages.site.attach(self.approvals)
             self._pages = pages

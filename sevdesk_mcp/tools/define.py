@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
 import msgspec
@@ -87,9 +87,28 @@ class ToolDef(Generic[I, O]):
     input_type: type[I]
     output_type: type[O]
     handler: Handler[I, O]
-    input_schema: JsonObject
-    output_schema: JsonObject
     links: Links[O] | None = None
+    _schemas: dict[str, JsonObject] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def input_schema(self) -> JsonObject:
+        """:returns: the flat input schema, built on first use (start-up never waits for it).
+
+        :raises ToolDefinitionError: if the input Struct cannot be expressed flat and bounded.
+        """
+        if "input" not in self._schemas:
+            self._schemas["input"] = input_schema(self.input_type)
+        return self._schemas["input"]
+
+    @property
+    def output_schema(self) -> JsonObject:
+        """:returns: the output schema, built on first use.
+
+        :raises ToolDefinitionError: if the output Struct has no JSON Schema form.
+        """
+        if "output" not in self._schemas:
+            self._schemas["output"] = output_schema(self.output_type)
+        return self._schemas["output"]
 
     def to_json(self, *, structured: bool) -> JsonObject:
         """:returns: the ``Tool`` object; ``outputSchema`` only when ``structured``."""
@@ -122,7 +141,9 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
 
     :param links: extra content blocks (``resource_link``) derived from the output.
 
-    :raises ToolDefinitionError: if the declaration breaks one of the module's rules.
+    :raises ToolDefinitionError: if the declaration breaks one of the module's rules. The
+        schemas are checked when first built (the first ``tools/list``); the test suite builds
+        every shipped tool's schemas.
     """
     if not NAME_PATTERN.match(name):
         raise ToolDefinitionError(f"{name!r}: names are sevdesk_ plus [a-z0-9_], max 40 chars")
@@ -142,7 +163,5 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
         input_type=input,
         output_type=output,
         handler=handler,
-        input_schema=input_schema(input),
-        output_schema=output_schema(output),
         links=links,
     )

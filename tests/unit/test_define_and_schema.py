@@ -12,6 +12,7 @@ import pytest
 
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.catalog import ALL_TOOLS
 from sevdesk_mcp.tools.define import define_tool
 from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, input_schema, output_schema
 from tests.tool_fixtures import LOOKUP, READ, WRITE, Found, NoInput, _lookup
@@ -211,3 +212,9 @@ def test_define_tool_refuses_broken_declarations(overrides: dict[str, Any], frag
 
 def test_a_valid_declaration_passes() -> None:
     _define(name="sevdesk_" + "x" * 32)
+
+
+def test_every_shipped_tool_has_valid_schemas() -> None:
+    for tool in ALL_TOOLS:  # built on first use, so a broken one would only fail at tools/list
+        assert tool.input_schema["type"] == "object", tool.name
+        assert tool.output_schema["type"] == "object", tool.name

@@ -110,7 +110,7 @@ class McpRoute:
             await _send_json(exchange, 400, answer)
             return
         exchange.notes["era"] = era
-        if _quiet(request) and _accepts_json(headers):
+        if era == "modern" and _quiet(request) and _accepts_json(headers):
             await self._answer(exchange, request, era)
             return
         send, receive = anyio.create_memory_object_stream[_Out](MAX_QUEUED_MESSAGES)
@@ -169,9 +169,9 @@ async def _send_json(exchange: Exchange, status: int, answer: JsonObject) -> Non
 
 
 def _quiet(request: jsonrpc.Request) -> bool:
-    """:returns: whether serving ``request`` cannot send notifications: they need a
-    ``progressToken`` or a log level in ``params._meta`` (a 2025 ``logging/setLevel`` lasts
-    one request here), so a client that accepts JSON gets one JSON object."""
+    """:returns: whether serving a 2026-07-28 ``request`` cannot send notifications: they need
+    a ``progressToken`` or a log level in ``params._meta``, so a client that accepts JSON gets
+    one JSON object. (On the 2025 era a server may log unasked, so it always gets the stream.)"""
     meta = request.params.get("_meta")
     if not isinstance(meta, dict):
         return True

@@ -14,6 +14,7 @@ from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
 from sevdesk_mcp.server import LEGACY_ELICITATION_HINT
 from tests.fixture_app import fixture_app
+from tests.http.conformance.server import app_factory
 from tests.http.helpers import (
     META,
     head,
@@ -313,3 +314,18 @@ async def test_legacy_progress_streams_too() -> None:
         response = await post(client, body, {"mcp-protocol-version": "2025-11-25"})
     messages = sse_messages(response)
     assert [m.get("method") for m in messages] == ["notifications/progress"] * 3 + [None]
+
+
+async def test_a_legacy_tool_that_logs_unasked_still_streams() -> None:
+    params = {"name": "test_tool_with_logging", "arguments": {}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    async with running(build=app_factory()) as server, http(server) as client:
+        response = await post(client, body, {"mcp-protocol-version": "2025-11-25"})
+    messages = sse_messages(response)  # 2025: a server may log without logging/setLevel
+    assert [m.get("method") for m in messages] == ["notifications/message"] * 3 + [None]
+
+
+async def test_a_modern_call_that_cannot_notify_is_plain_json() -> None:
+    async with running() as server, http(server) as client:
+        response = await post_modern(client, "tools/call", {"name": "greet", "arguments": {}})
+    assert response.headers["content-type"] == "application/json"

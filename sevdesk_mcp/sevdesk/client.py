@@ -34,6 +34,7 @@ from sevdesk_mcp.errors import (
     RejectedError,
     UnavailableError,
     UpstreamTimeoutError,
+    UpstreamValidationError,
 )
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
@@ -265,7 +266,23 @@ class SevdeskClient:
             ) from None
         except httpx.HTTPError:
             raise _unknown(method, path) from None
-        return _finish(*answer)
+        try:
+            return _finish(*answer)
+        except (UnavailableError, MalformedResponseError):
+            # a 5xx or a garbled answer after the write reached sevDesk says nothing about
+            # whether it was applied (Q33): unknown, never "try later"
+            raise _unknown(
+                method, path, f"sevDesk answered HTTP {answer[0]} without a usable result"
+            ) from None
+        except UpstreamValidationError as exc:
+            if exc.status < 500:
+                raise
+            raise UpstreamValidationError(  # validation sent as 500: sometimes applied (Q33)
+                f"{exc} sevDesk has applied writes it answered with HTTP 500 before: check the "
+                "record in sevDesk before trying again.",
+                status=exc.status,
+                code=exc.code,
+            ) from None
 
     async def _exchange(
         self,
@@ -315,11 +332,11 @@ def _finish(status: int, body: bytes, headers: httpx.Headers) -> JsonValue:
     return unwrap(status, body)
 
 
-def _unknown(method: str, path: str) -> OutcomeUnknownError:
+def _unknown(method: str, path: str, what: str = "no answer arrived") -> OutcomeUnknownError:
     return OutcomeUnknownError(
-        f"{method} {path} was sent to sevDesk, but no answer arrived: it may or may not have "
-        "been applied. It was not retried. Check the record in sevDesk (or read it again) "
-        "before trying again."
+        f"{method} {path} was sent to sevDesk, but {what}: it may or may not have been "
+        "applied. It was not retried. Check the record in sevDesk (or read it again) before "
+        "trying again."
     )
 
 

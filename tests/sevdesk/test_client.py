@@ -288,9 +288,10 @@ async def test_validation_errors_sent_as_500_are_validation_errors_and_fenced() 
         (error(400, "bad", 23000), UpstreamValidationError),
         (error(422, "mismatch"), UpstreamValidationError),
         (error(409, "in use", 159), RejectedError),
-        (httpx.Response(500, text="<html>oops</html>"), UnavailableError),
+        # a write answered by a 5xx or a body that is not sevDesk's: it may have been applied
+        (httpx.Response(500, text="<html>oops</html>"), OutcomeUnknownError),
         (httpx.Response(404, text="<html>nope</html>"), NotFoundError),
-        (httpx.Response(200, text="<html>login</html>"), MalformedResponseError),
+        (httpx.Response(200, text="<html>login</html>"), OutcomeUnknownError),
         (httpx.Response(200, json={"objects": None}), type(None)),
         (httpx.Response(302, headers={"Location": "https://evil.example/x"}), RejectedError),
     ],
@@ -373,3 +374,23 @@ async def test_the_token_never_reaches_logs_errors_or_reprs(
     assert TOKEN not in caplog.text
     assert "[redacted]" in caplog.text
     assert TOKEN not in repr(c)
+
+
+@pytest.mark.parametrize("answer", [httpx.Response(503), httpx.Response(502, text="<html>")])
+async def test_a_write_answered_with_a_5xx_is_an_unknown_outcome(answer: httpx.Response) -> None:
+    script = Script(answer)  # Q33: sevDesk may have applied it before failing
+    with pytest.raises(OutcomeUnknownError, match=f"answered HTTP {answer.status_code}"):
+        await client(script).send("PUT", "/Invoice/5/bookAmount", tier=Tier.COMMIT, json={})
+    assert len(script.requests) == 1
+
+
+async def test_a_write_refused_with_http_500_says_to_check_the_record() -> None:
+    script = Script(error(500, "invalid taxRate"))
+    with pytest.raises(UpstreamValidationError, match="check the record in sevDesk"):
+        await client(script).send("POST", "/Contact", tier=Tier.WRITE, json={})
+
+
+async def test_a_read_answered_with_a_5xx_stays_unavailable() -> None:
+    script = Script(*(httpx.Response(503) for _ in range(10)))
+    with pytest.raises(UnavailableError, match="try later"):
+        await client(script).get("/Contact")

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from sevdesk_mcp.config import load_config
-from sevdesk_mcp.errors import OutcomeUnknownError, UnavailableError
+from sevdesk_mcp.errors import OutcomeUnknownError
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.tiers import Tier
@@ -82,7 +82,7 @@ async def test_a_cancelled_call_still_finishes_its_write_and_audits_it(tmp_path:
 @pytest.mark.parametrize("path", ["/Invoice/5/getPdf", "/SevSequence/Factory/getByType"])
 async def test_gets_that_change_data_are_never_retried(path: str) -> None:
     script = Script(httpx.Response(503), httpx.Response(200, json={"objects": {}}))
-    with pytest.raises(UnavailableError):
+    with pytest.raises(OutcomeUnknownError, match="answered HTTP 503"):
         await client(script).send("GET", path, tier=Tier.COMMIT)
     assert len(script.requests) == 1
 

@@ -1,7 +1,8 @@
 """Binding steps of a sales document (``docs/sevdesk-api.md`` §2.4-2.6, Q21-Q23, Q25):
 finalize (``sendBy`` with ``VPDF`` and ``sendDraft: false``: number, status open, locked),
 enshrine (``enshrine``: festgeschrieben for GoBD, irreversible) and send by email
-(``sendViaEmail``: reaches the customer, and finalizes a draft on the way).
+(``sendViaEmail``: reaches the customer; drafts are refused, because sevDesk would finalize them
+on the way, a ``commit`` action that an ``external`` tool must not take).
 
 Each ``prepare_*`` reads the document and refuses what sevDesk would refuse or what would
 surprise a bookkeeper; its preview names the irreversible consequence in sevDesk's German terms
@@ -130,6 +131,7 @@ async def prepare_email(
 
     :returns: the preview (recipient, subject and text in full) and the plan.
     :raises ToolInputError: for an address that is not one email address.
+    :raises ToolError: for a draft (sending would finalize it; that is its own commit action).
     :raises NotFoundError: if there is no such document.
     :raises UpstreamError: if sevDesk cannot be read.
     """
@@ -137,9 +139,13 @@ async def prepare_email(
         if address is not None and not _EMAIL.match(address):
             raise ToolInputError(f"{name} must be one email address like name@example.com.")
     doc = await read_document(client, kind_name, document_id)
+    if doc.status == DRAFT:  # sendViaEmail would finalize it: a commit action of its own
+        raise ToolError(
+            f"{label(kind_name, doc)} is a draft; sending it would also finalize it (number, "
+            "festgeschrieben), which needs its own approval. Finalize it first with "
+            "sevdesk_finalize_document, then send it."
+        )
     warnings = ["An email cannot be recalled once sevDesk has sent it."]
-    if doc.status == DRAFT:
-        warnings.append(f"The draft is finalized on the way. {_finalize_warning(kind_name)}")
     facts = [
         *_document_facts(kind_name, doc),
         Fact("To", email.to),

@@ -33,6 +33,7 @@ from sevdesk_mcp.domain.lifecycle import send_once
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, RejectedError, ToolError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.client import SevdeskClient
@@ -165,7 +166,7 @@ async def prepare_delete(
     doc = await draft_document(client, kind_name, document_id)
     facts = [
         Fact("Document", label(kind_name, doc)),
-        Fact("Header", doc.header or "(none)"),
+        Fact("Header", fence(doc.header) or "(none)"),
         Fact("Gross", f"{doc.sumGross or 0} {doc.currency or 'EUR'}"),
     ]
     preview = Preview(action=f"Delete {label(kind_name, doc)} (a draft) from sevDesk", facts=facts)

@@ -23,6 +23,7 @@ from sevdesk_mcp.domain.draft_lines import Line, position_body, sums_facts
 from sevdesk_mcp.domain.writes import ref
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
+from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.client import SevdeskClient
@@ -68,7 +69,7 @@ async def document_body(
     top = _top(draft, to, user, rule, current)
     facts = [
         Fact("Document", KIND_WORDS[draft.kind]),
-        Fact("Contact", f"{to.name} (id {to.contact_id})"),
+        Fact("Contact", f"{fence(to.name)} (id {to.contact_id})"),
         Fact("Address", to.lines() if to.street else "(the contact has no address on file)"),
         Fact("Date", draft.day.isoformat()),
         Fact("Tax rule", f"{draft.tax_rule_id} {rule}"),

@@ -17,7 +17,7 @@ from sevdesk_mcp.domain.contacts import display_name
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.documents import list_documents
 from sevdesk_mcp.errors import NotFoundError, ToolError, ToolInputError
-from sevdesk_mcp.safety.fence import clean
+from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
@@ -54,9 +54,9 @@ class Recipient:
     default_days: int | None
 
     def lines(self) -> str:
-        """:returns: the address as the preview shows it."""
+        """:returns: the address as the preview shows it, each line fenced (third-party text)."""
         town = " ".join(p for p in (self.zip, self.city) if p)
-        return "\n".join(p for p in (self.name, self.street, town) if p)
+        return "\n".join(f"{fence(p)}" for p in (self.name, self.street, town) if p)
 
 
 async def tax_rule_name(

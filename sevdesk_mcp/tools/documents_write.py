@@ -288,9 +288,10 @@ SEND_EMAIL = define_write_tool(
     title="Send a document by email",
     description=(
         "Sends an invoice, credit note or order by email through sevDesk with its PDF "
-        "attached (recipient, subject and text as given). A draft is finalized on the way "
-        "(number, festgeschrieben). Reaches a third party and cannot be recalled; needs a "
-        "human's approval of recipient, subject and text. dryRun=true shows the preview only."
+        "attached (recipient, subject and text as given). Drafts are refused: finalize them "
+        "first with sevdesk_finalize_document. Reaches a third party and cannot be recalled; "
+        "needs a human's approval of recipient, subject and text. dryRun=true shows the "
+        "preview only."
     ),
     toolset="documents",
     tier=Tier.EXTERNAL,

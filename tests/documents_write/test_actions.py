@@ -126,7 +126,7 @@ async def test_enshrine_refuses_what_it_cannot_do(document: int, said: str) -> N
 async def test_the_email_preview_shows_recipient_subject_and_text_in_full() -> None:
     fake = build_demo()
     data = (
-        await call(app(fake), EMAIL, kind="invoice", document_id=DRAFT_INVOICE, **MAIL, dryRun=True)
+        await call(app(fake), EMAIL, kind="invoice", document_id=OPEN_INVOICE, **MAIL, dryRun=True)
     )["structuredContent"]
     shown = facts(data["preview"])
     assert (shown["To"], shown["Subject"], shown["Text"]) == (
@@ -134,23 +134,33 @@ async def test_the_email_preview_shows_recipient_subject_and_text_in_full() -> N
         MAIL["subject"],
         MAIL["text"],
     )
-    warnings = " ".join(data["preview"]["warnings"])
-    assert "cannot be recalled" in warnings and "finalized on the way" in warnings
+    assert "cannot be recalled" in " ".join(data["preview"]["warnings"])
     assert writes(fake) == []
 
 
 async def test_an_approved_email_is_sent_once_and_the_document_read_back() -> None:
     fake = build_demo()
     message, result = await approved(
-        app(fake), EMAIL, kind="invoice", document_id=DRAFT_INVOICE, **MAIL
+        app(fake), EMAIL, kind="invoice", document_id=OPEN_INVOICE, **MAIL
     )
     assert "To: buchhaltung@cafe-kastanie.example" in message
     assert "Text:\n    Guten Tag,\n    anbei die Rechnung." in message
-    assert writes(fake) == [f"POST /Invoice/{DRAFT_INVOICE}/sendViaEmail"]
-    sent = body(fake, "POST", f"/Invoice/{DRAFT_INVOICE}/sendViaEmail")
+    assert writes(fake) == [f"POST /Invoice/{OPEN_INVOICE}/sendViaEmail"]
+    sent = body(fake, "POST", f"/Invoice/{OPEN_INVOICE}/sendViaEmail")
     assert (sent["toEmail"], sent["subject"], sent["text"]) == tuple(MAIL.values())
     written = result["structuredContent"]["result"]
-    assert written["status"] == "open" and written["number"]
+    assert (written["status"], written["number"]) == ("open", "RE-1039")
+    (email,) = fake.store.emails
+    assert (email.to, email.subject) == (MAIL["to_email"], MAIL["subject"])
+
+
+async def test_a_draft_is_not_sent_because_sending_would_finalize_it() -> None:
+    fake = build_demo()
+    server = write_app(fake, {"SEVDESK_ALLOW": "write,external"})  # no commit tier
+    result = await call(server, EMAIL, kind="invoice", document_id=DRAFT_INVOICE, **MAIL)
+    assert "Finalize it first with sevdesk_finalize_document" in error_text(result)
+    assert writes(fake) == []
+    assert fake.store.invoices.get(DRAFT_INVOICE).status == 100
 
 
 async def test_a_bad_email_address_is_refused() -> None:

@@ -23,7 +23,10 @@ async def test_a_dry_run_shows_address_sums_and_tax_rule_and_sends_nothing() -> 
     ]
     assert data["status"] == "dry_run"
     shown = facts(data["preview"])
-    assert shown["Address"] == "Café Kastanie GmbH\nKonviktstraße 41\n79098 Freiburg im Breisgau"
+    assert shown["Address"] == (
+        "⟦Café Kastanie GmbH⟧\n⟦Konviktstraße 41⟧\n⟦79098 Freiburg im Breisgau⟧"
+    )
+    assert shown["Contact"] == "⟦Café Kastanie GmbH⟧ (id 410003)"
     assert shown["Tax rule"].startswith("1 ")
     assert shown["Positions"] == (
         "1. 3 x Tischlerarbeiten Theke à 120.00 EUR, 19 % = 360.00 EUR net"

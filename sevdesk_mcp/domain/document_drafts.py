@@ -16,6 +16,7 @@ from typing import Final
 
 import msgspec
 
+from sevdesk_mcp.domain import credit_note_numbers as numbers
 from sevdesk_mcp.domain import draft_checks as checks
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.document_writes import (
@@ -32,12 +33,12 @@ from sevdesk_mcp.domain.draft_lines import total_gross
 from sevdesk_mcp.domain.lifecycle import send_once
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, RejectedError, ToolError
-from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact, Preview
-from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.client import SevdeskClient
-from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
 NO_LONGER_DRAFT: Final = {
@@ -76,13 +77,22 @@ async def prepare_create(client: SevdeskClient, draft: Draft) -> Prepared[DraftP
     :raises UpstreamError: if sevDesk cannot be read.
     """
     body, facts = await document_body(client, draft, None)
+    if draft.kind == "credit_note":
+        number = await numbers.peek_number(client)
+        facts.insert(
+            1,
+            Fact(
+                "Number (Gutschriftnummer)",
+                f"{number} (the next number of the number range, taken when the draft is created)",
+            ),
+        )
     if not draft.allow_duplicate:
         gross = total_gross(draft.lines)
         look = checks.Fingerprint(draft.kind, draft.contact_id, draft.day, gross, draft.header)
         await checks.refuse_lookalike(client, look)
     preview = Preview(
-        action=f"Create a draft {KIND_WORDS[draft.kind]} in sevDesk (Entwurf: no number yet; "
-        "it can still be changed or deleted)",
+        action=f"Create a draft {KIND_WORDS[draft.kind]} in sevDesk (Entwurf: it can still be "
+        "changed or deleted)",
         facts=facts,
     )
     plan = DraftPlan(draft.kind, None, body, needs_number=draft.kind == "credit_note")
@@ -99,8 +109,9 @@ async def execute_create(
     """
     body = plan.body
     if plan.needs_number:
-        number = await next_number(client, "CreditNote", "CN")
-        progress.done(f"reserved credit note number {number}")
+        number = await numbers.take_number(client)
+        progress.done(f"took credit note number {number} from the number range")
+        await numbers.refuse_used(client, number)  # the range may not have moved (D-066)
         inner = body["creditNote"]
         assert isinstance(inner, dict)  # built by _document
         body = {**body, "creditNote": {**inner, "creditNoteNumber": number}}
@@ -212,39 +223,6 @@ async def draft_document(client: SevdeskClient, kind_name: KindName, document_id
             "sevdesk_credit_note_from_invoice."
         )
     return doc
-
-
-async def next_number(client: SevdeskClient, object_type: str, doc_type: str) -> str:
-    """Take the next number of a document sequence (this reserves it).
-
-    :returns: the formatted number, e.g. ``GU-1005``.
-    :raises MalformedResponseError: if sevDesk's answer holds no number.
-    :raises UpstreamError: if sevDesk cannot be reached.
-    """
-    query: dict[str, QueryValue] = {"objectType": object_type, "type": doc_type}
-    answer = await client.send("GET", "/SevSequence/Factory/getByType", query=query)
-    return _formatted(answer)
-
-
-def _formatted(answer: JsonValue) -> str:
-    if isinstance(answer, str | int) and not isinstance(answer, bool):
-        return str(answer)
-    if isinstance(answer, dict):
-        sequence, pattern = answer.get("nextSequence"), answer.get("format")
-        if isinstance(sequence, str | int) and not isinstance(sequence, bool):
-            if isinstance(pattern, str) and "%NUMBER" in pattern:
-                today = dates.today()
-                return (
-                    pattern.replace("%YYYY", f"{today:%Y}")
-                    .replace("%YY", f"{today:%y}")
-                    .replace("%MM", f"{today:%m}")
-                    .replace("%NUMBER", str(sequence))
-                )
-            return str(sequence)
-    raise MalformedResponseError(
-        "sevDesk's number sequence answered without a next number; check the number ranges "
-        "(Nummernkreise) in the sevDesk settings."
-    )
 
 
 async def _position_ids(client: SevdeskClient, kind_name: KindName, document_id: int) -> list[int]:

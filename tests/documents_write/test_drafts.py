@@ -127,9 +127,8 @@ async def test_a_credit_note_takes_its_number_from_the_sequence_and_names_the_in
         "structuredContent"
     ]
     assert data["status"] == "done", data
-    assert [r.path for r in fake.requests if "SevSequence" in r.path] == [
-        "/SevSequence/Factory/getByType"
-    ]
+    taken = [r.query for r in fake.requests if "SevSequence" in r.path]
+    assert [q.get("useNextNumber") for q in taken] == ["false", None]  # peeked, then taken
     sent = body(fake, "POST", "/CreditNote/Factory/saveCreditNote")["creditNote"]
     assert sent["creditNoteNumber"] and sent["bookingCategory"] == "UNDERACHIEVEMENT"
     assert sent["refSrcInvoice"] == {"id": OPEN_INVOICE, "objectName": "Invoice"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sevdesk_mcp.domain.document_drafts import _formatted
+from sevdesk_mcp.domain.credit_note_numbers import formatted as _formatted
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.sevdesk import dates

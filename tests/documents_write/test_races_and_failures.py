@@ -7,12 +7,18 @@ from decimal import Decimal
 
 import pytest
 
-from sevdesk_mcp.fake import build_demo
+from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.fake.sending import finalise
 from sevdesk_mcp.fake.store import Store
 from tests.documents_commit.helpers import ChangeBefore
-from tests.documents_write.helpers import CUSTOMER, DRAFT_INVOICE, LINE, OPEN_INVOICE
-from tests.writes_tools.helpers import FailAfter, call, error_text, write_app, writes
+from tests.documents_write.helpers import (
+    CUSTOMER,
+    DRAFT_CREDIT_NOTE,
+    DRAFT_INVOICE,
+    LINE,
+    OPEN_INVOICE,
+)
+from tests.writes_tools.helpers import call, error_text, facts, write_app, writes
 
 pytestmark = pytest.mark.anyio
 ALL = {"SEVDESK_ALLOW": "write,commit,external"}
@@ -53,14 +59,49 @@ async def test_a_draft_finalized_meanwhile_is_reported_as_such(
 
 async def test_a_credit_note_failing_after_its_number_was_taken_names_the_number() -> None:
     fake = build_demo()
-    transport = FailAfter(fake, "GET", "/SevSequence/Factory/getByType", 500)
-    arguments = {**DRAFT, "kind": "credit_note", "source_invoice_id": OPEN_INVOICE}
-    result = await call(
-        write_app(fake, ALL, transport), "sevdesk_create_document_draft", **arguments
+    fail = ChangeBefore(
+        fake, "POST", "/CreditNote/Factory/saveCreditNote", lambda _: fake.faults.fail_next(503)
     )
+    arguments = {**DRAFT, "kind": "credit_note", "source_invoice_id": OPEN_INVOICE}
+    result = await call(write_app(fake, ALL, fail), "sevdesk_create_document_draft", **arguments)
     text = error_text(result)
-    assert "Already changed before the failure: reserved credit note number GU-" in text
+    assert "may or may not have been applied" in text  # a 503 after sending: unknown (Q33)
+    assert "Already changed before the failure: took credit note number GU-" in text
     assert writes(fake) == ["POST /CreditNote/Factory/saveCreditNote"]
+
+
+async def test_a_credit_note_number_already_in_use_is_refused() -> None:
+    fake = build_demo()
+    arguments = {**DRAFT, "kind": "credit_note", "source_invoice_id": OPEN_INVOICE}
+    dry = await call(
+        write_app(fake, ALL), "sevdesk_create_document_draft", **arguments, dryRun=True
+    )
+    number = facts(dry["structuredContent"]["preview"])["Number (Gutschriftnummer)"].split()[0]
+    fake.store.credit_notes.get(DRAFT_CREDIT_NOTE).creditNoteNumber = number  # range stood still
+    result = await call(write_app(fake, ALL), "sevdesk_create_document_draft", **arguments)
+    assert f"{number} is already used by credit note {DRAFT_CREDIT_NOTE}" in error_text(result)
+    assert writes(fake) == []
+
+
+async def test_a_number_taken_meanwhile_by_another_credit_note_stops_before_the_save() -> None:
+    fake = build_demo()
+    lists = iter(range(100))
+
+    def collide(store: Store) -> None:
+        if next(lists) == 2:  # the check after the number was taken (two reads in prepare)
+            store.credit_notes.get(DRAFT_CREDIT_NOTE).creditNoteNumber = taken_number(fake)
+
+    arguments = {**DRAFT, "kind": "credit_note", "source_invoice_id": OPEN_INVOICE}
+    server = write_app(fake, ALL, ChangeBefore(fake, "GET", "/CreditNote", collide))
+    result = await call(server, "sevdesk_create_document_draft", **arguments)
+    assert "is already used by credit note" in error_text(result)
+    assert "took credit note number" in error_text(result)
+    assert writes(fake) == []
+
+
+def taken_number(fake: FakeSevdesk) -> str:
+    """:returns: the number the fake handed out last (its format is GU-%NUMBER)."""
+    return f"GU-{fake.store.peek_number('GU-') - 1}"
 
 
 async def test_a_draft_with_a_negative_sum_is_not_finalized() -> None:

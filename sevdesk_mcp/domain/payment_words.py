@@ -21,10 +21,8 @@ TYPE_WORDS: Final = {
     "FULL_PAYMENT": "vollständige Zahlung (full payment, FULL_PAYMENT)",
     "N": "Teilzahlung (partial payment, N)",
 }
-STATUS_AFTER: Final = {
-    "FULL_PAYMENT": "bezahlt (paid)",
-    "N": "teilbezahlt (partially paid)",
-}
+PAID_WORD: Final = "bezahlt (paid)"
+PARTLY_PAID_WORD: Final = "teilbezahlt (partially paid)"
 
 
 def payment_preview(
@@ -47,7 +45,10 @@ def payment_preview(
     facts += [
         Fact("Offen vorher (open before)", target.euros(target.open_amount)),
         Fact("Offen danach (open after)", target.euros(target.open_amount - amount)),
-        Fact("Status danach (status after)", STATUS_AFTER[plan.payment_type]),
+        Fact(
+            "Status danach (status after)",
+            PAID_WORD if plan.amount == plan.target.open_amount else PARTLY_PAID_WORD,
+        ),
     ]
     return Preview(
         action=f"Zahlung verbuchen (book payment) on {target.label}",
@@ -91,11 +92,11 @@ def _doubts(
             f"The document is in {target.currency}, the check account in {account.currency}; "
             "check the amount before approving."
         )
-    if transaction and plan.payment_type == "FULL_PAYMENT" and transaction.remaining > plan.amount:
+    if transaction and transaction.remaining > plan.amount:
         doubts.append(
-            "A full payment (FULL_PAYMENT) may use up the whole bank transaction in sevDesk; "
-            f"its other {target.euros(transaction.remaining - plan.amount)} may then not be "
-            "bookable on other documents."
+            f"The bank transaction keeps {target.euros(transaction.remaining - plan.amount)} "
+            "unbooked for other documents; this payment is booked as a partial one (N) so "
+            "that sevDesk does not use up the whole transaction."
         )
     if target.date is not None and plan.request.day < target.date:
         doubts.append(

@@ -3,7 +3,9 @@
 
 Everything is planned before any request is sent: the document must be open (not a draft, not
 paid, not cancelled); the amount (always the positive money that moved) must not exceed the
-open amount; the type is ``FULL_PAYMENT`` when it settles the open amount, else ``N`` (partial).
+open amount; the type is ``FULL_PAYMENT`` when it settles the open amount with all of its bank
+transaction (or none), else ``N`` (partial), because a full payment consumes the whole
+transaction (Q28).
 The amount sent carries the sign of the bank flow (Q26): an invoice and a revenue receipt (D)
 bring money in (+), a credit note and an expense receipt (C) send it out (-). The date is Unix
 seconds at the Berlin midnight for invoices and credit notes, and a date-time with the Berlin
@@ -31,7 +33,12 @@ from sevdesk_mcp.domain.lifecycle import (
     send_once,
 )
 from sevdesk_mcp.domain.money import ZERO, Money, cents, money
-from sevdesk_mcp.domain.payment_checks import AccountCheck, check_account, check_transaction
+from sevdesk_mcp.domain.payment_checks import (
+    AccountCheck,
+    TransactionCheck,
+    check_account,
+    check_transaction,
+)
 from sevdesk_mcp.domain.payment_words import payment_preview
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.errors import ToolError, ToolInputError
@@ -132,7 +139,7 @@ async def prepare_payment(client: SevdeskClient, request: PaymentRequest) -> Pre
     transaction = None
     if request.transaction_id is not None:
         transaction = await check_transaction(client, request.transaction_id, account.id, signed)
-    payment_type = FULL_PAYMENT if amount == target.open_amount else PARTIAL
+    payment_type = _payment_type(amount, target, transaction)
     body = _body(target, request, account, signed, payment_type)
     plan = PaymentPlan(
         target=target,
@@ -208,6 +215,18 @@ async def _refuse_unpayable(client: SevdeskClient, target: Target) -> None:
             "booking had the wrong sign. Reset it to open (Zurücksetzen auf offen) and book "
             "again."
         )
+
+
+def _payment_type(amount: Decimal, target: Target, transaction: TransactionCheck | None) -> str:
+    # FULL_PAYMENT consumes the whole bank transaction (Q28): only when this payment is all of
+    # it, or there is none; a transaction shared with other documents is booked partially (N)
+    if amount != target.open_amount:
+        return PARTIAL
+    if transaction is not None and (
+        transaction.remaining != abs(transaction.amount) or transaction.remaining != amount
+    ):
+        return PARTIAL
+    return FULL_PAYMENT
 
 
 def _incoming(target: Target) -> bool:

@@ -266,3 +266,20 @@ async def test_a_timeout_after_sending_is_an_unknown_outcome_naming_what_to_chec
     assert "transactions of check account 5001" in text
     assert writes(fake) == [f"PUT /Invoice/{OPEN_INVOICE}/bookAmount"]  # sent once
     assert fake.store.invoices.get(OPEN_INVOICE).status == 1000  # it was applied after all
+
+
+async def test_a_transaction_shared_by_two_invoices_is_booked_partially_each_time() -> None:
+    fake = build_demo()  # Q28: FULL_PAYMENT would use up the whole bank transaction
+    app = commit_app(fake)
+    first = {**PAY_RE_1037, "amount": "445.42"}
+    _, part = await approved(app, BOOK, **first)
+    assert part["structuredContent"]["result"]["payment_type"] == "N"
+    rest = {**PAY_RE_1037, "document_id": 700039, "amount": "318.56"}  # RE-1039, all it owes
+    message, done = await approved(app, BOOK, **rest)
+    assert "Status danach (status after): bezahlt (paid)" in message
+    booked = done["structuredContent"]["result"]
+    assert (booked["payment_type"], booked["document"]["status"]) == ("N", "paid")
+    assert [body(fake, "PUT", f"/Invoice/{i}/bookAmount")["type"] for i in (700037, 700039)] == [
+        "N",
+        "N",
+    ]

@@ -102,10 +102,15 @@ async def prepare_enshrine(
     """Plan enshrining a finalized document (reads only).
 
     :returns: the preview (always with the GoBD warning) and the plan.
-    :raises ToolError: if the document is a draft or already enshrined.
+    :raises ToolError: for an order, a draft or a document already enshrined.
     :raises NotFoundError: if there is no such document.
     :raises UpstreamError: if sevDesk cannot be read.
     """
+    if kind_name == "order":
+        raise ToolError(
+            "sevDesk has no enshrine for orders (offers, confirmations, delivery notes); only "
+            "invoices and credit notes are festgeschrieben."
+        )
     doc = await read_document(client, kind_name, document_id)
     if doc.enshrined is not None:
         raise ToolError(f"{label(kind_name, doc)} is already festgeschrieben (enshrined).")

@@ -87,9 +87,7 @@ async def check_account(
     account = wire.parse(raw, CheckAccount)
     name = fence(account.name) or f"check account {account_id}"
     if account.status != ACTIVE:
-        raise ToolError(
-            f"Check account {account_id} {name} is archived; book on an active account."
-        )
+        raise ToolError(f"Check account {account_id} is archived; book on an active account.")
     online = clean(account.type or "").casefold() == ONLINE
     if online and transaction_id is None:
         raise ToolInputError(

@@ -127,10 +127,8 @@ class McpRoute:
                 tg.cancel_scope.cancel()
 
     async def _answer(self, exchange: Exchange, request: jsonrpc.Request, era: Era) -> None:
-        """Serve a request that cannot notify, as JSON: no stream, no second task."""
+        """Serve a 2026-07-28 request that cannot notify, as JSON: no stream, no second task."""
         conn = Connection(peer=HttpPeer(None), principal=self._principal)
-        if era == "legacy" and request.method != "initialize":
-            conn.legacy_version = streamable.legacy_version(exchange.request.headers)
         answer = await Dispatcher(self._build_app()).handle(request, conn)
         await _send_json(exchange, streamable.http_status(answer, era), answer)
 

@@ -58,8 +58,8 @@ Positions = Annotated[
 ]
 
 
-class DraftInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Arguments of ``sevdesk_create_document_draft``."""
+class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The content of a document draft (shared by create and update)."""
 
     kind: Kind
     contact_id: Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The customer")]
@@ -89,16 +89,22 @@ class DraftInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         OrderType,
         msgspec.Meta(description="Orders: AN offer, AB confirmation, LI delivery note"),
     ] = "AN"
+
+
+class DraftInput(DraftFields, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_create_document_draft``."""
+
     allow_duplicate: Annotated[
         bool, msgspec.Meta(description="Create even if a same-looking document exists")
     ] = False
     dryRun: DryRun = False
 
 
-class UpdateDraftInput(DraftInput, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class UpdateDraftInput(DraftFields, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_update_document_draft``: the draft's complete new content."""
 
     document_id: DocumentId
+    dryRun: DryRun = False
 
 
 class DocumentRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -122,7 +128,7 @@ class EmailInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     dryRun: DryRun = False
 
 
-def _draft(args: DraftInput) -> Draft:
+def _draft(args: DraftFields, *, allow_duplicate: bool = False) -> Draft:
     lines = tuple(
         checked_line(
             Line(
@@ -156,12 +162,12 @@ def _draft(args: DraftInput) -> Draft:
         source_invoice_id=args.source_invoice_id,
         category=args.credit_note_category,
         order_type=args.order_type,
-        allow_duplicate=args.allow_duplicate,
+        allow_duplicate=allow_duplicate,
     )
 
 
 async def _prepare_create(args: DraftInput, client: Client) -> Prepared[DraftPlan]:
-    return await drafts.prepare_create(client, _draft(args))
+    return await drafts.prepare_create(client, _draft(args, allow_duplicate=args.allow_duplicate))
 
 
 async def _prepare_update(args: UpdateDraftInput, client: Client) -> Prepared[DraftPlan]:

@@ -177,6 +177,11 @@ def _check_decimal_strings(
                 if isinstance(row, dict):
                     _check_decimal_strings(tool, row, items, f"{where}{name}[{index}].")
         pattern = field.get("pattern")
+        if pattern == DECIMAL_PATTERN and isinstance(value, float):  # binary: cents get lost
+            raise ToolInputError(
+                f"Invalid arguments for {tool.name}: {where}{name} must be a decimal number "
+                f'written as a string, such as "1234.50", not a JSON number.'
+            )
         if pattern == DECIMAL_PATTERN and isinstance(value, str) and not _DECIMAL.match(value):
             raise ToolInputError(
                 f"Invalid arguments for {tool.name}: {where}{name} must be a decimal number "

@@ -220,18 +220,18 @@ def _with_progress(exc: Exception, progress: Progress) -> Exception:
     return ToolError(f"{said} {_progress_text(progress).strip()}")
 
 
-def refuse_hidden_characters(args: msgspec.Struct) -> None:
+def refuse_hidden_characters(args: msgspec.Struct, where: str = "") -> None:
     """:raises ToolInputError: naming the argument and the invisible characters it holds."""
     for name, value in msgspec.structs.asdict(args).items():
         texts = value if isinstance(value, list) else [value]
-        for text in texts:
+        for index, text in enumerate(texts):
             if isinstance(text, msgspec.Struct):  # a row of a list argument (positions)
-                refuse_hidden_characters(text)
+                refuse_hidden_characters(text, f"{where}{name}[{index}].")
                 continue
             found = hidden_characters(text) if isinstance(text, str) else []
             if found:
                 raise ToolInputError(
-                    f"The argument {name!r} contains characters a human would not see "
+                    f"The argument '{where}{name}' contains characters a human would not see "
                     f"({', '.join(found[:5])}). Remove them and call again; what reaches "
                     "sevDesk must be what the human approved."
                 )

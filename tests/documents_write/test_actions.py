@@ -208,3 +208,11 @@ async def test_every_binding_preview_names_its_consequence_in_the_bookkeepers_wo
         assert preview["warnings"], name
         assert any(word in said for word in WORDS), (name, said)
         assert writes(fake) == []
+
+
+async def test_orders_are_not_enshrined() -> None:
+    fake = build_demo()
+    order = next(iter(fake.store.orders)).id
+    result = await call(app(fake), ENSHRINE, kind="order", document_id=order)
+    assert "no enshrine for orders" in error_text(result)
+    assert writes(fake) == []

@@ -104,9 +104,10 @@ async def test_an_unknown_contact_is_named() -> None:
     ("change", "said"),
     [
         ({"unit_price": "1e3"}, "positions[0].unit_price must be a decimal number"),
+        ({"unit_price": 120.1}, "positions[0].unit_price must be a decimal number written as"),
         ({"unit_price": "1.005"}, "positions[0].unit_price takes at most 2 decimal places"),
         ({"quantity": "0"}, "positions[0].quantity must be a decimal number above 0"),
-        ({"name": "Theke\u202e"}, "characters a human would not see"),
+        ({"name": "Theke\u202e"}, "'positions[0].name' contains characters a human"),
         ({"colour": "red"}, "colour"),
     ],
 )

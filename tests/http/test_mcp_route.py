@@ -323,9 +323,3 @@ async def test_a_legacy_tool_that_logs_unasked_still_streams() -> None:
         response = await post(client, body, {"mcp-protocol-version": "2025-11-25"})
     messages = sse_messages(response)  # 2025: a server may log without logging/setLevel
     assert [m.get("method") for m in messages] == ["notifications/message"] * 3 + [None]
-
-
-async def test_a_modern_call_that_cannot_notify_is_plain_json() -> None:
-    async with running() as server, http(server) as client:
-        response = await post_modern(client, "tools/call", {"name": "greet", "arguments": {}})
-    assert response.headers["content-type"] == "application/json"

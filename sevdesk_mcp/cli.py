@@ -23,11 +23,12 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 import anyio
 import httpx
+from anyio.abc import TaskStatus
 
 from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
@@ -149,7 +150,8 @@ def _serve_stdio(*, demo: bool) -> int:
             await _check_token(account)
         app = factory.build(account)
         _freeze_long_lived()
-        await StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd)).serve()
+        server = StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd))
+        await _until_stopped(server.serve)
 
     anyio.run(run)
     return 0
@@ -187,11 +189,7 @@ def _serve_http(*, demo: bool) -> int:
             raise StartupError(f"cannot listen on {where} ({exc.strerror or exc})") from None
         log.info("serving MCP at %s (bearer authentication)", service.site.mcp_url)
         _freeze_long_lived()
-        stop = anyio.Event()
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_stop_on_signal, stop)
-            await service.run(stop)
-            tg.cancel_scope.cancel()
+        await _until_stopped(service.run)
 
     anyio.run(run)
     return 0
@@ -204,11 +202,33 @@ def _freeze_long_lived() -> None:
     gc.freeze()
 
 
-async def _stop_on_signal(stop: anyio.Event) -> None:
+async def _until_stopped(serve: Callable[[anyio.Event], Awaitable[None]]) -> None:
+    """Run ``serve(stop)``; SIGTERM or SIGINT sets ``stop``, and the transport then gives its
+    running calls the shutdown grace (``mcp.shutdown``) before it returns."""
+    stop = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        await tg.start(_stop_on_signal, stop)
+        await serve(stop)
+        tg.cancel_scope.cancel()
+
+
+async def _stop_on_signal(
+    stop: anyio.Event, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+) -> None:
+    """Set ``stop`` on the first SIGTERM or SIGINT and keep catching them until cancelled: a
+    second signal must not kill the process while a write waits for its audit line. Windows
+    has no such signals for an event loop: there, stdio stops at EOF and HTTP on Ctrl-C."""
+    if sys.platform == "win32":
+        task_status.started()
+        return
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for _ in signals:
+        task_status.started()
+        async for signum in signals:
+            if stop.is_set():
+                log.warning("already stopping; running calls still get their grace")
+            else:
+                log.info("%s: stopping", signal.Signals(signum).name)
             stop.set()
-            return
 
 
 def _gate(config: Config) -> WriteGate:

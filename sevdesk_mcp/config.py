@@ -17,12 +17,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import msgspec
 
 from sevdesk_mcp.errors import ConfigError
-from sevdesk_mcp.safety.redact import Secret
+from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
 
 StructuredOutput = Literal["auto", "on", "off"]
@@ -36,6 +36,7 @@ _BOOL_HELP: Final = "use one of 1, true, yes, on, 0, false, no, off"
 DEFAULT_API_URL: Final = "https://my.sevdesk.de/api/v1"
 MAX_TOKEN_FILE_BYTES: Final = 4096
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{8,256}$")
+_WORD_BREAK: Final = re.compile(r"[\s=]+")
 
 
 class Config(msgspec.Struct, frozen=True, kw_only=True):
@@ -173,6 +174,7 @@ def _read_token_file(path: str) -> str:
 
 
 def _token(variable: str, value: str) -> Secret:
+    _register(value)  # before any check can fail: it must never reach a log line or a result
     if value.lower().startswith("bearer ") or "=" in value:
         raise ConfigError(
             variable,
@@ -181,6 +183,12 @@ def _token(variable: str, value: str) -> Secret:
     if not _TOKEN.match(value):
         raise ConfigError(variable, "not a sevDesk API token (expected 32 letters and digits)")
     return Secret(value)
+
+
+def _register(value: str) -> None:
+    """Register a token as read, and the bare token inside a ``Bearer …`` or ``NAME=…`` value."""
+    REDACTOR.add(value)
+    REDACTOR.add(_WORD_BREAK.split(value)[-1])
 
 
 def _api_url(env: Mapping[str, str]) -> str:
@@ -198,7 +206,14 @@ def _api_url(env: Mapping[str, str]) -> str:
 
 def _proxy(env: Mapping[str, str]) -> str | None:
     value = setting(env, "SEVDESK_PROXY")
-    if value is not None and urlsplit(value).scheme not in ("http", "https"):
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.password:  # the proxy's credentials are secrets like the token
+        REDACTOR.add(parts.netloc.rpartition("@")[0])
+        REDACTOR.add(parts.password)
+        REDACTOR.add(unquote(parts.password))
+    if parts.scheme not in ("http", "https"):
         raise ConfigError("SEVDESK_PROXY", "use an http:// or https:// proxy URL")
     return value
 

@@ -109,6 +109,7 @@ FINALIZE_INVOICE = define_write_tool(
     output=Finalized,
     prepare=_prepare_finalize,
     execute=_execute_finalize,
+    locks=lambda a: (f"invoice/{a.invoice_id}",),
 )
 RENAME_CONTACTS = define_write_tool(
     name="sevdesk_test_rename_contacts",
@@ -121,6 +122,7 @@ RENAME_CONTACTS = define_write_tool(
     output=Renamed,
     prepare=_prepare_rename,
     execute=_execute_rename,
+    locks=lambda a: [f"contact/{i}" for i in a.contact_ids],
 )
 OVERREACH = define_write_tool(
     name="sevdesk_test_overreach",
@@ -133,5 +135,6 @@ OVERREACH = define_write_tool(
     output=Finalized,
     prepare=_prepare_finalize,
     execute=_execute_overreach,
+    locks=lambda a: (f"invoice/{a.invoice_id}",),
 )
 WRITE_FIXTURES = (FINALIZE_INVOICE, RENAME_CONTACTS, OVERREACH)

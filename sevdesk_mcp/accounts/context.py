@@ -12,6 +12,7 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
+from sevdesk_mcp.sevdesk.witness import Witness
 
 Client = SevdeskClient  # the name tools use for the handle they pass on to domain functions
 
@@ -46,13 +47,21 @@ class AccountContext:
             )
         return self.client
 
-    def reader(self) -> SevdeskClient:
-        """:returns: a view of the client whose gate refuses every write (for ``prepare``).
+    def reader(self, witness: Witness | None = None) -> SevdeskClient:
+        """:returns: a view of the client whose gate refuses every write (for ``prepare``),
+            recording every answer in ``witness`` if one is given.
 
         :raises ToolError: if no account is connected.
         """
         gate = WriteGate(tiers=frozenset({Tier.READ}), read_only=True)
-        return self.require_client().view(gate=gate, stamp=None)
+        return self.require_client().view(gate=gate, stamp=None, witness=witness)
+
+    @property
+    def lock_scope(self) -> str:
+        """:returns: the account's name for record locks. Over stdio and in bearer mode one
+        account serves the process, whoever asks, so the scope is that one account's API
+        root; an OAuth deployment of many accounts keys it by the sevDesk account."""
+        return self.config.api_url
 
     def writer(self, tier: Tier) -> SevdeskClient:
         """:returns: a view of the client that stamps ``tier`` on every request (for

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Final, Literal
 
 import msgspec
@@ -27,7 +27,6 @@ from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.money import ZERO, Money, money, totals_by_currency
 from sevdesk_mcp.domain.vouchers import contains, in_range, start_bound
-from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
@@ -159,17 +158,9 @@ async def balance_at(client: SevdeskClient, account: CheckAccount, day: dt.date)
 def decimal_scalar(value: JsonValue, what: str) -> Decimal:
     """:returns: a scalar answer (``{"objects": "-1391.18"}``, a string or a number) as a decimal.
 
-    :raises MalformedResponseError: if it is not a finite number.
+    :raises MalformedResponseError: if it is not a finite number below 10^15 in size.
     """
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise MalformedResponseError(f"sevDesk sent a {what} that is not a number.")
-    try:
-        number = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise MalformedResponseError(f"sevDesk sent a {what} that is not a number.") from None
-    if not number.is_finite():
-        raise MalformedResponseError(f"sevDesk sent a {what} that is not a number.")
-    return number
+    return wire.decimal_value(value, what)
 
 
 async def list_bank_accounts(client: SevdeskClient, on_date: dt.date) -> BankAccountList:

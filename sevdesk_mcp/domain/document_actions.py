@@ -11,10 +11,10 @@ with their English meaning. Each ``execute_*`` sends one request, once, and read
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Final
 
+from sevdesk_mcp.domain.document_facts import document_facts
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.document_writes import (
     DRAFT,
@@ -25,11 +25,11 @@ from sevdesk_mcp.domain.document_writes import (
     status_word,
     where,
 )
+from sevdesk_mcp.domain.email_address import recipient
 from sevdesk_mcp.domain.lifecycle import send_once
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import api_path
@@ -45,7 +45,10 @@ NEGATIVE_SUM: Final = (
     "the positions of the draft (sevdesk_update_document_draft), or issue a credit note instead."
 )
 ACTION_CODES: Final = {7100: NEGATIVE_SUM}
-_EMAIL: Final = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
+INTERNATIONAL: Final = (
+    "A recipient's domain has letters beyond plain ASCII; compare it letter by letter with the "
+    "address you expect (the mail goes to the ASCII form shown)."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +86,7 @@ async def prepare_finalize(
     """
     doc = await _draft(client, kind_name, document_id, "finalized")
     warnings = [_finalize_warning(kind_name)]
-    facts = _document_facts(kind_name, doc)
+    facts = await document_facts(client, kind_name, doc)
     facts.append(Fact("Sent to the customer", "no (nothing is sent; download the PDF later)"))
     preview = Preview(
         action=f"Finalize {label(kind_name, doc)} (abschließen: number, status {status_word(200)})",
@@ -121,7 +124,7 @@ async def prepare_enshrine(
         )
     preview = Preview(
         action=f"Festschreiben (enshrine) {label(kind_name, doc)}",
-        facts=_document_facts(kind_name, doc),
+        facts=await document_facts(client, kind_name, doc),
         warnings=[GOBD],
         irreversible=True,
     )
@@ -140,9 +143,10 @@ async def prepare_email(
     :raises NotFoundError: if there is no such document.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    for name, address in (("to_email", email.to), ("cc_email", email.cc)):
-        if address is not None and not _EMAIL.match(address):
-            raise ToolInputError(f"{name} must be one email address like name@example.com.")
+    to = recipient(email.to, "to_email")
+    cc = recipient(email.cc, "cc_email") if email.cc is not None else None
+    if "\n" in email.subject or "\r" in email.subject:
+        raise ToolInputError("subject must be one line; remove the line break.")
     doc = await read_document(client, kind_name, document_id)
     if doc.status == DRAFT:  # sendViaEmail would finalize it: a commit action of its own
         raise ToolError(
@@ -151,33 +155,33 @@ async def prepare_email(
             "sevdesk_finalize_document, then send it."
         )
     warnings = ["An email cannot be recalled once sevDesk has sent it."]
+    if to.international or (cc and cc.international):
+        warnings.append(INTERNATIONAL)
     facts = [
-        *_document_facts(kind_name, doc),
-        Fact("To", email.to),
-        Fact("Cc", email.cc or "(none)"),
+        *await document_facts(client, kind_name, doc),
+        Fact("To", to.shown),
+        Fact("Cc", cc.shown if cc else "(none)"),
         Fact("Copy to the sevDesk user", "yes" if email.copy_to_self else "no"),
         Fact("Subject", email.subject),
         Fact("Text", email.text),
         Fact("Attachment", f"the PDF of {label(kind_name, doc)}"),
     ]
     preview = Preview(
-        action=f"Send {label(kind_name, doc)} by email to {email.to} (versenden)",
+        action=f"Send {label(kind_name, doc)} by email to {to.sent} (versenden)",
         facts=facts,
         warnings=warnings,
         irreversible=True,
     )
     body: JsonObject = {
-        "toEmail": email.to,
+        "toEmail": to.sent,
         "subject": email.subject,
         "text": email.text,
         "copy": email.copy_to_self,
         "sendXml": False,
     }
-    if email.cc:
-        body["ccEmail"] = email.cc
-    plan = ActionPlan(
-        kind_name, document_id, "POST", "sendViaEmail", body, f"emailed to {email.to}"
-    )
+    if cc is not None:
+        body["ccEmail"] = cc.sent
+    plan = ActionPlan(kind_name, document_id, "POST", "sendViaEmail", body, f"emailed to {to.sent}")
     return Prepared(preview, plan)
 
 
@@ -234,13 +238,3 @@ def _finalize_warning(kind_name: KindName) -> str:
         "becomes a binding document in the books and can never again be changed or deleted; "
         "corrections need a cancellation invoice (Stornorechnung) or a credit note."
     )
-
-
-def _document_facts(kind_name: KindName, doc: Document) -> list[Fact]:
-    return [
-        Fact("Document", label(kind_name, doc)),
-        Fact("Status now", status_word(doc.status)),
-        Fact("Contact id", str(doc.contact.id) if doc.contact else "(none)"),
-        Fact("Header", fence(doc.header) or "(none)"),
-        Fact("Gross", f"{doc.sumGross or 0} {doc.currency or 'EUR'}"),
-    ]

@@ -31,6 +31,7 @@ from sevdesk_mcp.domain.document_writes import (
 from sevdesk_mcp.domain.draft_body import KEY, Draft, document_body
 from sevdesk_mcp.domain.draft_lines import total_gross
 from sevdesk_mcp.domain.lifecycle import send_once
+from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, RejectedError, ToolError
 from sevdesk_mcp.jsontypes import JsonObject
@@ -178,7 +179,7 @@ async def prepare_delete(
     facts = [
         Fact("Document", label(kind_name, doc)),
         Fact("Header", fence(doc.header) or "(none)"),
-        Fact("Gross", f"{doc.sumGross or 0} {doc.currency or 'EUR'}"),
+        Fact("Gross", shown(doc.sumGross, doc.currency)),
     ]
     preview = Preview(action=f"Delete {label(kind_name, doc)} (a draft) from sevDesk", facts=facts)
     return Prepared(preview, DraftPlan(kind_name, document_id, {}))

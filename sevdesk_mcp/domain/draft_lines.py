@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
-from sevdesk_mcp.domain.money import cents
+from sevdesk_mcp.domain.money import cents, shown, shown_price
 from sevdesk_mcp.domain.writes import ref
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
@@ -93,15 +93,15 @@ def total_gross(lines: tuple[Line, ...]) -> Decimal:
 def sums_facts(lines: tuple[Line, ...]) -> list[Fact]:
     """:returns: the preview lines of the positions and the sums (net, VAT per rate, gross)."""
     rows = [
-        f"{i}. {line.quantity.normalize():f} x {line.name} à {line.price} EUR, "
-        f"{line.tax_rate.normalize():f} % = {line.net()} EUR net"
+        f"{i}. {line.quantity.normalize():f} x {line.name} à {shown_price(line.price)}, "
+        f"{line.tax_rate.normalize():f} % = {shown(line.net())} net"
         for i, line in enumerate(lines, 1)
     ]
     by_rate: dict[Decimal, Decimal] = defaultdict(Decimal)
     for line in lines:
         by_rate[line.tax_rate.normalize()] += line.tax()
     net = sum((line.net() for line in lines), Decimal(0))
-    facts = [Fact("Positions", "\n".join(rows)), Fact("Net", f"{net} EUR")]
-    facts += [Fact(f"VAT {rate:f} %", f"{tax} EUR") for rate, tax in sorted(by_rate.items())]
-    facts.append(Fact("Gross", f"{total_gross(lines)} EUR"))
+    facts = [Fact("Positions", "\n".join(rows)), Fact("Net", shown(net))]
+    facts += [Fact(f"VAT {rate:f} %", shown(tax)) for rate, tax in sorted(by_rate.items())]
+    facts.append(Fact("Gross", shown(total_gross(lines))))
     return facts

@@ -26,7 +26,7 @@ from sevdesk_mcp.domain.document_writes import (
     sent_once,
 )
 from sevdesk_mcp.domain.document_writes import status_word as document_status_word
-from sevdesk_mcp.domain.money import ZERO, Money, money
+from sevdesk_mcp.domain.money import ZERO, Money, money, shown
 from sevdesk_mcp.errors import NotFoundError, RejectedError, ToolError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
@@ -105,8 +105,7 @@ class Target:
 
     def euros(self, amount: Decimal) -> str:
         """:returns: ``amount`` in cents with the document's currency."""
-        shown = money(amount, self.currency)
-        return f"{shown.amount} {shown.currency}"
+        return shown(amount, self.currency)
 
     def where(self) -> str:
         """:returns: the document to look at in sevDesk, by label and id."""

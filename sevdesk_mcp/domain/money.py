@@ -46,3 +46,18 @@ def totals_by_currency(items: Iterable[Money]) -> list[Money]:
     for item in items:
         sums[item.currency] = sums.get(item.currency, ZERO) + item.amount
     return [Money(amount=cents(v), currency=k) for k, v in sorted(sums.items())]
+
+
+def shown(amount: Decimal | None, currency: str | None = None) -> str:
+    """:returns: an amount for a human: always two decimal places and the currency, never an
+    exponent (``119.00 EUR``, ``4399.43 EUR``); ``None`` counts as zero."""
+    value = money(amount, currency)
+    return f"{value.amount:f} {value.currency}"
+
+
+def shown_price(amount: Decimal, currency: str | None = None) -> str:
+    """:returns: a unit price for a human: at least two decimal places, more only where the
+    price has them (``0.1234 EUR``), and the currency."""
+    exponent = amount.as_tuple().exponent
+    exact = amount if isinstance(exponent, int) and exponent < -2 else cents(amount)
+    return f"{exact:f} {(currency or 'EUR').upper()}"

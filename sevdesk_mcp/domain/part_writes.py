@@ -17,7 +17,7 @@ from typing import Final, Literal
 import msgspec
 
 from sevdesk_mcp.domain.contacts import Untrusted
-from sevdesk_mcp.domain.money import Money, cents, money
+from sevdesk_mcp.domain.money import Money, cents, money, shown
 from sevdesk_mcp.domain.parts import MAX_SCANNED, STATUSES
 from sevdesk_mcp.domain.writes import (
     Prepared,
@@ -294,7 +294,7 @@ def _plain(value: Decimal) -> str:
 
 
 def _euros(value: Decimal | None) -> str:
-    return "" if value is None else f"{cents(value)} EUR"
+    return "" if value is None else shown(value)
 
 
 def _percent(value: Decimal | None) -> str:

@@ -1,6 +1,7 @@
 """Every limit and deadline of the HTTP server, with its unit in the name.
 
-They are fixed for operators (``docs/remote.md`` lists them); tests build smaller :class:`Limits`
+They are fixed for operators (``docs/remote.md`` lists them) except the per-client ones
+``settings.limits_for`` takes from the environment; tests build smaller :class:`Limits`
 to reach each rule quickly.
 """
 
@@ -13,6 +14,12 @@ KIB: Final = 1024
 MIB: Final = 1024 * KIB
 
 MAX_CONNECTIONS: Final = 256
+# One address may hold an eighth of the connections, so at least eight addresses are needed to
+# fill the server (threat H08). 32 is twice the per-client in-flight cap: a client can run its 16
+# requests and still keep as many idle keep-alive connections (browsers open 6 per host, SDK
+# clients a handful). Behind a reverse proxy every connection comes from the proxy's address, so
+# with trusted proxies the cap defaults to MAX_CONNECTIONS (``settings.limits_for``).
+MAX_CONNECTIONS_PER_CLIENT: Final = 32
 MAX_HEADER_BYTES: Final = 16 * KIB
 MAX_HEADER_COUNT: Final = 100
 MAX_TARGET_BYTES: Final = 8 * KIB
@@ -37,6 +44,9 @@ READ_CHUNK_BYTES: Final = 64 * KIB
 class Limits:
     """The limits one server applies.
 
+    :param max_connections: connections served at once; one more is closed at once.
+    :param max_connections_per_client: connections one client address (IPv6: one /64, as the
+        socket peer shows it) is served at once; one more is closed at once.
     :param header_deadline_s: time from a request's first byte to the end of its headers.
     :param receive_deadline_s: time from a request's first byte to the end of its body.
     :param keepalive_idle_s: how long an idle connection waits for its next request.
@@ -48,6 +58,7 @@ class Limits:
     """
 
     max_connections: int = MAX_CONNECTIONS
+    max_connections_per_client: int = MAX_CONNECTIONS_PER_CLIENT
     max_header_bytes: int = MAX_HEADER_BYTES
     max_header_count: int = MAX_HEADER_COUNT
     max_target_bytes: int = MAX_TARGET_BYTES

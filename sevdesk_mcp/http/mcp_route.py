@@ -7,7 +7,10 @@
 - The body must be ``application/json`` (415 otherwise) and one JSON-RPC message within the
   route's cap (413). Parse errors, invalid envelopes and batches are 400; notifications and
   responses are accepted with 202 and no body.
-- The header ladder and the HTTP statuses are the protocol core's (``mcp.streamable``).
+- The header ladder and the HTTP statuses are the protocol core's (``mcp.streamable``). An
+  ``Mcp-*`` header sent on more than one line (two ``Mcp-Name`` lines, say) is refused with 400
+  and -32600 before the body is decoded: taking the first or the last line would let a gateway
+  and this server read two different requests (threat J06).
 - The answer is JSON. It becomes an SSE stream (``text/event-stream``) only when the request
   produces a notification before its answer (progress with a ``progressToken``, logs with a log
   level) and the client accepts event streams; a client that lists only ``text/event-stream``
@@ -34,6 +37,7 @@ from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
 from sevdesk_mcp.mcp.types import META_LOG_LEVEL, MODERN_VERSION, Era, JsonObject
 
 SSE_TYPE: Final = "text/event-stream"
+MCP_HEADER_PREFIX: Final = "mcp-"
 MAX_QUEUED_MESSAGES: Final = 64
 SSE_HEADERS: Final = [("content-type", SSE_TYPE), ("x-accel-buffering", "no")]
 
@@ -83,7 +87,12 @@ class McpRoute:
         media_type = (headers.get("content-type") or "").partition(";")[0].strip().lower()
         if media_type != JSON_TYPE:
             raise HttpError(415, "Send the JSON-RPC message as application/json.")
-        message = jsonrpc.decode(await exchange.read_body(self._max_body_bytes))
+        body = await exchange.read_body(self._max_body_bytes)
+        repeated = _repeated_mcp_header(headers)
+        if repeated is not None:
+            await _send_json(exchange, 400, repeated)
+            return
+        message = jsonrpc.decode(body)
         if isinstance(message, jsonrpc.Rejected):
             await _send_json(exchange, 400, message.answer)
         elif isinstance(message, jsonrpc.Request):
@@ -101,7 +110,7 @@ class McpRoute:
             await exchange.respond(202, [])
 
     async def _request(self, exchange: Exchange, request: jsonrpc.Request) -> None:
-        exchange.notes["mcp_method"] = request.method[:64]
+        exchange.notes["mcp_method"] = request.method  # masked, then cut, by the access log
         headers = exchange.request.headers
         try:
             era = streamable.request_era(request, headers)
@@ -166,6 +175,20 @@ async def _send_json(exchange: Exchange, status: int, answer: JsonObject) -> Non
     await exchange.respond(status, [("content-type", JSON_TYPE)], jsonrpc.encode(answer))
 
 
+def _repeated_mcp_header(headers: Headers) -> JsonObject | None:
+    """:returns: the error answer for an ``Mcp-*`` header sent on more than one line, or
+    ``None`` if every one is sent once."""
+    for name in headers.names():
+        if name.startswith(MCP_HEADER_PREFIX) and headers.count(name) > 1:
+            return jsonrpc.error_answer(
+                None,
+                INVALID_REQUEST,
+                f"Invalid request: the {name} header is sent {headers.count(name)} times; send "
+                "each MCP header once, with one value",
+            )
+    return None
+
+
 def _quiet(request: jsonrpc.Request) -> bool:
     """:returns: whether serving a 2026-07-28 ``request`` cannot send notifications: they need
     a ``progressToken`` or a log level in ``params._meta``, so a client that accepts JSON gets
@@ -191,4 +214,4 @@ def _is_modern_header(headers: Headers) -> bool:
 
 
 def _method_note(message: jsonrpc.Message) -> str:
-    return message.method[:64] if isinstance(message, jsonrpc.Notification) else "response"
+    return message.method if isinstance(message, jsonrpc.Notification) else "response"

@@ -36,6 +36,10 @@ class Headers:
         """:returns: every value of ``name``, in order."""
         return list(self._values.get(name.lower(), ()))
 
+    def names(self) -> list[str]:
+        """:returns: the distinct header names, in lower case, in the order they first occur."""
+        return list(self._values)
+
     def count(self, name: str) -> int:
         """:returns: how many times ``name`` occurs."""
         return len(self.get_all(name))

@@ -10,7 +10,10 @@ path      method  what                                                 access
 ========  ======  ===================================================  ======================
 
 Shutdown: when ``stop`` is set, ``/healthz`` answers 503, new MCP requests get 503, running
-requests get ``shutdown_grace_s`` (10 s) to finish; then every connection is closed.
+requests get ``shutdown_grace_s`` (10 s, the grace of every transport) to finish; then the stop
+is forced (``mcp.shutdown``): every request still running is cancelled, a write still waiting for
+sevDesk included (audited as ``outcome_unknown``), and every connection is closed. A connection
+that finished its last answer may still drain the client's bytes for ``linger_s`` (2 s).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from sevdesk_mcp.http.router import Route, Router
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
 from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site
 from sevdesk_mcp.mcp.app import McpApp
+from sevdesk_mcp.mcp.shutdown import Shutdown, serving
 
 log = logging.getLogger("sevdesk_mcp.http")
 
@@ -78,13 +82,17 @@ class HttpService:
     limits: Limits
 
     async def run(self, stop: anyio.Event) -> None:
-        """Serve until ``stop`` is set, then shut down gracefully."""
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self.server.serve)
-            await stop.wait()
-            log.info("shutting down: running requests get %g seconds", self.limits.shutdown_grace_s)
-            await self.lifecycle.drain(self.limits.shutdown_grace_s)
-            tg.cancel_scope.cancel()
+        """Serve until ``stop`` is set, then shut down gracefully (see the module docstring)."""
+        shutdown = Shutdown()
+        with serving(shutdown):  # before the server starts: its connections inherit it
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.server.serve)
+                await stop.wait()
+                grace_s = self.limits.shutdown_grace_s
+                log.info("shutting down: running requests get %g seconds", grace_s)
+                await self.lifecycle.drain(grace_s)
+                shutdown.force()
+                tg.cancel_scope.cancel()
 
 
 async def bind_service(

@@ -3,7 +3,8 @@
 - An empty value, whitespace or an unsubstituted ``${user_config.…}`` placeholder counts as unset.
 - A bad value raises :class:`~sevdesk_mcp.errors.ConfigError` naming the variable and the allowed
   values; values are never echoed (a secret may have been pasted into the wrong variable).
-- Secrets are registered with the redactor the moment they are read.
+- Secrets are registered with the redactor, and their pieces with the access log, the moment
+  they are read.
 
 What the server derives from them once it knows its port (public URL, allowed hosts and origins)
 is a :class:`Site`; nothing is ever derived from request headers.
@@ -22,12 +23,15 @@ from urllib.parse import urlsplit
 from sevdesk_mcp.config import is_loopback, is_safe_url, setting
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.http.limits import (
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_CLIENT,
     MAX_INFLIGHT,
     MAX_INFLIGHT_PER_CLIENT,
     RATE_BURST,
     RATE_PER_S,
     Limits,
 )
+from sevdesk_mcp.http.log import SECRET_PIECES
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 
 AuthMode = Literal["bearer"]
@@ -61,6 +65,9 @@ class HttpSettings:
     :param secrets: the accepted bearer secrets: the current one first, then the previous one.
     :param rate_per_s: requests per second one client address regains (token bucket).
     :param inflight_per_client: requests one client address may have running at once.
+    :param connections_per_client: connections one client address may hold at once; ``None``
+        for the default, which is :data:`MAX_CONNECTIONS` behind trusted proxies (every
+        connection then comes from a proxy) and :data:`MAX_CONNECTIONS_PER_CLIENT` otherwise.
     """
 
     host: str = DEFAULT_HOST
@@ -73,6 +80,7 @@ class HttpSettings:
     secrets: tuple[Secret, ...] = ()
     rate_per_s: int = int(RATE_PER_S)
     inflight_per_client: int = MAX_INFLIGHT_PER_CLIENT
+    connections_per_client: int | None = None
 
 
 def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
@@ -102,15 +110,23 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
         inflight_per_client=_int(
             env, "SEVDESK_HTTP_INFLIGHT_PER_CLIENT", MAX_INFLIGHT_PER_CLIENT, 1, MAX_INFLIGHT
         ),
+        connections_per_client=_optional_int(
+            env, "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT", 1, MAX_CONNECTIONS
+        ),
     )
 
 
 def limits_for(settings: HttpSettings) -> Limits:
-    """:returns: the server limits with the operator's per-client rate and in-flight cap."""
+    """:returns: the server limits with the operator's per-client rate, in-flight and
+    connection caps."""
+    connections = settings.connections_per_client
+    if connections is None:
+        connections = MAX_CONNECTIONS if settings.trust_proxy else MAX_CONNECTIONS_PER_CLIENT
     return Limits(
         rate_per_s=float(settings.rate_per_s),
         rate_burst=max(RATE_BURST, settings.rate_per_s),
         max_inflight_per_client=settings.inflight_per_client,
+        max_connections_per_client=connections,
     )
 
 
@@ -205,6 +221,7 @@ def _read_secret_file(path: str) -> str:
 
 def _secret(variable: str, value: str) -> Secret:
     REDACTOR.add(value)  # before any check can fail: it must never reach a log line
+    SECRET_PIECES.add(value)  # nor a piece of it the access log (``http.log``, rule 2)
     if not MIN_SECRET_CHARS <= len(value) <= MAX_SECRET_CHARS or not _SECRET.match(value):
         raise ConfigError(
             variable,
@@ -221,6 +238,14 @@ def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -
     if not value.isdigit() or not low <= int(value) <= high:
         raise ConfigError(name, f"use a whole number from {low} to {high}")
     return int(value)
+
+
+def _optional_int(env: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+    """:returns: the whole number ``name`` is set to, or ``None`` if it is unset.
+
+    :raises ConfigError: if it is set to anything but a whole number from ``low`` to ``high``.
+    """
+    return None if setting(env, name) is None else _int(env, name, low, low, high)
 
 
 def _hosts(env: Mapping[str, str]) -> tuple[str, ...] | None:

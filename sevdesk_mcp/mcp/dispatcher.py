@@ -11,6 +11,11 @@ Era detection per message (wire digest section 1.3, stdio rules):
 
 2026 results carry ``resultType`` and ``serverInfo`` in ``_meta``; lists, ``server/discover`` and
 ``resources/read`` add ``ttlMs`` and ``cacheScope``. 2025 results carry none of these.
+
+The dispatcher is the redaction choke point of the protocol (threat case F02): every answer it
+returns (tool results with their text and ``structuredContent``, previews in input requests,
+JSON-RPC errors) and every message a handler sends the client through ``ctx.peer`` (progress,
+log messages, elicitation requests) passes :data:`~sevdesk_mcp.safety.redact.REDACTOR` first.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from sevdesk_mcp.mcp.types import (
     MODERN_VERSION,
     JsonObject,
 )
+from sevdesk_mcp.safety.redact import REDACTOR
 
 log = logging.getLogger("sevdesk_mcp")
 
@@ -85,6 +91,29 @@ class Connection:
     log_level: str | None = None
 
 
+class RedactingPeer:
+    """The connection back to the client; every message sent through it is redacted first."""
+
+    def __init__(self, peer: Peer) -> None:
+        self._peer = peer
+
+    @property
+    def can_request(self) -> bool:
+        """Whether server-to-client requests are possible."""
+        return self._peer.can_request
+
+    async def notify(self, method: str, params: JsonObject) -> None:
+        """Send a notification with redacted ``params``."""
+        await self._peer.notify(method, REDACTOR.scrub_object(params))
+
+    async def request(self, method: str, params: JsonObject, timeout_s: float) -> JsonObject:
+        """Send a request with redacted ``params`` and wait for its result.
+
+        :raises PeerRequestError: on an error answer, a closed connection or the timeout.
+        """
+        return await self._peer.request(method, REDACTOR.scrub_object(params), timeout_s)
+
+
 class Dispatcher:
     """Answers requests of both eras for one :class:`McpApp`."""
 
@@ -92,7 +121,11 @@ class Dispatcher:
         self.app = app
 
     async def handle(self, request: Request, conn: Connection) -> JsonObject:
-        """:returns: the JSON-RPC answer to ``request``; never raises except on cancellation."""
+        """:returns: the JSON-RPC answer to ``request``, redacted; never raises except on
+        cancellation."""
+        return REDACTOR.scrub_object(await self._answer(request, conn))
+
+    async def _answer(self, request: Request, conn: Connection) -> JsonObject:
         try:
             result = await self._dispatch(request, conn)
         except ResourceNotFoundError as exc:
@@ -135,7 +168,7 @@ class Dispatcher:
             client_capabilities=caps,
             principal=conn.principal,
             request_id=request.id,
-            peer=conn.peer,
+            peer=RedactingPeer(conn.peer),
             progress_token=_progress_token(meta),
             log_level=level,
         )
@@ -156,7 +189,7 @@ class Dispatcher:
             client_capabilities=conn.legacy_capabilities,
             principal=conn.principal,
             request_id=request.id,
-            peer=conn.peer,
+            peer=RedactingPeer(conn.peer),
             progress_token=_progress_token(meta) if isinstance(meta, dict) else None,
             log_level=conn.log_level,
         )

@@ -7,14 +7,20 @@ Rules (threat list J01-J07, J10):
 - a batch (any JSON array) is refused whole with -32600 and id ``null``: nothing executes;
 - an id is an integer within +/-(2**53 - 1) or a string of at most 128 characters; ``true`` is
   not ``1``; anything else is -32600, and the answer echoes the id only if it was valid;
-- duplicate keys in the message object (``{"id":1,"id":2}``) are refused (-32600), because the
-  decoder would silently keep the last value and two readers could see two different messages;
+- a key repeated in the message object (``{"id":1,"id":2}``), in ``params``, ``result`` or
+  ``error``, or in an object directly inside those (``params._meta``, ``params.arguments``) is
+  refused (-32600): the decoder would silently keep the last value, and a reader that keeps the
+  first (a gateway, a logger) would see another message. Keys are compared after unescaping, so
+  ``"\\u0069d"`` is ``"id"``. The answer echoes no id when the envelope repeats a key;
 - ``params`` must be an object when present.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeGuard
 
@@ -25,7 +31,11 @@ from sevdesk_mcp.mcp.types import JsonObject, JsonValue, RequestId
 
 MAX_ID_INT: Final = 2**53 - 1
 MAX_ID_CHARS: Final = 128
-_ENVELOPE_KEYS: Final = (b'"jsonrpc"', b'"id"', b'"method"', b'"params"', b'"result"', b'"error"')
+MAX_SCREENED_KEYS: Final = 64
+MAX_SCREENED_BYTES: Final = 8 * 1024 * 1024  # bytes the screen's counts read at most
+MAX_SHOWN_KEY_CHARS: Final = 64
+_CHECKED_DEPTH: Final = 2  # the message, params/result/error, and the objects right inside them
+_OTHER_SPELLINGS: Final = (b"\\u", b"\\/")  # the escapes that can write a character two ways
 
 _encoder = msgspec.json.Encoder()
 
@@ -101,8 +111,10 @@ def decode(data: bytes) -> Message:
         return _invalid(None, "Batches are not supported; send one JSON-RPC message per line")
     if not isinstance(obj, dict):
         return _invalid(None, "A JSON-RPC message must be a JSON object")
-    if _has_duplicate_keys(data):
-        return _invalid(None, "The message object contains duplicate keys")
+    repeated = _repeated_key(data, obj)
+    if repeated is not None:
+        where, message = repeated
+        return _invalid(None if where == _MESSAGE else _valid_id_of(obj), message)
     return _classify(obj)
 
 
@@ -162,22 +174,92 @@ def _invalid(request_id: RequestId | None, message: str) -> Rejected:
     return Rejected(error_answer(request_id, INVALID_REQUEST, f"Invalid request: {message}"))
 
 
-def _has_duplicate_keys(data: bytes) -> bool:
-    # Cheap screen first: a duplicate envelope key needs one of them twice in the raw bytes.
-    # Only then pay for a second parse that sees the keys of the outermost object, which the
-    # decoder hands to the hook last, after every nested object.
-    if all(data.count(key) < 2 for key in _ENVELOPE_KEYS):
-        return False
-    outermost_has_duplicates = False
+def _valid_id_of(obj: dict[str, JsonValue]) -> RequestId | None:
+    raw_id = obj.get("id")
+    return raw_id if valid_id(raw_id) else None
 
-    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
-        nonlocal outermost_has_duplicates
-        out = dict(items)
-        outermost_has_duplicates = len(out) != len(items)
-        return out
 
+# Repeated keys (J06). Only a second parse with a pairs hook sees them; it is paid only when the
+# cheap screen cannot rule a repetition out. The screen is exact, not a guess: without ``\u``
+# and ``\/`` escapes every key has one spelling (``"`` and ``\`` are always escaped, control
+# characters always by their short escape, everything else written as is), so a key repeated
+# in a checked object is that spelling found at least twice in the bytes.
+
+_MESSAGE: Final = "the message object"
+
+
+class _Repeated(dict[str, object]):
+    """An object of the second parse whose text repeats ``key``."""
+
+    def __init__(self, items: dict[str, object], key: str) -> None:
+        super().__init__(items)
+        self.key = key
+
+
+def _repeated_key(data: bytes, obj: Mapping[str, object]) -> tuple[str, str] | None:
+    """:returns: the path of the first checked object that repeats a key, and the refusal's
+    text; ``None`` if none does. A message nested too deep for the second parse is refused
+    rather than guessing which value wins."""
+    if not _may_repeat(data, obj):
+        return None
+    repeating: list[_Repeated] = []
     try:
-        json.loads(data, object_pairs_hook=pairs)
-    except RecursionError:
-        return True  # too deep to check: refuse rather than guess which key wins
-    return outermost_has_duplicates
+        tree = json.loads(data, object_pairs_hook=functools.partial(_pairs, repeating))
+    except (RecursionError, ValueError):
+        return _MESSAGE, "the message is nested too deep to check it for repeated keys"
+    if not repeating:
+        return None  # no object at all repeats a key: no need to walk the checked ones
+    for where, item in _checked_objects(tree):
+        if isinstance(item, _Repeated):
+            shown = _shown(item.key)
+            return where, (
+                f'{where} holds the key "{shown}" more than once (keys are compared after '
+                'unescaping, so "\\u0069d" is "id"); send every key once'
+            )
+    return None
+
+
+def _may_repeat(data: bytes, obj: Mapping[str, object]) -> bool:
+    """:returns: whether a checked object of ``obj`` may repeat a key in ``data``."""
+    if any(escape in data for escape in _OTHER_SPELLINGS):
+        return True  # a key may be written two ways: only a parse can compare them
+    keys: set[str] = set()
+    for _, item in _checked_objects(obj):
+        if len(keys) + len(item) > MAX_SCREENED_KEYS:
+            return True  # counting every key would cost more than the parse
+        keys.update(item)
+    if len(keys) * len(data) > MAX_SCREENED_BYTES:
+        return True  # large and with many keys: mostly long strings, which parse fast
+    return any(data.count(_encoder.encode(key)) > 1 for key in keys)
+
+
+def _checked_objects(obj: Mapping[str, object]) -> Iterator[tuple[str, Mapping[str, object]]]:
+    """:returns: the message object and the objects up to :data:`_CHECKED_DEPTH` levels inside
+    it (through object members, not arrays), each with its path (``params._meta``)."""
+    yield _MESSAGE, obj
+    level: list[tuple[str, Mapping[str, object]]] = [("", obj)]
+    for _ in range(_CHECKED_DEPTH):
+        inner: list[tuple[str, Mapping[str, object]]] = []
+        for path, item in level:
+            for key, value in item.items():
+                if isinstance(value, dict):
+                    where = f"{path}.{_shown(key)}" if path else _shown(key)
+                    inner.append((where, value))
+                    yield where, value
+        level = inner
+
+
+def _pairs(repeating: list[_Repeated], items: list[tuple[str, object]]) -> dict[str, object]:
+    """The second parse's object hook: marks an object whose text repeats a key, and collects
+    it in ``repeating``."""
+    out = dict(items)
+    if len(out) == len(items):
+        return out
+    counts = Counter(key for key, _ in items)
+    repeated = _Repeated(out, next(key for key, count in counts.items() if count > 1))
+    repeating.append(repeated)
+    return repeated
+
+
+def _shown(key: str) -> str:
+    return key if len(key) <= MAX_SHOWN_KEY_CHARS else key[:MAX_SHOWN_KEY_CHARS] + "..."

@@ -29,6 +29,7 @@ import msgspec
 
 from sevdesk_mcp.errors import InvalidRequestStateError
 from sevdesk_mcp.mcp.types import JsonObject, JsonValue
+from sevdesk_mcp.safety.redact import REDACTOR
 
 if TYPE_CHECKING:  # imported when the first token is sealed or opened: it costs start-up time
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -83,6 +84,7 @@ class RequestStateCodec:
         self._key = key if key is not None else os.urandom(32)
         if len(self._key) not in (16, 24, 32):  # checked now, as AESGCM itself would
             raise ValueError("AESGCM key must be 128, 192, or 256 bits.")
+        REDACTOR.add_key(self._key)
         self._aead: AESGCM | None = None  # built on first use
         self._ttl_s = ttl_s
         self._clock = clock

@@ -5,8 +5,10 @@
   a chatty library cannot corrupt the stream (wire digest section 7.2).
 - Each request runs in its own task; ``notifications/cancelled`` cancels it and no answer is sent.
 - A frame longer than :data:`MAX_FRAME_BYTES` is answered with -32700 and skipped.
-- On stdin EOF the server stops reading, fails its own pending requests to the client, gives
-  running calls :data:`EOF_GRACE_S` to finish, then cancels the rest and returns.
+- On stdin EOF, or when the caller's ``stop`` event is set (SIGTERM, SIGINT), the server stops
+  reading, fails its own pending requests to the client, gives running calls
+  :data:`EOF_GRACE_S` to finish, then forces the stop (``mcp.shutdown``): the rest is
+  cancelled, and a write still waiting for the upstream ends and is audited as unknown.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from sevdesk_mcp.errors import INVALID_REQUEST, PARSE_ERROR
 from sevdesk_mcp.mcp import jsonrpc
 from sevdesk_mcp.mcp.context import PeerRequestError
 from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
+from sevdesk_mcp.mcp.shutdown import SHUTDOWN_GRACE_S, Shutdown, serving
 from sevdesk_mcp.mcp.types import JsonObject, RequestId
 
 MAX_FRAME_BYTES: Final = 1024 * 1024
-EOF_GRACE_S: Final = 5.0
+EOF_GRACE_S: Final = SHUTDOWN_GRACE_S  # on EOF and on a signal: the grace of every transport
 READ_CHUNK_BYTES: Final = 64 * 1024
 
 Reader = Callable[[], Awaitable[bytes]]
@@ -121,16 +124,29 @@ class StdioServer:
         async with self._lock:
             await self._writer(jsonrpc.encode(message) + b"\n")
 
-    async def serve(self) -> None:
-        """Serve until stdin closes, then finish or cancel the running calls."""
-        async with anyio.create_task_group() as tg:
+    async def serve(self, stop: anyio.Event | None = None) -> None:
+        """Serve until stdin closes or ``stop`` is set, then finish or cancel the running calls.
+
+        Running calls get :data:`EOF_GRACE_S`; then the stop is forced (see ``mcp.shutdown``).
+        """
+        shutdown = Shutdown()
+        with serving(shutdown):
+            async with anyio.create_task_group() as tg:
+                await self._read(tg, stop or anyio.Event())
+                self.peer.close()
+                if self._inflight:
+                    with anyio.move_on_after(EOF_GRACE_S):
+                        await self._idle.wait()
+                shutdown.force()
+                tg.cancel_scope.cancel()
+
+    async def _read(self, tg: TaskGroup, stop: anyio.Event) -> None:
+        """Read and dispatch frames until stdin closes or ``stop`` is set."""
+        async with anyio.create_task_group() as reading:
+            reading.start_soon(_cancel_when_set, stop, reading.cancel_scope)
             async for frame in _frames(self._reader):
                 await self._receive(frame, tg)
-            self.peer.close()
-            if self._inflight:
-                with anyio.move_on_after(EOF_GRACE_S):
-                    await self._idle.wait()
-            tg.cancel_scope.cancel()
+            reading.cancel_scope.cancel()
 
     async def _receive(self, frame: bytes | None, tg: TaskGroup) -> None:
         if frame is None:
@@ -167,6 +183,11 @@ class StdioServer:
             del self._inflight[request.id]
             if not self._inflight:
                 self._idle.set()
+
+
+async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 async def _frames(reader: Reader) -> AsyncIterator[bytes | None]:

@@ -34,6 +34,7 @@ from urllib.parse import parse_qs
 from sevdesk_mcp.safety.approvals import APPROVAL_TTL_S, Approval, ApprovalStore
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import IRREVERSIBLE_NOTE, MAX_PREVIEW_CHARS, Preview
+from sevdesk_mcp.safety.redact import REDACTOR
 
 PATH: Final = re.compile(r"/a/([A-Za-z0-9_-]{43})")
 FORM_TYPE: Final = "application/x-www-form-urlencoded"
@@ -236,7 +237,8 @@ def approval_html(approval: Approval) -> str:
     """:returns: the approval page: reference, preview and the two decision forms."""
     changed = (
         "<p><strong>The record changed since the assistant first asked; the earlier request "
-        "is void. Please review it again.</strong></p>"
+        f"is void. Changed: {_e(', '.join(approval.changed))}. Please review it again."
+        "</strong></p>"
         if approval.changed
         else ""
     )
@@ -288,7 +290,7 @@ class _Budget:
 
     def take(self, text: str) -> str:
         hidden = {chr(int(code[2:], 16)) for code in hidden_characters(text)}
-        visible = "".join(c for c in text if c not in hidden)
+        visible = "".join(c for c in REDACTOR(text) if c not in hidden)
         shown = visible[: self.left]
         self.left -= len(shown)
         self.cut += len(visible) - len(shown)

@@ -1,10 +1,11 @@
 """Approvals for the local approval page (``SEVDESK_CONFIRM=browser``).
 
 An approval binds the tool, the SHA-256 of its arguments (without ``dryRun``), the principal
-and the SHA-256 of the complete preview the human sees. It has a 256-bit random id (the secret
-part of the page link, never shown to the model), a short non-secret reference code shown to
-the model and on the page, a CSRF token and a cookie value; it expires after 10 minutes and is
-used once. At most five wait for a human at once.
+and the basis of the write (:mod:`sevdesk_mcp.safety.basis`: the complete preview the human sees
+and every record ``prepare`` read). It has a 256-bit random id (the secret part of the page
+link, never shown to the model), a short non-secret reference code shown to the model and on the
+page, a call id shared by every audit line of the action, a CSRF token and a cookie value; it
+expires after 10 minutes and is used once. At most five wait for a human at once.
 
 The tool-call side (:meth:`ApprovalStore.settle`) and the page side (:meth:`ApprovalStore.view`,
 :meth:`ApprovalStore.decide`) run on different threads, so every method holds the store's lock.
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.preview import Preview, digest
+from sevdesk_mcp.safety.basis import Basis, basis_of, changes
+from sevdesk_mcp.safety.preview import Preview
 
 APPROVAL_TTL_S: Final = 600.0
 MAX_PENDING: Final = 5
@@ -55,12 +57,18 @@ class Approval:
     reference: str
     binding: Binding
     preview: Preview
-    preview_hash: str
+    basis: Basis
+    call: str
     expires: float  # seconds since the epoch
     csrf: str = field(repr=False)
     cookie: str = field(repr=False)
-    changed: bool
+    changed: tuple[str, ...] = ()  # what differed from the request this one replaced
     status: Status = "pending"
+
+    @property
+    def preview_hash(self) -> str:
+        """:returns: the digest this approval binds (preview and records), for the audit."""
+        return self.basis.digest
 
     @property
     def expires_at(self) -> str:
@@ -95,26 +103,28 @@ class ApprovalStore:
         self._lock = threading.Lock()
         self._items: dict[str, Approval] = {}
 
-    def settle(self, binding: Binding, preview: Preview) -> Outcome:
+    def settle(self, binding: Binding, preview: Preview, basis: Basis | None = None) -> Outcome:
         """Find the approval for ``binding`` and use it up, or create one.
 
-        An approved or declined approval whose preview hash matches is consumed (single use);
-        a pending one is returned as it is; one for another preview is void and replaced;
-        without one (or after expiry) a new one is created.
+        An approved or declined approval whose basis matches is consumed (single use); a
+        pending one is returned as it is; one for another basis (the preview or a record it
+        was prepared from changed) is void and replaced, keeping its call id and naming what
+        changed; without one (or after expiry) a new one is created.
 
+        :param basis: what the approval binds; the preview alone when omitted.
         :raises TooManyApprovalsError: if a new approval is needed and five already wait.
         """
-        preview_hash = digest(preview)
+        bound = basis if basis is not None else basis_of(preview, {})
         with self._lock:
             self._prune()
             current = next((a for a in self._items.values() if a.binding == binding), None)
             if current is None:
-                return Outcome("new", self._create(binding, preview, preview_hash, changed=False))
-            if current.preview_hash != preview_hash:
+                return Outcome("new", self._create(binding, preview, bound))
+            if current.basis.digest != bound.digest:
                 del self._items[current.id]
-                return Outcome(
-                    "changed", self._create(binding, preview, preview_hash, changed=True)
-                )
+                what = tuple(changes(current.basis, bound))
+                renewed = self._create(binding, preview, bound, call=current.call, changed=what)
+                return Outcome("changed", renewed)
             if current.status != "pending":
                 del self._items[current.id]
             return Outcome(current.status, current)
@@ -155,7 +165,13 @@ class ApprovalStore:
             del self._items[approval_id]
 
     def _create(
-        self, binding: Binding, preview: Preview, preview_hash: str, *, changed: bool
+        self,
+        binding: Binding,
+        preview: Preview,
+        basis: Basis,
+        *,
+        call: str | None = None,
+        changed: tuple[str, ...] = (),
     ) -> Approval:
         if self._pending() >= self._max_pending:
             waiting = ", ".join(a.reference for a in self._items.values() if a.status == "pending")
@@ -169,7 +185,8 @@ class ApprovalStore:
             reference=self._reference(),
             binding=binding,
             preview=preview,
-            preview_hash=preview_hash,
+            basis=basis,
+            call=call or secrets.token_hex(8),
             expires=self._clock() + self._ttl_s,
             csrf=secrets.token_urlsafe(TOKEN_BYTES),
             cookie=secrets.token_urlsafe(TOKEN_BYTES),

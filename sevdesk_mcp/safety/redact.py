@@ -1,12 +1,39 @@
-"""Secrets that must never be shown: a wrapper for the token and a redactor for text and logs."""
+"""Secrets that must never be shown: a wrapper for secret values and the process's one redactor.
+
+Every secret is registered with :data:`REDACTOR` where it is loaded (the sevDesk token in
+``config.load_token`` and the client, the HTTP bearer secrets, current and previous, in
+``http.settings``, keys with :meth:`Redactor.add_key`). Every text that leaves the process
+passes it at the sink: JSON-RPC answers and server-to-client messages (the dispatcher), log
+records (:class:`RedactingFilter`), the HTTP access log and the audit log.
+
+A registered secret is masked
+
+- in the forms it takes when it is quoted: as is, JSON-escaped and percent-encoded, in any case
+  (sevDesk echoes headers in error texts, sometimes behind ``Bearer`` or ``Authorization:``);
+- in pieces: any run of secret characters holding :data:`FRAGMENT_CHARS` consecutive characters
+  of a secret is masked whole, so a secret cut off by a length cap or split in two is masked too.
+"""
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
+import re
+import threading
+from dataclasses import dataclass
 from typing import Final
+from urllib.parse import quote, quote_plus
+
+import msgspec
+
+from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 
 MASK: Final = "[redacted]"
 MIN_SECRET_CHARS: Final = 8
+FRAGMENT_CHARS: Final = 16
+PROBE_CHARS: Final = FRAGMENT_CHARS // 2
+_RUN: Final = re.compile(rf"[A-Za-z0-9_.~+/=-]{{{FRAGMENT_CHARS},}}")  # what secrets are made of
 
 
 class Secret:
@@ -33,29 +60,156 @@ class Secret:
         return hash(self._value)
 
 
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """What the redactor knows, swapped whole when a secret is added (readers never lock)."""
+
+    forms: frozenset[str] = frozenset()
+    fragments: frozenset[str] = frozenset()
+    probes: tuple[str, ...] = ()
+    pattern: re.Pattern[str] | None = None
+
+
 class Redactor:
-    """Replaces every registered secret in text by :data:`MASK`."""
+    """Replaces every registered secret in text by :data:`MASK`; safe to use from any thread.
+
+    Text that holds none of the probes (the first :data:`PROBE_CHARS` characters of each form
+    and every :data:`PROBE_CHARS`-aligned block of each secret, lower case) cannot hold a
+    secret or a piece of one: that check is a few substring searches, so clean text, however
+    long (a PDF as base64), costs little; only text with a probe is searched properly.
+    """
 
     def __init__(self) -> None:
-        self._secrets: set[str] = set()
+        self._lock = threading.Lock()
+        self._rules = _Rules()
 
     def add(self, secret: str) -> None:
         """Register a secret; very short strings are ignored (they would mask ordinary text)."""
-        if len(secret) >= MIN_SECRET_CHARS:
-            self._secrets.add(secret)
+        if len(secret) < MIN_SECRET_CHARS:
+            return
+        forms = _quoted_forms(secret)
+        with self._lock:
+            rules = self._rules
+            if forms <= rules.forms:
+                return
+            every = rules.forms | forms
+            ordered = sorted(every, key=len, reverse=True)  # the longest form wins
+            fragments = rules.fragments | _fragments(secret)
+            self._rules = _Rules(
+                forms=every,
+                fragments=fragments,
+                probes=tuple(sorted(set(rules.probes) | _probes(secret, forms))),
+                pattern=re.compile("|".join(map(re.escape, ordered)), re.IGNORECASE),
+            )
+
+    def add_key(self, key: bytes) -> None:
+        """Register a binary key in the text forms it could be shown in: hex and base64
+        (standard and URL-safe, with and without padding)."""
+        for text in (
+            key.hex(),
+            base64.b64encode(key).decode("ascii"),
+            base64.urlsafe_b64encode(key).decode("ascii"),
+        ):
+            self.add(text)
+            self.add(text.rstrip("="))  # the unpadded form, as tokens and URLs carry it
 
     def __call__(self, text: str) -> str:
-        """:returns: ``text`` with every registered secret masked."""
-        for secret in self._secrets:
-            text = text.replace(secret, MASK)
-        return text
+        """:returns: ``text`` with every registered secret, and every piece of one, masked."""
+        rules = self._rules
+        if rules.pattern is None or not _probed(text, rules.probes):
+            return text
+        text = rules.pattern.sub(MASK, text)
+        fragments = rules.fragments
+        return _RUN.sub(lambda run: MASK if _holds(run[0], fragments) else run[0], text)
+
+    def finds(self, text: str) -> bool:
+        """:returns: whether ``text`` holds a registered secret or a piece of one."""
+        return self(text) != text
+
+    def scrub(self, value: JsonValue) -> JsonValue:
+        """:returns: a copy of JSON data with every string (keys too) redacted."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, list):
+            return [self.scrub(item) for item in value]
+        if isinstance(value, dict):
+            return self.scrub_object(value, deep=True)
+        return value
+
+    def scrub_object(self, obj: JsonObject, *, deep: bool = False) -> JsonObject:
+        """:returns: ``obj`` itself if its JSON text holds no secret, else a redacted copy.
+
+        The check runs once over the encoded text (secret characters are never escaped, and
+        the escaped forms are registered too), so a clean answer costs one scan, not a walk.
+
+        :param deep: walk without checking first (the caller already found a secret).
+        """
+        if not deep:
+            if self._rules.pattern is None:
+                return obj
+            try:
+                if not self.finds(msgspec.json.encode(obj).decode("utf-8")):
+                    return obj
+            except (TypeError, msgspec.EncodeError):
+                pass  # not plain JSON data: walk it
+        return {self(key): self.scrub(item) for key, item in obj.items()}
+
+
+def _quoted_forms(secret: str) -> frozenset[str]:
+    """:returns: ``secret`` as is, JSON-escaped and percent-encoded."""
+    return frozenset(
+        {
+            secret,
+            json.dumps(secret)[1:-1],
+            json.dumps(secret, ensure_ascii=False)[1:-1],
+            quote(secret, safe=""),
+            quote_plus(secret, safe=""),
+        }
+    )
+
+
+def _fragments(secret: str) -> frozenset[str]:
+    """:returns: every piece of :data:`FRAGMENT_CHARS` characters of the secret's runs, lower
+    case (runs of the characters secrets are made of; other characters end a piece)."""
+    pieces: set[str] = set()
+    for run in _RUN.findall(secret.lower()):
+        pieces.update(run[i : i + FRAGMENT_CHARS] for i in range(len(run) - FRAGMENT_CHARS + 1))
+    return frozenset(pieces)
+
+
+def _probes(secret: str, forms: frozenset[str]) -> set[str]:
+    """:returns: the start of each form and each aligned block of the secret's runs, lower
+    case. Every form starts with its probe; every piece of :data:`FRAGMENT_CHARS` characters
+    of a run holds one whole block, as blocks are at most half that long."""
+    probes = {form[:PROBE_CHARS].lower() for form in forms}
+    for run in _RUN.findall(secret.lower()):
+        probes.update(
+            run[i : i + PROBE_CHARS] for i in range(0, len(run) - PROBE_CHARS + 1, PROBE_CHARS)
+        )
+    return probes
+
+
+def _probed(text: str, probes: tuple[str, ...]) -> bool:
+    """:returns: whether ``text`` holds one of ``probes`` in any case."""
+    lower = text.lower()
+    return any(probe in lower for probe in probes)
+
+
+def _holds(run: str, fragments: frozenset[str]) -> bool:
+    """:returns: whether ``run`` contains one of ``fragments`` (compared in lower case)."""
+    if not fragments:
+        return False
+    lower = run.lower()
+    return any(
+        lower[i : i + FRAGMENT_CHARS] in fragments for i in range(len(lower) - FRAGMENT_CHARS + 1)
+    )
 
 
 REDACTOR: Final = Redactor()
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter that masks registered secrets in messages and tracebacks."""
+    """A logging filter that masks registered secrets in messages, tracebacks and stacks."""
 
     def __init__(self, redactor: Redactor = REDACTOR) -> None:
         super().__init__()
@@ -67,6 +221,10 @@ class RedactingFilter(logging.Filter):
         record.args = None
         if record.exc_info:
             formatter = logging.Formatter()
-            record.exc_text = self._redact(formatter.formatException(record.exc_info))
+            record.exc_text = formatter.formatException(record.exc_info)
             record.exc_info = None
+        if record.exc_text:
+            record.exc_text = self._redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self._redact(record.stack_info)
         return True

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from sevdesk_mcp.safety.approvals import ApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
+from sevdesk_mcp.safety.locks import RecordLocks
 from sevdesk_mcp.safety.open_url import open_url
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class NonceStore:
 
 
 class SafetyRuntime:
-    """What every write shares: nonces, browser approvals and the audit log.
+    """What every write shares: nonces, browser approvals, record locks and the audit log.
 
     :param pages: returns the started approval pages (the process's shared server by default).
     :param opener: opens a page link in the user's browser; returns whether it could.
@@ -67,6 +68,7 @@ class SafetyRuntime:
         self.audit = audit
         self.nonces = nonces or NonceStore()
         self.approvals = approvals or ApprovalStore()
+        self.locks = RecordLocks()
         self.opener = opener
         self._pages_factory = pages
         self._pages: Pages | None = None

@@ -5,10 +5,13 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
 - ``Authorization`` carries the raw token (no ``Bearer``); redirects are never followed; proxy
   variables of the environment are ignored unless a proxy is configured explicitly;
 - every path is validated and every request passes the write gate before it is sent;
-- requests are paced per account; each call has per-phase timeouts and a total budget;
-- only GETs are retried (network errors and 502-504, capped backoff with jitter, ``Retry-After``
-  up to 10 s when it fits the budget). POST, PUT and DELETE are **never** retried, and a write
-  whose answer did not arrive raises :class:`~sevdesk_mcp.errors.OutcomeUnknownError`;
+- requests are paced per account; each call has per-phase timeouts and a total budget of 20 s
+  (S02), which ends a slow drip that httpx's per-read timeout would let run on;
+- only GETs are retried, with capped backoff and jitter, all inside that budget: at most once
+  after a network failure (connect, DNS, TLS, reset; S01), at most twice in all after 502-504
+  (S03) or a 429 whose ``Retry-After`` is at most 10 s (S04). POST, PUT and DELETE are **never**
+  retried, and a write whose answer did not arrive raises
+  :class:`~sevdesk_mcp.errors.OutcomeUnknownError`;
 - answers are read with a cap on decoded bytes and unwrapped from the envelope;
 - the token is registered with the redactor and never appears in a repr, error or log line.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import email.utils
+import math
 import secrets
 import time
 from collections.abc import Mapping
@@ -43,6 +47,7 @@ from sevdesk_mcp.sevdesk.envelope import many, unwrap
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query, minimum_tier
+from sevdesk_mcp.sevdesk.witness import Witness
 
 MiB: Final = 1024 * 1024
 PAGE_LIMIT: Final = 1000
@@ -54,13 +59,18 @@ _jitter = secrets.SystemRandom()
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Timeouts, budgets and caps of one client."""
+    """Timeouts, budgets and caps of one client (the figures of threat cases S01-S07).
+
+    ``budget_s`` bounds a whole call, retries and waits included; ``max_get_retries`` counts
+    every retry of a read, ``max_network_retries`` those after a network failure.
+    """
 
     connect_s: float = 5.0
     read_s: float = 20.0
-    budget_s: float = 30.0
+    budget_s: float = 20.0
     max_response_bytes: int = 10 * MiB
     max_get_retries: int = 2
+    max_network_retries: int = 1
     backoff_base_s: float = 0.25
     backoff_cap_s: float = 2.0
     max_retry_after_s: float = 10.0
@@ -78,6 +88,7 @@ class Page:
 class _Call:
     sent: bool = False
     attempts: int = 0
+    network_failures: int = 0
     errors: list[Exception] = field(default_factory=list)
 
 
@@ -102,6 +113,7 @@ class SevdeskClient:
         REDACTOR.add(token.reveal())
         self.gate = gate
         self._stamp: Tier | None = None
+        self._witness: Witness | None = None
         self._pacer = pacer or Pacer()
         self._limits = limits
         self._version: str | None = None
@@ -122,16 +134,24 @@ class SevdeskClient:
     def __repr__(self) -> str:
         return f"SevdeskClient({self._http.base_url})"
 
-    def view(self, *, gate: WriteGate, stamp: Tier | None) -> SevdeskClient:
+    def view(
+        self, *, gate: WriteGate, stamp: Tier | None, witness: Witness | None = None
+    ) -> SevdeskClient:
         """:returns: a client sharing this one's connections and pacing, with another gate.
 
         With ``stamp`` every request carries that tier, whatever the caller passes: the write
         flow gives ``execute`` such a view, so tools never set their tier themselves; ``prepare``
-        gets a read-only view whose gate refuses every write.
+        gets a read-only view whose gate refuses every write, with a ``witness`` that records
+        every answer read.
         """
         other = copy.copy(self)
-        other.gate, other._stamp = gate, stamp
+        other.gate, other._stamp, other._witness = gate, stamp, witness
         return other
+
+    @property
+    def witness(self) -> Witness | None:
+        """:returns: what records this view's reads, if anything does."""
+        return self._witness
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -147,7 +167,10 @@ class SevdeskClient:
         if check_path(path).endswith("/getPdf"):
             params["preventSendBy"] = "true"
         self.gate.check("GET", path, params, None)
-        return await self._run("GET", path, params, None, is_write=False)
+        answer = await self._run("GET", path, params, None, is_write=False)
+        if self._witness is not None:
+            self._witness.saw(path, params, answer)
+        return answer
 
     async def send(
         self,
@@ -196,8 +219,13 @@ class SevdeskClient:
             objects = await self.get("/Tools/bookkeepingSystemVersion")
             version = objects.get("version") if isinstance(objects, dict) else None
             if version not in ("1.0", "2.0"):
-                raise MalformedResponseError("sevDesk sent no bookkeeping system version.")
+                raise MalformedResponseError(
+                    "sevDesk sent no usable bookkeeping system version (`version` is not 1.0 or "
+                    "2.0); try again, and report it if it persists."
+                )
             self._version = str(version)
+        if self._witness is not None:  # cached or not, the same entry
+            self._witness.saw("/Tools/bookkeepingSystemVersion", {}, {"version": self._version})
         return self._version
 
     async def _run(
@@ -228,6 +256,7 @@ class SevdeskClient:
             try:
                 return _finish(*await self._exchange(call, method, path, params, None))
             except httpx.TransportError:
+                call.network_failures += 1
                 error: UnavailableError | RateLimitedError = UnavailableError(
                     "sevDesk could not be reached (network error); try again later."
                 )
@@ -239,7 +268,10 @@ class SevdeskClient:
             await anyio.sleep(wait)
 
     def _retry_wait(self, call: _Call, error: UnavailableError | RateLimitedError) -> float | None:
-        if call.attempts > self._limits.max_get_retries:
+        if (
+            call.attempts > self._limits.max_get_retries
+            or call.network_failures > self._limits.max_network_retries
+        ):
             return None
         if isinstance(error, RateLimitedError):
             wait = error.retry_after_s
@@ -341,11 +373,15 @@ def _unknown(method: str, path: str, what: str = "no answer arrived") -> Outcome
 
 
 def retry_after_s(value: str | None) -> float | None:
-    """:returns: the seconds a ``Retry-After`` header asks for (seconds or an HTTP date)."""
+    """:returns: the seconds a ``Retry-After`` header asks for (seconds or an HTTP date);
+    ``None`` for anything else, including ``²`` (a digit to ``isdigit``, not to ``float``) and
+    more seconds than a float holds."""
     if not value:
         return None
-    if value.strip().isdigit():
-        return float(value.strip())
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        seconds = float(text)
+        return seconds if math.isfinite(seconds) else None
     try:
         moment = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -61,7 +61,10 @@ def unwrap(status: int, body: bytes) -> JsonValue:
     if envelope.error is not None or status >= 300:
         raise classify(status, envelope.error)
     # Amounts that arrive as JSON numbers (paidAmount, Q4) become Decimal, never float.
-    value: JsonValue = _OBJECTS.decode(envelope.objects)
+    try:
+        value: JsonValue = _OBJECTS.decode(envelope.objects)
+    except (msgspec.DecodeError, RecursionError):
+        raise _shape("`objects` cannot be read (nested too deeply)") from None
     return value
 
 
@@ -108,7 +111,8 @@ def one(objects: JsonValue) -> dict[str, JsonValue]:
     """:returns: the single object of a GET by id (an array of one) or of a create answer.
 
     :raises NotFoundError: for an empty array.
-    :raises MalformedResponseError: for anything else.
+    :raises MalformedResponseError: for anything else (``null``, a scalar, an array of several:
+        taking the first of those could act on the wrong record).
     """
     if isinstance(objects, list):
         if not objects:
@@ -116,24 +120,45 @@ def one(objects: JsonValue) -> dict[str, JsonValue]:
                 "sevDesk has no such object; check the id (the record may have been deleted).",
                 status=200,
             )
+        if len(objects) > 1:
+            raise _shape(f"`objects` holds {len(objects)} entries where one was expected")
         objects = objects[0]
     if not isinstance(objects, dict):
-        raise MalformedResponseError(
-            "sevDesk answered with an unexpected shape (no object); try again, and report it "
-            "if it persists."
-        )
+        raise _shape(f"`objects` is {_kind(objects)} where an object was expected")
     return objects
 
 
 def many(objects: JsonValue) -> list[dict[str, JsonValue]]:
     """:returns: the objects of a list answer (a single bare object counts as a list of one).
 
-    :raises MalformedResponseError: if it holds anything but objects.
+    :raises MalformedResponseError: for ``null`` (sevDesk sends ``[]`` for an empty list; null
+        only comes with an error) or anything but objects.
     """
     if isinstance(objects, dict):
         return [objects]  # e.g. ReceiptGuidance/forAccountNumber (Q6)
-    if objects is None:
-        return []
-    if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
-        raise MalformedResponseError("sevDesk answered with an unexpected shape (no list).")
+    if not isinstance(objects, list):
+        raise _shape(f"`objects` is {_kind(objects)} where a list was expected")
+    for index, item in enumerate(objects):
+        if not isinstance(item, dict):
+            raise _shape(f"`objects[{index}]` is {_kind(item)} where an object was expected")
     return [o for o in objects if isinstance(o, dict)]
+
+
+def _kind(value: JsonValue) -> str:
+    """:returns: the JSON kind of ``value`` (never the value: it is sevDesk's text)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return "a string" if isinstance(value, str) else "a number"
+
+
+def _shape(what: str) -> MalformedResponseError:
+    return MalformedResponseError(
+        f"sevDesk answered with an unexpected shape: {what}. The answer was not used; try "
+        "again, and report it if it persists."
+    )

@@ -4,20 +4,27 @@ sevDesk sends ids, amounts, rates and flags as strings (``"1000"``, ``"65.45"``,
 of them as numbers (``paidAmount``, Q4-Q5), empty strings for unset values (``sendType: ""``,
 Q10) and ``true`` for a quantity of one. :func:`parse` accepts all of that: empty strings become
 ``None`` and scalars are converted loosely; money is always :class:`~decimal.Decimal`.
-Unknown fields are ignored on purpose: sevDesk adds fields without notice.
+Unknown fields are ignored on purpose: sevDesk adds fields without notice. What does not fit,
+even leniently, or lies outside the ranges of :mod:`~sevdesk_mcp.sevdesk.bounds` (a huge, infinite
+or NaN amount, an id of 0, a date in year 9999) is a
+:class:`~sevdesk_mcp.errors.MalformedResponseError` naming the field, never a value read.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TypeVar
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Final, TypeVar
 
 import msgspec
 
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
+from sevdesk_mcp.sevdesk import bounds
 
 T = TypeVar("T", bound=msgspec.Struct)
+MAX_DAYS: Final = 36_500
+Days = Annotated[int, msgspec.Meta(ge=-MAX_DAYS, le=MAX_DAYS)]  # payment terms, added to dates
 
 
 class Ref(msgspec.Struct, frozen=True):
@@ -45,7 +52,7 @@ class Contact(msgspec.Struct, frozen=True):
     taxNumber: str | None = None
     buyerReference: str | None = None
     exemptVat: bool | None = None
-    defaultTimeToPay: int | None = None
+    defaultTimeToPay: Days | None = None
     create: dt.datetime | None = None
     update: dt.datetime | None = None
 
@@ -127,16 +134,21 @@ class Named(msgspec.Struct, frozen=True):
 
 
 def parse(raw: JsonValue, kind: type[T]) -> T:
-    """Convert one sevDesk object leniently.
+    """Convert one sevDesk object leniently, then check the ranges of its values.
 
-    :raises MalformedResponseError: if it does not fit ``kind`` even leniently.
+    :raises MalformedResponseError: if it does not fit ``kind`` even leniently, or a value is out
+        of range; the message names the field and never repeats what sevDesk sent.
     """
     try:
-        return msgspec.convert(_clean(raw), kind, strict=False)
+        parsed = msgspec.convert(_clean(raw), kind, strict=False)
     except msgspec.ValidationError as exc:
-        raise MalformedResponseError(
-            f"sevDesk sent a {kind.__name__} this server cannot read ({exc})."
-        ) from None
+        raise _malformed(kind, _reason(exc)) from None
+    except RecursionError:
+        raise _malformed(kind, "it is nested too deeply") from None
+    found = bounds.problem(parsed)
+    if found is not None:
+        raise _malformed(kind, found)
+    return parsed
 
 
 def parse_all(raws: list[dict[str, JsonValue]], kind: type[T]) -> list[T]:
@@ -145,6 +157,54 @@ def parse_all(raws: list[dict[str, JsonValue]], kind: type[T]) -> list[T]:
     :raises MalformedResponseError: if one does not fit.
     """
     return [parse(raw, kind) for raw in raws]
+
+
+def decimal_value(raw: object, field: str) -> Decimal:
+    """:returns: a scalar answer (``{"objects": "-1391.18"}``, a string or a number) as a decimal.
+
+    :raises MalformedResponseError: if it is not a finite number below 10^15 in size.
+    """
+    number = _as_decimal(raw)
+    if number is None:
+        raise _unusable("an answer", f"`{field}` is not a number")
+    found = bounds.scalar_problem(number, field)
+    if found is not None:
+        raise _unusable("an answer", found)
+    return number
+
+
+def _as_decimal(raw: object) -> Decimal | None:
+    if isinstance(raw, Decimal):
+        return raw
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        return None
+    try:
+        return Decimal(str(raw).strip())
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _malformed(kind: type[msgspec.Struct], what: str) -> MalformedResponseError:
+    return _unusable(f"a {kind.__name__.lstrip('_')}", what)
+
+
+def _unusable(sent: str, what: str) -> MalformedResponseError:
+    return MalformedResponseError(
+        f"sevDesk sent {sent} this server cannot use: {what}. The answer was not used; try again, "
+        "and if it persists check the record in sevDesk."
+    )
+
+
+def _reason(exc: msgspec.ValidationError) -> str:
+    """:returns: msgspec's reason with the field it names, cut before any quoted value (an
+    unknown enum value would otherwise repeat sevDesk's text)."""
+    text, _, where = str(exc).partition(" - at `")
+    for quote in ("'", '"'):
+        text = text.split(quote, 1)[0]
+    text = text.strip().rstrip(":").strip() or "it has an unexpected value"
+    text = text[0].lower() + text[1:]
+    field = where.rstrip("`").removeprefix("$").removeprefix(".")
+    return f"`{field}`: {text}" if field else text
 
 
 def _clean(value: JsonValue) -> JsonValue:

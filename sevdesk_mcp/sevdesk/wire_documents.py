@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import msgspec
 
-from sevdesk_mcp.sevdesk.wire import Ref
+from sevdesk_mcp.sevdesk.wire import Days, Ref
 
 
 class Document(msgspec.Struct, frozen=True):
@@ -39,7 +39,7 @@ class Document(msgspec.Struct, frozen=True):
     sumTax: Decimal | None = None
     sumGross: Decimal | None = None
     paidAmount: Decimal | None = None
-    timeToPay: int | None = None
+    timeToPay: Days | None = None
     deliveryDate: dt.datetime | None = None
     payDate: dt.datetime | None = None
     sendDate: dt.datetime | None = None

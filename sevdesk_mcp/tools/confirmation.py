@@ -4,21 +4,26 @@
 
 The first call answers with a one-switch form ("Approve this action", off by default) whose
 message is the rendered preview. Its sealed state (``requestState``, sealed by the protocol core
-and bound there to the tool, the principal and the arguments) carries the tool name, a SHA-256 of
-the arguments without ``dryRun``, a SHA-256 of the preview, a single-use nonce and a call id.
-On the retry: other arguments or another tool are refused, the nonce is consumed once (a replay
-is refused), ``prepare`` has run again and a changed preview asks again, saying so; decline,
+and bound there to the tool, the principal and the arguments) is an :class:`ApprovalState`: the
+tool name, a SHA-256 of the arguments without ``dryRun``, the basis of the write (the preview and
+the digests of every record ``prepare`` read, :mod:`sevdesk_mcp.safety.basis`), a single-use
+nonce and the call id every audit line of the action carries. On the retry: other arguments or
+another tool are refused, the nonce is consumed once (a replay is refused), ``prepare`` has run
+again under the record locks and a different basis asks again, naming what changed; decline,
 cancel or an unchecked switch mean "declined". 2025-era clients get the same through the core's
 legacy shim, which turns the form into a real ``elicitation/create``.
 
 ``SEVDESK_CONFIRM=browser``: the first call creates an approval in the safety runtime (bound to
-the tool, the argument hash, the principal and the preview hash), starts the local page server
+the tool, the argument hash, the principal and the basis), starts the local page server
 on first use, writes the page link to stderr (never into the result) and opens it when
 ``SEVDESK_CONFIRM_OPEN`` is on; the tool answers ``approval_pending`` with the reference code.
 The retry (same tool, same arguments) runs ``prepare`` again and finds the approval: approved
-with an unchanged preview is used up and the write runs; declined is ``declined``; still pending
-answers ``approval_pending`` again; a changed preview voids it and asks anew, saying so; an
-expired one is gone, so the human is asked anew.
+with an unchanged basis is used up and the write runs; declined is ``declined``; still pending
+answers ``approval_pending`` again; a changed basis voids it and asks anew, naming what changed;
+an expired one is gone, so the human is asked anew.
+
+Either way the decision is one of :class:`Approved`, :class:`Declined`, :class:`Pending` or an
+:class:`~sevdesk_mcp.mcp.types.InputRequired` to send, matched exhaustively by the write flow.
 """
 
 from __future__ import annotations
@@ -34,13 +39,17 @@ from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.mcp.types import ElicitForm, InputRequired
 from sevdesk_mcp.safety.approvals import Approval, Binding
-from sevdesk_mcp.safety.preview import Preview, digest, render
+from sevdesk_mcp.safety.basis import Basis, changes
+from sevdesk_mcp.safety.preview import Preview, render
 from sevdesk_mcp.tools.define import ToolContext
 
 APPROVE_KEY: Final = "approve"
-CHANGED_NOTE: Final = "The record changed since you were asked. Please review it again.\n\n"
+CHANGED_NOTE: Final = (
+    "The records changed since you were asked ({what}). Please review the action again.\n\n"
+)
 PAGE_CHANGED: Final = (
-    "The record changed since the user was asked, so the earlier approval request is void. "
+    "The records changed since the user was asked ({what}), so the earlier approval request "
+    "is void. "
 )
 ASK_OPENED: Final = (
     "Ask the user to approve on the page that opened in their browser (reference {ref}); then "
@@ -62,8 +71,6 @@ APPROVAL_SCHEMA: Final[dict[str, JsonValue]] = {
     },
     "required": [APPROVE_KEY],
 }
-
-Declined = bool  # ``True`` stands for "the human declined"
 log = logging.getLogger("sevdesk_mcp.approvals")
 
 
@@ -75,6 +82,30 @@ class ApprovalInfo(msgspec.Struct, frozen=True, kw_only=True):
     opened: bool
 
 
+class ApprovalState(msgspec.Struct, frozen=True, kw_only=True, tag="approval", tag_field="kind"):
+    """The sealed state of an approval form (``requestState``), decoded once."""
+
+    tool: str
+    arguments: str
+    basis: Basis
+    nonce: str
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
+class Approved:
+    """The human approved exactly this basis; ``call`` ties the audit lines together."""
+
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
+class Declined:
+    """The human declined (or cancelled, or left the switch off)."""
+
+    call: str
+
+
 @dataclass(frozen=True, slots=True)
 class Pending:
     """A browser approval waits for the human."""
@@ -83,42 +114,69 @@ class Pending:
     note: str
 
 
-async def confirm(
-    ctx: ToolContext, tool: str, arguments: str, preview: Preview
-) -> InputRequired | Pending | Declined | None:
-    """Obtain the human's approval.
+Decision = Approved | Declined | Pending | InputRequired
 
-    :returns: ``None`` when approved, an input request to send, a pending browser approval, or
-        ``True`` when declined.
+
+async def confirm(
+    ctx: ToolContext, tool: str, arguments: str, preview: Preview, basis: Basis
+) -> Decision:
+    """Obtain the human's approval of ``preview`` on ``basis``.
+
+    :returns: the decision: approved, declined, a pending browser approval, or an input
+        request to send.
     :raises ToolError: for a foreign, replayed or expired approval, a client that cannot ask, or
         (browser mode) five waiting approvals or a page server that cannot start.
     """
     if ctx.account.config.confirm == "browser":
-        return in_browser(ctx, tool, arguments, preview)
-    state = ctx.request.request_state
-    if not isinstance(state, dict) or state.get("kind") != "approval":
-        return _ask(ctx, tool, arguments, preview, changed=False)
-    if state.get("tool") != tool or state.get("arguments") != arguments:
+        return in_browser(ctx, tool, arguments, preview, basis)
+    state = _state(ctx.request.request_state)
+    if state is None:
+        return _ask(ctx, tool, arguments, preview, basis)
+    if state.tool != tool or state.arguments != arguments:
         raise ToolError(
             "This approval was given for another action or other arguments; "
             "call the tool again to ask anew."
         )
-    if not ctx.safety.nonces.consume(state.get("nonce")):
+    if not ctx.safety.nonces.consume(state.nonce):
         raise ToolError(
             "This approval was already used or has expired; call the tool again "
             "to ask anew. Nothing was changed."
         )
-    if state.get("preview") != digest(preview):
-        return _ask(ctx, tool, arguments, preview, changed=True)
+    changed = changes(state.basis, basis)
+    if changed:
+        return _ask(ctx, tool, arguments, preview, basis, call=state.call, changed=changed)
     answer = (ctx.request.input_responses or {}).get(APPROVE_KEY)
     if answer is None:
-        return _ask(ctx, tool, arguments, preview, changed=False)
+        return _ask(ctx, tool, arguments, preview, basis, call=state.call)
     approved = answer.action == "accept" and answer.content.get(APPROVE_KEY) is True
-    return None if approved else True
+    return _decided(ctx, tool, state.call, approved=approved)
 
 
-def _ask(
-    ctx: ToolContext, tool: str, arguments: str, preview: Preview, *, changed: bool
+def _state(raw: JsonValue) -> ApprovalState | None:
+    # The core opened and authenticated the state; anything else of ours is asked anew.
+    try:
+        return msgspec.convert(raw, ApprovalState) if raw is not None else None
+    except msgspec.ValidationError:
+        return None
+
+
+def _decided(
+    ctx: ToolContext, tool: str, call: str, *, approved: bool, **extra: str
+) -> Approved | Declined:
+    event = "approved" if approved else "declined"
+    ctx.safety.audit.write(event, tool=tool, call=call, principal=ctx.account.principal, **extra)
+    return Approved(call) if approved else Declined(call)
+
+
+def _ask(  # noqa: PLR0913 - the call id and the changes carry over from the earlier request
+    ctx: ToolContext,
+    tool: str,
+    arguments: str,
+    preview: Preview,
+    basis: Basis,
+    *,
+    call: str | None = None,
+    changed: list[str] | None = None,
 ) -> InputRequired:
     if not ctx.request.can_elicit_form():
         raise ToolError(
@@ -126,43 +184,40 @@ def _ask(
             "(MCP form elicitation). Use a client that supports elicitation, or set "
             "SEVDESK_CONFIRM=browser to approve on a local web page. Nothing was changed."
         )
-    state: dict[str, JsonValue] = {
-        "kind": "approval",
-        "tool": tool,
-        "arguments": arguments,
-        "preview": digest(preview),
-        "nonce": ctx.safety.nonces.issue(),
-        "call": secrets.token_hex(8),
-    }
+    state = ApprovalState(
+        tool=tool,
+        arguments=arguments,
+        basis=basis,
+        nonce=ctx.safety.nonces.issue(),
+        call=call or secrets.token_hex(8),
+    )
     ctx.safety.audit.write(
         "asked",
         tool=tool,
-        call=str(state["call"]),
+        call=state.call,
         principal=ctx.account.principal,
-        preview=str(state["preview"]),
+        preview=basis.digest,
     )
-    message = (CHANGED_NOTE if changed else "") + render(preview)
-    return InputRequired({APPROVE_KEY: ElicitForm(message, APPROVAL_SCHEMA)}, state)
+    note = CHANGED_NOTE.format(what=", ".join(changed)) if changed else ""
+    form = ElicitForm(note + render(preview), APPROVAL_SCHEMA)
+    return InputRequired({APPROVE_KEY: form}, msgspec.to_builtins(state))
 
 
 def in_browser(
-    ctx: ToolContext, tool: str, arguments: str, preview: Preview
-) -> Pending | Declined | None:
+    ctx: ToolContext, tool: str, arguments: str, preview: Preview, basis: Basis
+) -> Approved | Declined | Pending:
     """The browser branch of :func:`confirm`.
 
-    :returns: ``None`` when approved (the approval is used up), a pending approval, or ``True``
-        when declined.
+    :returns: the decision (an approval is used up when it is returned).
     :raises ToolError: for five waiting approvals or a page server that cannot start.
     """
     safety, principal = ctx.safety, ctx.account.principal
     pages = safety.approval_pages()
-    outcome = safety.approvals.settle(Binding(tool, arguments, principal), preview)
+    outcome = safety.approvals.settle(Binding(tool, arguments, principal), preview, basis)
     approval = outcome.approval
-    if outcome.kind == "approved":
-        safety.audit.write("approved", tool=tool, principal=principal, reference=approval.reference)
-        return None
-    if outcome.kind == "declined":
-        return True
+    if outcome.kind in ("approved", "declined"):
+        approved = outcome.kind == "approved"
+        return _decided(ctx, tool, approval.call, approved=approved, reference=approval.reference)
     link = pages.link(approval.id)
     if outcome.kind == "pending":
         log.warning("Approval %s still waits: %s", approval.reference, link)
@@ -170,6 +225,7 @@ def in_browser(
     safety.audit.write(
         "asked",
         tool=tool,
+        call=approval.call,
         principal=principal,
         preview=approval.preview_hash,
         reference=approval.reference,
@@ -177,9 +233,11 @@ def in_browser(
     log.warning("Approve or decline %s on %s", approval.reference, link)
     opened = ctx.account.config.confirm_open and safety.opener(link)
     note = ASK_OPENED if opened else ASK_IN_LOG
-    return _pending(approval, opened=opened, note=(PAGE_CHANGED if approval.changed else "") + note)
+    if approval.changed:
+        note = PAGE_CHANGED.format(what=", ".join(approval.changed)) + note
+    return _pending(approval, opened=opened, note=note)
 
 
 def _pending(approval: Approval, *, opened: bool, note: str) -> Pending:
     info = ApprovalInfo(reference=approval.reference, expires_at=approval.expires_at, opened=opened)
-    return Pending(info, note.format(ref=approval.reference))
+    return Pending(info, note.replace("{ref}", approval.reference))

@@ -105,14 +105,17 @@ class UpdateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
 
 
 def stripped(value: str | None, name: str) -> str | None:
-    """:returns: ``value`` without surrounding spaces; ``None`` stays ``None``.
+    """:returns: a one-line ``value`` without surrounding spaces; ``None`` stays ``None``.
 
-    :raises ToolInputError: for a value that is only spaces.
+    :raises ToolInputError: for a value that is only spaces or has a line break (names, numbers,
+        subjects: a break would split a header line or hide text from the preview).
     """
     if value is None:
         return None
     if not value.strip():
         raise ToolInputError(f"{name} is blank; give a value or leave it out.")
+    if "\n" in value or "\r" in value:
+        raise ToolInputError(f"{name} must be one line; remove the line break.")
     return value.strip()
 
 
@@ -167,6 +170,11 @@ async def _prepare_update(args: UpdateContactInput, client: Client) -> Prepared[
     return await domain.prepare_update(client, args.contact_id, changes)
 
 
+def _update_locks(args: UpdateContactInput) -> tuple[str, ...]:
+    numbers = ("numbers/contact",) if args.customer_number is not None else ()
+    return (f"contact/{args.contact_id}", *numbers)
+
+
 CREATE_CONTACT = define_write_tool(
     name="sevdesk_create_contact",
     title="Create a contact",
@@ -186,6 +194,7 @@ CREATE_CONTACT = define_write_tool(
     output=ContactWritten,
     prepare=_prepare_create,
     execute=plan_only(domain.execute_create),
+    locks=lambda a: ("numbers/contact",),
 )
 
 UPDATE_CONTACT = define_write_tool(
@@ -205,6 +214,7 @@ UPDATE_CONTACT = define_write_tool(
     output=ContactWritten,
     prepare=_prepare_update,
     execute=plan_only(domain.execute_update),
+    locks=_update_locks,
 )
 
 TOOLS = (CREATE_CONTACT, UPDATE_CONTACT)

@@ -117,6 +117,11 @@ async def _prepare_reset(args: ResetInput, client: Client) -> Prepared[ResetPlan
     return await resets.prepare_reset(client, args.kind, args.document_id, args.to)
 
 
+def _payment_locks(args: BookPaymentInput) -> tuple[str, ...]:
+    transaction = (f"transaction/{args.transaction_id}",) if args.transaction_id else ()
+    return (f"{args.kind}/{args.document_id}", *transaction)
+
+
 BOOK_PAYMENT = define_write_tool(
     name="sevdesk_book_payment",
     title="Book a payment (Zahlung verbuchen)",
@@ -137,6 +142,7 @@ BOOK_PAYMENT = define_write_tool(
     output=PaymentBooked,
     prepare=_prepare_payment,
     execute=plan_only(payments.execute_payment),
+    locks=_payment_locks,
 )
 
 CANCEL_INVOICE = define_write_tool(
@@ -157,6 +163,7 @@ CANCEL_INVOICE = define_write_tool(
     output=Cancelled,
     prepare=_prepare_cancel,
     execute=plan_only(reversals.execute_cancel),
+    locks=lambda a: (f"invoice/{a.invoice_id}", "numbers/invoice"),
 )
 
 CREDIT_NOTE_FROM_INVOICE = define_write_tool(
@@ -177,6 +184,7 @@ CREDIT_NOTE_FROM_INVOICE = define_write_tool(
     output=DocumentWritten,
     prepare=_prepare_credit_note,
     execute=plan_only(reversals.execute_credit_note),
+    locks=lambda a: (f"invoice/{a.invoice_id}", "numbers/credit_note"),
 )
 
 RESET_DOCUMENT = define_write_tool(
@@ -197,6 +205,7 @@ RESET_DOCUMENT = define_write_tool(
     output=Written,
     prepare=_prepare_reset,
     execute=plan_only(resets.execute_reset),
+    locks=lambda a: (f"{a.kind}/{a.document_id}",),
 )
 
 TOOLS = (BOOK_PAYMENT, CANCEL_INVOICE, CREDIT_NOTE_FROM_INVOICE, RESET_DOCUMENT)

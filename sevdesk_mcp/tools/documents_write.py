@@ -197,6 +197,15 @@ async def _prepare_email(args: EmailInput, client: Client) -> Prepared[ActionPla
     return await actions.prepare_email(client, args.kind, args.document_id, email)
 
 
+def _create_locks(args: DraftInput) -> tuple[str, ...]:
+    source = (f"invoice/{args.source_invoice_id}",) if args.source_invoice_id else ()
+    return (f"numbers/{args.kind}", *source)
+
+
+def _document_lock(args: DocumentRef | UpdateDraftInput | EmailInput) -> tuple[str, ...]:
+    return (f"{args.kind}/{args.document_id}",)
+
+
 CREATE_DRAFT = define_write_tool(
     name="sevdesk_create_document_draft",
     title="Draft an invoice, credit note or order",
@@ -219,6 +228,7 @@ CREATE_DRAFT = define_write_tool(
     output=DocumentWritten,
     prepare=_prepare_create,
     execute=plan_only(drafts.execute_create),
+    locks=_create_locks,
 )
 
 UPDATE_DRAFT = define_write_tool(
@@ -237,6 +247,7 @@ UPDATE_DRAFT = define_write_tool(
     output=DocumentWritten,
     prepare=_prepare_update,
     execute=plan_only(drafts.execute_update),
+    locks=_document_lock,
 )
 
 DELETE_DRAFT = define_write_tool(
@@ -253,6 +264,7 @@ DELETE_DRAFT = define_write_tool(
     output=DraftDeleted,
     prepare=_prepare_delete,
     execute=plan_only(drafts.execute_delete),
+    locks=_document_lock,
 )
 
 FINALIZE = define_write_tool(
@@ -271,6 +283,7 @@ FINALIZE = define_write_tool(
     output=DocumentWritten,
     prepare=_prepare_finalize,
     execute=plan_only(actions.execute),
+    locks=_document_lock,
 )
 
 ENSHRINE = define_write_tool(
@@ -288,6 +301,7 @@ ENSHRINE = define_write_tool(
     output=DocumentWritten,
     prepare=_prepare_enshrine,
     execute=plan_only(actions.execute),
+    locks=_document_lock,
 )
 
 SEND_EMAIL = define_write_tool(
@@ -307,6 +321,7 @@ SEND_EMAIL = define_write_tool(
     output=DocumentWritten,
     prepare=_prepare_email,
     execute=plan_only(actions.execute),
+    locks=_document_lock,
 )
 
 TOOLS = (CREATE_DRAFT, UPDATE_DRAFT, DELETE_DRAFT, FINALIZE, ENSHRINE, SEND_EMAIL)

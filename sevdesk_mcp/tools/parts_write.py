@@ -108,6 +108,7 @@ CREATE_PART = define_write_tool(
     output=PartWritten,
     prepare=_prepare_create,
     execute=plan_only(domain.execute_create),
+    locks=lambda a: ("numbers/part",),
 )
 
 UPDATE_PART = define_write_tool(
@@ -126,6 +127,7 @@ UPDATE_PART = define_write_tool(
     output=PartWritten,
     prepare=_prepare_update,
     execute=plan_only(domain.execute_update),
+    locks=lambda a: (f"part/{a.part_id}",),
 )
 
 TOOLS = (CREATE_PART, UPDATE_PART)

@@ -6,12 +6,19 @@ writes through a client stamped with the tool's tier). Every call:
 
 1. refuses arguments with characters a human would not see (control, format, default-ignorable,
    CR, U+2028/2029, tabs) before ``prepare``;
-2. runs ``prepare``; a dry run (``SEVDESK_DRY_RUN=1`` or ``dryRun``) stops here, never asking;
-3. for ``commit`` and ``external`` tools, obtains the human's approval of that preview
-   (``confirmation.py``: an elicitation form, or the local approval page, whose first call ends
-   as ``approval_pending``); a ``confirm`` argument is never a gate;
-4. writes the audit line ``executing`` (if it cannot, nothing is sent);
-5. runs ``execute``; a failure names the writes that already happened.
+2. takes the locks of the records the tool names for its arguments (``locks``: the document,
+   the bank transaction, the number range), one account at a time (:mod:`sevdesk_mcp.safety.locks`),
+   and holds them through ``execute`` and its read-back; a dry run takes none;
+3. runs ``prepare`` on a read-only client whose witness records every answer read; a dry run
+   (``SEVDESK_DRY_RUN=1`` or ``dryRun``) stops here, never asking;
+4. for ``commit`` and ``external`` tools, obtains the human's approval of the basis: that
+   preview and every record behind it (``confirmation.py``: an elicitation form, or the local
+   approval page, whose first call ends as ``approval_pending``). The approved retry has just
+   prepared again under the locks, so what executes is what the human saw; a ``confirm``
+   argument is never a gate;
+5. writes the audit line ``executing`` (if it cannot, nothing is sent), with the call id of the
+   approval, so ``asked``, ``approved``, ``executing`` and ``done`` of one action share it;
+6. runs ``execute``; a failure names the writes that already happened.
 
 Results are ``{status: done|dry_run|approval_pending|declined, result?, preview?, approval?}``;
 ``approval`` (``{reference, expires_at, opened}``) only while a browser approval waits.
@@ -22,9 +29,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Final, Generic, Literal, TypeVar
+from typing import Final, Generic, Literal, TypeVar, assert_never
 
 import anyio
 import msgspec
@@ -40,12 +47,21 @@ from sevdesk_mcp.errors import (
     UpstreamError,
 )
 from sevdesk_mcp.jsontypes import JsonValue
+from sevdesk_mcp.mcp.shutdown import bounded_by_shutdown
 from sevdesk_mcp.mcp.types import InputRequired
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
+from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import Preview, digest
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.confirmation import ApprovalInfo, Pending, confirm
+from sevdesk_mcp.sevdesk.witness import Witness
+from sevdesk_mcp.tools.confirmation import (
+    ApprovalInfo,
+    Approved,
+    Declined,
+    Pending,
+    confirm,
+)
 from sevdesk_mcp.tools.define import Annotations, ToolContext, ToolDef, define_tool
 
 log = logging.getLogger("sevdesk_mcp")
@@ -67,6 +83,7 @@ class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
 
 Prepare = Callable[[I, Client], Awaitable[Prepared[P]]]
 Execute = Callable[[I, P, Client, Progress], Awaitable[O]]
+Locks = Callable[[I], Iterable[str]]
 
 
 def plan_only(run: Callable[[Client, P, Progress], Awaitable[O]]) -> Execute[msgspec.Struct, P, O]:
@@ -91,8 +108,13 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     output: type[O],
     prepare: Prepare[I, P],
     execute: Execute[I, P, O],
+    locks: Locks[I],
 ) -> ToolDef[I, WriteResult[O]]:
     """Declare a write tool; its input must have ``dryRun: bool = False``.
+
+    ``locks`` names, for the arguments of a call, every record the write depends on or creates
+    a number in (``invoice/42``, ``transaction/7``, ``numbers/contact``): no other write of the
+    account touches them while this one re-checks and executes.
 
     :raises ToolDefinitionError: for a read tier or an input without ``dryRun``.
     """
@@ -101,7 +123,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     if "dryRun" not in {f.encode_name for f in msgspec.structs.fields(input)}:
         raise ToolDefinitionError(f"{name}: write tool inputs need a dryRun: bool = False field")
 
-    flow = _Flow(name, tier, prepare, execute)
+    flow = _Flow(name, tier, prepare, execute, locks)
     return define_tool(
         name=name,
         title=title,
@@ -121,45 +143,57 @@ class _Flow(Generic[I, P, O]):
     tier: Tier
     prepare: Prepare[I, P]
     execute: Execute[I, P, O]
+    locks: Locks[I]
 
     async def run(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
         refuse_hidden_characters(args)
         account = ctx.account
-        prepared = await self.prepare(args, account.reader())
         if getattr(args, "dryRun", False) or account.config.dry_run:
+            prepared = await self.prepare(args, account.reader())
             return WriteResult(
                 status="dry_run",
                 preview=prepared.preview,
                 note="Dry run: nothing was sent to sevDesk and nobody was asked.",
             )
+        async with ctx.safety.locks.hold(account.lock_scope, self.locks(args)):
+            return await self._locked(args, ctx)
+
+    async def _locked(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
+        reader = ctx.account.reader(witness=Witness())
+        prepared = await self.prepare(args, reader)
         arguments = _arguments_digest(args)
-        if self.tier >= Tier.COMMIT and account.config.confirm != "off":
-            decision = await confirm(ctx, self.name, arguments, prepared.preview)
-            if isinstance(decision, InputRequired):
-                return decision
-            if isinstance(decision, Pending):
-                return WriteResult(
-                    status="approval_pending",
-                    preview=prepared.preview,
-                    approval=decision.approval,
-                    note=decision.note,
-                )
-            if decision:
-                ctx.safety.audit.write("declined", tool=self.name, principal=account.principal)
-                return WriteResult(
-                    status="declined",
-                    preview=prepared.preview,
-                    note="The human declined; nothing was changed.",
-                )
-        return await self._execute(args, ctx, prepared, arguments)
+        if self.tier < Tier.COMMIT or ctx.account.config.confirm == "off":
+            return await self._execute(args, ctx, prepared, arguments, secrets.token_hex(8))
+        witness = reader.witness
+        records = witness.records() if witness is not None else {}
+        basis = basis_of(prepared.preview, records)
+        decision = await confirm(ctx, self.name, arguments, prepared.preview, basis)
+        if isinstance(decision, Approved):
+            return await self._execute(args, ctx, prepared, arguments, decision.call)
+        if isinstance(decision, Declined):
+            return WriteResult(
+                status="declined",
+                preview=prepared.preview,
+                note="The human declined; nothing was changed.",
+            )
+        if isinstance(decision, Pending):
+            return WriteResult(
+                status="approval_pending",
+                preview=prepared.preview,
+                approval=decision.approval,
+                note=decision.note,
+            )
+        if isinstance(decision, InputRequired):
+            return decision
+        assert_never(decision)
 
     async def _execute(
-        self, args: I, ctx: ToolContext, prepared: Prepared[P], arguments: str
+        self, args: I, ctx: ToolContext, prepared: Prepared[P], arguments: str, call: str
     ) -> WriteResult[O]:
         account, audit_log = ctx.account, ctx.safety.audit
         audit: dict[str, JsonValue] = {
             "tool": self.name,
-            "call": secrets.token_hex(8),
+            "call": call,
             "principal": account.principal,
             "arguments": arguments,
             "preview": digest(prepared.preview),
@@ -172,7 +206,12 @@ class _Flow(Generic[I, P, O]):
         progress = Progress()
         # Once the first write may be on the wire, the call runs to its end even if the client
         # goes away or cancels: a half-made write must be reported, never silently abandoned.
-        with anyio.CancelScope(shield=True), anyio.move_on_after(EXECUTE_LIMIT_S) as limit:
+        # Only the server's forced stop (end of its shutdown grace) ends it early, as unknown.
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(EXECUTE_LIMIT_S) as limit,
+            bounded_by_shutdown(limit),
+        ):
             try:
                 result = await self.execute(args, prepared.plan, writer, progress)
             except Exception as exc:

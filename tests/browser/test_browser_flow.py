@@ -131,7 +131,7 @@ async def test_a_changed_preview_voids_the_approval_and_asks_anew(
         done = (await call(wire))["structuredContent"]
     assert renewed["status"] == "approval_pending"
     assert renewed["approval"]["reference"] != first
-    assert renewed["note"].startswith("The record changed since the user was asked")
+    assert renewed["note"].startswith("The records changed since the user was asked (")
     assert "The record changed" in new_page.response.text and "Renamed" in new_page.response.text
     assert done["status"] == "done"
     assert writes(setup.fake) == ["PUT /Contact/410015", FINALIZED]

@@ -53,7 +53,7 @@ async def test_the_environment_proxy_is_ignored(monkeypatch: pytest.MonkeyPatch)
 async def test_system_version_must_be_one_of_two(objects: object, version: str | None) -> None:
     c = client(Script(ok(objects)))
     if version is None:
-        with pytest.raises(MalformedResponseError):
+        with pytest.raises(MalformedResponseError, match="`version`"):
             await c.system_version()
     else:
         assert await c.system_version() == version
@@ -164,7 +164,7 @@ async def test_invalid_query_keys_never_leave() -> None:
 
 
 @pytest.mark.threat("S03")
-async def test_reads_retry_5xx_and_network_errors_at_most_twice() -> None:
+async def test_reads_retry_5xx_at_most_twice_and_network_errors_once() -> None:
     script = Script(httpx.Response(503), httpx.ConnectError("down"), ok([{"id": "1"}]))
     assert await client(script).get("/Contact") == [{"id": "1"}]
     assert len(script.requests) == 3
@@ -172,6 +172,10 @@ async def test_reads_retry_5xx_and_network_errors_at_most_twice() -> None:
     with pytest.raises(UnavailableError):
         await client(failing).get("/Contact")
     assert len(failing.requests) == 3
+    refused = Script(httpx.ConnectError("refused"))  # S01: one retry, two tries
+    with pytest.raises(UnavailableError):
+        await client(refused).get("/Contact")
+    assert len(refused.requests) == 2
 
 
 @pytest.mark.threat("S03")
@@ -251,6 +255,15 @@ def test_retry_after_parses_seconds_and_http_dates() -> None:
     assert retry_after_s(None) is None
     assert retry_after_s("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
     assert retry_after_s("not a date") is None
+    assert retry_after_s("\u00b2") is None  # isdigit() says yes, float() raises
+    assert retry_after_s("1" * 400) is None  # float() says inf
+
+
+@pytest.mark.threat("S04")
+async def test_an_odd_retry_after_is_a_rate_limit_not_a_crash() -> None:
+    script = Script(httpx.Response(429, headers={b"Retry-After": b"\xb2"}))
+    with pytest.raises(RateLimitedError, match="try again shortly"):
+        await client(script).get("/Contact")
 
 
 # --- answers ----------------------------------------------------------------------------------

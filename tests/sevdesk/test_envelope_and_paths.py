@@ -17,12 +17,16 @@ def test_one_takes_the_single_object_of_an_array_of_one_or_a_bare_object() -> No
         one([])
     with pytest.raises(MalformedResponseError):
         one("-1391.18")
+    with pytest.raises(MalformedResponseError, match="2 entries where one was expected"):
+        one([{"id": "1"}, {"id": "2"}])  # never act on the first of several records
 
 
-def test_many_accepts_lists_a_bare_object_and_null() -> None:
+def test_many_accepts_lists_and_a_bare_object_but_not_null() -> None:
     assert many([{"id": "1"}, {"id": "2"}]) == [{"id": "1"}, {"id": "2"}]
     assert many({"id": "1"}) == [{"id": "1"}]  # forAccountNumber answers a bare object (Q6)
-    assert many(None) == []
+    assert many([]) == []
+    with pytest.raises(MalformedResponseError, match="`objects` is null"):
+        many(None)  # S06: null only comes with an error, never as an empty list
     with pytest.raises(MalformedResponseError):
         many([{"id": "1"}, 5])
     with pytest.raises(MalformedResponseError):

@@ -5,8 +5,17 @@ from __future__ import annotations
 from decimal import Decimal
 
 import msgspec
+import pytest
 
-from sevdesk_mcp.domain.money import Money, cents, money, total, totals_by_currency
+from sevdesk_mcp.domain.money import (
+    Money,
+    cents,
+    money,
+    shown,
+    shown_price,
+    total,
+    totals_by_currency,
+)
 
 
 def test_money_rounds_half_up_to_cents_and_encodes_as_a_string() -> None:
@@ -30,3 +39,25 @@ def test_sums_are_exact_and_per_currency() -> None:
         Money(amount=Decimal("2.00"), currency="CHF"),
         Money(amount=Decimal("4.40"), currency="EUR"),
     ]
+
+
+@pytest.mark.threat("issue-12-money")
+@pytest.mark.parametrize(
+    ("amount", "currency", "expected"),
+    [
+        (Decimal("119"), None, "119.00 EUR"),
+        (Decimal("4399.43"), "eur", "4399.43 EUR"),
+        (Decimal("1E+2"), "CHF", "100.00 CHF"),
+        (None, None, "0.00 EUR"),
+        (Decimal("0.005"), None, "0.01 EUR"),
+    ],
+)
+def test_money_is_always_shown_with_two_places_and_its_currency(
+    amount: Decimal | None, currency: str | None, expected: str
+) -> None:
+    assert shown(amount, currency) == expected
+
+
+def test_a_unit_price_keeps_its_extra_places_but_never_fewer_than_two() -> None:
+    assert shown_price(Decimal("0.1234")) == "0.1234 EUR"
+    assert shown_price(Decimal("68")) == "68.00 EUR"

@@ -136,7 +136,9 @@ async def test_approval_of_preview_a_cannot_execute_preview_b() -> None:
         again = (await answer(wire, state, approve()))["result"]
         assert again["resultType"] == "input_required"
         message = again["inputRequests"]["approve"]["params"]["message"]
-        assert message.startswith("The record changed since you were asked.")
+        assert message.startswith(
+            "The records changed since you were asked (the preview lines 'Customer'"
+        )
         assert "Renamed GmbH" in message
         done = (await answer(wire, again["requestState"], approve()))["result"]
     assert done["structuredContent"]["status"] == "done"
@@ -253,9 +255,10 @@ async def test_the_audit_line_comes_before_the_request_and_carries_no_token(tmp_
         state = (await ask(wire))["result"]["requestState"]
         await answer(wire, state, approve())
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [line["event"] for line in lines] == ["asked", "executing", "done"]
+    assert [line["event"] for line in lines] == ["asked", "approved", "executing", "done"]
+    assert len({line["call"] for line in lines}) == 1  # one action, one call id
     assert all(list(line)[:2] == ["ts", "v"] for line in lines)
-    assert lines[2]["completed"] == [f"finalized invoice {DRAFT_ID}"]
+    assert lines[3]["completed"] == [f"finalized invoice {DRAFT_ID}"]
     assert fake.token not in log.read_text()
     assert oct(log.stat().st_mode & 0o777) == "0o600"
 

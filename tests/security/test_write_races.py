@@ -10,13 +10,18 @@ from typing import Any
 
 import anyio
 import anyio.lowlevel
+import httpx
 import pytest
 
+from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.safety.locks import RecordLocks
+from sevdesk_mcp.server import ServerFactory
+from tests.demo_account import DEMO_URL
 from tests.documents_commit.helpers import PARTLY_PAID, REGISTER
+from tests.http.helpers import http, post_modern, running
 from tests.wire import FORM, Wire, meta, open_wire
-from tests.writes.helpers import approve, write_app, writes
+from tests.writes.helpers import ALL, approve, write_app, writes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.threat("issue-12-race")]
 BOOK = "sevdesk_book_payment"
@@ -92,3 +97,26 @@ async def test_locks_are_dropped_once_nobody_holds_them() -> None:
         tg.start_soon(hold, "b", ["transaction/2", "invoice/1"])  # other order, no deadlock
     assert order in (["a in", "a out", "b in", "b out"], ["b in", "b out", "a in", "a out"])
     assert locks.held() == 0
+
+
+async def test_sixteen_contacts_at_once_over_http_get_sixteen_customer_numbers() -> None:
+    fake = build_demo()
+    config = load_config({**ALL, "SEVDESK_API_URL": DEMO_URL})
+    factory = ServerFactory(config)  # one safety runtime (and its locks) for every request
+    results: list[dict[str, Any]] = []
+
+    async def create(client: httpx.AsyncClient, n: int) -> None:
+        arguments = {"kind": "organisation", "category": "customer", "name": f"Race {n} GmbH"}
+        params = {"name": "sevdesk_create_contact", "arguments": arguments}
+        response = await post_modern(client, "tools/call", params)
+        results.append(response.json()["result"])
+
+    async with (
+        running(build=lambda: write_app(fake, factory=factory)) as server,
+        http(server) as client,
+        anyio.create_task_group() as tg,
+    ):
+        for n in range(16):
+            tg.start_soon(create, client, n)
+    numbers = [r["structuredContent"]["result"]["customer_number"] for r in results]
+    assert len(set(numbers)) == 16, numbers

@@ -1,5 +1,6 @@
-# The two README commands: `make demo` (set up, then a scripted session against the demo books)
-# and `make test` (lint, types, the whole test suite with branch coverage).
+# The two README commands, each working first on a fresh clone: `make demo` (set up, then a
+# scripted session against the demo books) and `make test` (set up, lint, types, the whole test
+# suite with branch coverage).
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -16,12 +17,12 @@ setup: $(BIN)/python
 demo: setup
 	$(BIN)/python scripts/demo_session.py
 
-lint:
+lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: setup lint
 	$(BIN)/coverage erase
 	$(BIN)/coverage run -m pytest
 	$(BIN)/coverage combine --quiet

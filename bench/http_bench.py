@@ -1,4 +1,4 @@
-"""HTTP benchmarks, ours against the official SDK's MCPServer, alternating per scenario.
+"""HTTP benchmarks: ours, the official SDK's MCPServer and the stack's floor, alternating.
 
 Run by hand: ``python bench/http_bench.py`` (or ``make bench-http``). Never imported by tests.
 
@@ -16,7 +16,12 @@ pinned to CPU 0 and the load generator (``loadgen``, raw asyncio sockets) to CPU
    header byte a second and reconnect when closed: p99 loaded against unloaded, how often the
    server closed a slow connection, and its open file descriptors at the end.
 
-Every scenario runs against ours, then the peer, ``BENCH_ROUNDS`` (3) times; figures are medians.
+Every scenario runs against ours, then the peer, then the floor, ``BENCH_ROUNDS`` (3) times;
+figures are medians. The floor (``floor_server.py``: anyio + h11 + msgspec, keep-alive, decodes
+the body, answers a fixed result) takes part in the floor-tool rows of scenarios 1 and 2 only: it
+has no tools, no authentication and no slow-client rules. Each row says ours as a fraction of the
+peer and of the floor. ``BENCH_BASELINE=/path/to/a/checkout`` adds a fourth server, "base": the
+same ``--http --demo`` run from that checkout's code (a before/after comparison in one run).
 
 Ours runs ``--http --demo`` with a bearer secret; the peer runs ``MCPServer`` stateless with JSON
 answers on uvicorn and checks the same secret in a small ASGI wrapper (``peer_server.py``). Both
@@ -55,13 +60,16 @@ META = {
 }
 SLOW_SECONDS = float(os.environ.get("BENCH_SLOW_SECONDS", "20"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+BASELINE = Path(os.environ["BENCH_BASELINE"]) if os.environ.get("BENCH_BASELINE") else None
+FLOOR_TOOL = "sevdesk_server_status"
 Row = tuple[str, dict[str, float]]
 
 
 @dataclass(frozen=True)
 class Target:
-    """A running server: where it listens and its process id."""
+    """A running server: its name, where it listens and its process id."""
 
+    name: str
     port: int
     pid: int
 
@@ -76,10 +84,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def server_env(port: int) -> dict[str, str]:
+def server_env(port: int, root: Path = ROOT) -> dict[str, str]:
     return {
         **os.environ,
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": str(root),
         "SEVDESK_RATE_PER_S": "1000",
         "SEVDESK_HTTP_AUTH": "bearer",
         "SEVDESK_HTTP_SECRET": SECRET,
@@ -89,17 +97,28 @@ def server_env(port: int) -> dict[str, str]:
     }
 
 
+def servers() -> dict[str, tuple[list[str], Path]]:
+    """:returns: each server's command (the port is appended where it takes one) and code root."""
+    table = {
+        "ours": ([sys.executable, "-m", "sevdesk_mcp", "--http", "--demo"], ROOT),
+        "peer": ([sys.executable, str(ROOT / "bench" / "peer_server.py"), "--http"], ROOT),
+        "floor": ([sys.executable, str(ROOT / "bench" / "floor_server.py")], ROOT),
+    }
+    if BASELINE is not None:
+        table["base"] = ([sys.executable, "-m", "sevdesk_mcp", "--http", "--demo"], BASELINE)
+    return table
+
+
 def start(name: str, port: int) -> subprocess.Popen[bytes]:
-    if name == "ours":
-        command = [sys.executable, "-m", "sevdesk_mcp", "--http", "--demo"]
-    else:
-        command = [sys.executable, str(ROOT / "bench" / "peer_server.py"), "--http", str(port)]
+    command, root = servers()[name]
+    if name in ("peer", "floor"):
+        command = [*command, str(port)]
     if shutil.which("taskset"):
         command = ["taskset", "-c", str(SERVER_CPU), *command]
     return subprocess.Popen(
         command,
-        env=server_env(port),
-        cwd=ROOT,
+        env=server_env(port, root),
+        cwd=root,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -116,20 +135,21 @@ def wait_ready(port: int) -> None:
     raise RuntimeError(f"server on port {port} did not start")
 
 
-def call_request(port: int, tool: str, token: str | None = SECRET) -> bytes:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": {}, "_meta": META},
-    }
+def call_request(
+    port: int, tool: str, token: str | None = SECRET, *, era: str = "2026-07-28"
+) -> bytes:
+    """:returns: a ``tools/call`` of ``tool`` in ``era`` (2026-07-28, or 2025-11-25: no
+    ``_meta`` envelope and no ``Mcp-*`` routing headers)."""
+    modern = era == "2026-07-28"
+    params = {"name": tool, "arguments": {}, **({"_meta": META} if modern else {})}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
     headers = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": tool,
+        "MCP-Protocol-Version": era,
     }
+    if modern:
+        headers |= {"Mcp-Method": "tools/call", "Mcp-Name": tool}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
     return request_bytes(port, "/mcp", headers, json.dumps(body).encode())
@@ -147,16 +167,21 @@ def _checked(tally: Tally) -> dict[str, float]:
 
 
 def throughput(target: Target) -> list[Row]:
+    """The floor tool in both eras, then the read tool (not on the floor server: no tools)."""
     port = target.port
-    tools = ("sevdesk_server_status", "sevdesk_search_contacts")
+    cases = [(FLOOR_TOOL, "2026-07-28"), (FLOOR_TOOL, "2025-11-25")]
+    if target.name != "floor":
+        cases.append(("sevdesk_search_contacts", "2026-07-28"))
     return [
-        (f"{tool} c={clients}", load(port, call_request(port, tool), clients))
-        for tool in tools
+        (f"{tool} {era[:4]} c={clients}", load(port, call_request(port, tool, era=era), clients))
+        for tool, era in cases
         for clients in CLIENTS
     ]
 
 
 def auth_path(target: Target) -> list[Row]:
+    if target.name == "floor":
+        return []
     port = target.port
     floor = "sevdesk_server_status"
     rows = [
@@ -228,6 +253,8 @@ async def slowloris(port: int, connections: int, stop: asyncio.Event) -> int:
 
 
 def slow_clients(target: Target) -> list[Row]:
+    if target.name == "floor":
+        return []
     port = target.port
     request = call_request(port, "sevdesk_server_status")
     unloaded = load(port, request, 8)
@@ -263,17 +290,18 @@ Scenario = Callable[[Target], list[Row]]
 
 
 def measure(scenarios: Sequence[Scenario]) -> dict[str, list[Row]]:
-    """Run every scenario against ours, then the peer, then the next scenario, ``ROUNDS``
-    times, so that both see the same state of the machine; each figure is the median."""
-    ports = {name: free_port() for name in ("ours", "peer")}
+    """Run every scenario against each server in turn, then the next scenario, ``ROUNDS``
+    times, so that all see the same state of the machine; each figure is the median."""
+    ports = {name: free_port() for name in servers()}
     processes = {name: start(name, port) for name, port in ports.items()}
-    targets = {name: Target(ports[name], processes[name].pid) for name in ports}
+    targets = {name: Target(name, ports[name], processes[name].pid) for name in ports}
     rounds: dict[str, list[list[Row]]] = {name: [] for name in ports}
     try:
-        for port in ports.values():
+        for name, port in ports.items():
             wait_ready(port)
-            load(port, call_request(port, "sevdesk_search_contacts"), 4)  # builds the books
-            load(port, call_request(port, "sevdesk_server_status"), 4)
+            if name != "floor":
+                load(port, call_request(port, "sevdesk_search_contacts"), 4)  # builds the books
+            load(port, call_request(port, FLOOR_TOOL), 4)
         for _ in range(ROUNDS):
             for name in ports:
                 rounds[name].append([])
@@ -298,28 +326,46 @@ def _medians(runs: list[list[Row]]) -> list[Row]:
     ]
 
 
-def _non_2xx(mine: dict[str, float], theirs: dict[str, float]) -> str:
-    return f"{mine.get('non_2xx', 0):.0f}/{theirs.get('non_2xx', 0):.0f}"
+def _ratio(mine: dict[str, float] | None, theirs: dict[str, float] | None) -> str:
+    if mine is None or theirs is None:
+        return "-"
+    return f"{mine['rps'] / max(theirs['rps'], 1e-9):.2f}"
 
 
-def report(ours: list[Row], peer: list[Row]) -> None:
+def _latency(figures: dict[str, float] | None, key: str) -> str:
+    return "-" if figures is None else f"{figures.get(key, 0):.2f}"
+
+
+def report(rows: dict[str, list[Row]]) -> None:
+    """Print one line per scenario: requests per second of every server, ours as a fraction of
+    the peer, the floor and the baseline, and the latencies."""
+    names = list(rows)
+    table = {name: dict(rows[name]) for name in names}
+    others = [n for n in ("peer", "floor", "base") if n in names]
     print(
-        f"{'scenario':44} {'ours rps':>9} {'peer rps':>9} {'ratio':>6} {'ours p50':>9} "
-        f"{'peer p50':>9} {'ours p99':>9} {'peer p99':>9} {'!2xx':>11}"
+        f"{'scenario':40}"
+        + "".join(f" {n + ' rps':>10}" for n in names)
+        + "".join(f" {'/' + n:>6}" for n in others)
+        + "".join(f" {n + ' p50':>9} {n + ' p99':>9}" for n in names)
+        + f" {'!2xx':>9}"
     )
-    for (label, mine), (_, theirs) in zip(ours, peer, strict=True):
+    for label, mine in rows["ours"]:
+        cells = [table[n].get(label) for n in names]
         print(
-            f"{label:44} {mine['rps']:9.0f} {theirs['rps']:9.0f} "
-            f"{mine['rps'] / max(theirs['rps'], 1e-9):6.2f} {mine.get('median_ms', 0):9.2f} "
-            f"{theirs.get('median_ms', 0):9.2f} {mine.get('p99_ms', 0):9.2f} "
-            f"{theirs.get('p99_ms', 0):9.2f} {_non_2xx(mine, theirs):>11}"
+            f"{label:40}"
+            + "".join(f" {'-' if c is None else format(c['rps'], '.0f'):>10}" for c in cells)
+            + "".join(f" {_ratio(mine, table[n].get(label)):>6}" for n in others)
+            + "".join(f" {_latency(c, 'median_ms'):>9} {_latency(c, 'p99_ms'):>9}" for c in cells)
+            + f" {'/'.join(format(c.get('non_2xx', 0), '.0f') for c in cells if c):>9}"
         )
         for key in ("p99_vs_unloaded", "slow_closed_by_server", "open_fds_at_end", "failures"):
-            if mine.get(key) or theirs.get(key):
-                print(f"{'':46}{key}: ours {mine.get(key, 0):.2f}  peer {theirs.get(key, 0):.2f}")
+            values = {n: c.get(key, 0) for n, c in zip(names, cells, strict=True) if c}
+            if any(values.values()):
+                shown = "  ".join(f"{n} {v:.2f}" for n, v in values.items())
+                print(f"{'':42}{key}: {shown}")
     print(
         f"\nMedians of {ROUNDS} rounds of {DURATION_S:g} s per cell; latencies in ms; "
-        f"server on CPU {SERVER_CPU}, load generator on CPU {LOAD_CPU}."
+        f"servers on CPU {SERVER_CPU}, load generator on CPU {LOAD_CPU}."
     )
 
 
@@ -331,8 +377,7 @@ def main() -> None:
     scenarios = [table[name] for name in chosen]
     if "auth" in chosen:
         verify_timing()
-    rows = measure(scenarios)
-    report(rows["ours"], rows["peer"])
+    report(measure(scenarios))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import gc
 import logging
 import os
@@ -33,7 +34,7 @@ from anyio.abc import TaskStatus
 from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import Config, load_config, load_token
-from sevdesk_mcp.errors import AuthenticationError, ConfigError, UpstreamError
+from sevdesk_mcp.errors import AuthenticationError, ConfigError, StartupError, UpstreamError
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
 from sevdesk_mcp.safety.redact import RedactingFilter
@@ -44,6 +45,7 @@ from sevdesk_mcp.sevdesk.pacing import Pacer
 
 if TYPE_CHECKING:
     from sevdesk_mcp.fake import FakeSevdesk
+    from sevdesk_mcp.safety.approval_local import Pages, SharedPages
 
 PROG: Final = "mcp-server-sevdesk"
 EXIT_USAGE: Final = 2
@@ -54,10 +56,6 @@ DEMO_BANNER: Final = (
 )
 HTTP_PRINCIPAL: Final = "bearer"  # bearer mode: one account, one shared secret
 log = logging.getLogger("sevdesk_mcp")
-
-
-class StartupError(Exception):
-    """Start-up cannot continue; the message is the one line to print."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -139,9 +137,27 @@ def _fake_sevdesk(host: str, port: int) -> int:
     return 0
 
 
+def approval_pages() -> Pages:
+    """:returns: the process's approval pages (``SEVDESK_CONFIRM=browser``): the approval site on
+    the HTTP stack's loopback page listener, in a thread of its own (ADR 0005), started on first
+    use. Imported only then; safety itself never imports the HTTP stack.
+
+    :raises PageServerError: if the listener cannot listen.
+    """
+    return _shared_pages()()
+
+
+@functools.cache  # called from the event loop's thread only
+def _shared_pages() -> SharedPages:
+    from sevdesk_mcp.http.pages import PageServer  # noqa: PLC0415 - only browser approval
+    from sevdesk_mcp.safety.approval_local import SharedPages  # noqa: PLC0415
+
+    return SharedPages(PageServer)
+
+
 def _serve_stdio(*, demo: bool) -> int:
     config = load_config(os.environ)
-    factory = ServerFactory(config)
+    factory = ServerFactory(config, pages=approval_pages)
     account = _demo_account(config) if demo else _account(config)
     protocol_fd = claim_stdout()
 
@@ -169,7 +185,7 @@ def _serve_http(*, demo: bool) -> int:
     config = load_config(os.environ)
     settings = load_http_settings(os.environ)
     require_auth(settings)
-    factory = ServerFactory(config)
+    factory = ServerFactory(config, pages=approval_pages)
     account = _demo_account(config) if demo else _account(config)
     account = dataclasses.replace(account, principal=HTTP_PRINCIPAL)
     install_access_logger()

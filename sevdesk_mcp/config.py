@@ -24,6 +24,7 @@ import msgspec
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
+from sevdesk_mcp.sevdesk.paths import DEFAULT_API_URL
 
 StructuredOutput = Literal["auto", "on", "off"]
 ConfirmMode = Literal["elicit", "browser", "off"]
@@ -33,7 +34,6 @@ _TOOLSET_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
 _FALSE: Final = frozenset({"0", "false", "no", "off"})
 _BOOL_HELP: Final = "use one of 1, true, yes, on, 0, false, no, off"
-DEFAULT_API_URL: Final = "https://my.sevdesk.de/api/v1"
 MAX_TOKEN_FILE_BYTES: Final = 4096
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{8,256}$")
 _WORD_BREAK: Final = re.compile(r"[\s=]+")

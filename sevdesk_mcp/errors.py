@@ -4,13 +4,18 @@
 
     SevdeskMcpError
     ├── ConfigError            a setting is invalid; start-up stops with one line on stderr
+    ├── StartupError           start-up cannot go on (cannot listen, no demo books); one line
     ├── ProtocolError          a JSON-RPC error answer (code, message, data)
     │   ├── InvalidRequestStateError   a sealed requestState failed verification
     │   └── ResourceNotFoundError      resources/read named an unknown URI
+    ├── PeerRequestError       a request to the client failed (error answer, closed, timeout)
+    ├── InputUnavailableError  a 2025-era request needs input the client or transport cannot give
     ├── ToolDefinitionError    a tool is declared wrongly (caught by tests, never at run time)
     ├── ToolError              a tool call failed with a trusted, actionable message
     │   ├── ToolInputError     the arguments do not fit the tool's input schema
-    │   └── TierDeniedError    the tool's tier is not enabled in this configuration
+    │   ├── TierDeniedError    the tool's tier is not enabled in this configuration
+    │   └── PreconditionError  (domain.errors) a record does not allow the action: what, which
+    │                          record, which field, and the next step as data; tools/ name the tool
     ├── UpstreamError          a sevDesk request failed (the message is trusted and actionable)
     │   ├── UnavailableError   sevDesk could not be reached, or answered 5xx
     │   ├── UpstreamTimeoutError   a read ran out of time
@@ -62,6 +67,10 @@ class ConfigError(SevdeskMcpError):
         self.variable = variable
 
 
+class StartupError(SevdeskMcpError):
+    """Start-up cannot continue; the message is the one line to print."""
+
+
 class ProtocolError(SevdeskMcpError):
     """An error that is answered as a JSON-RPC ``error`` object.
 
@@ -94,6 +103,14 @@ class ResourceNotFoundError(ProtocolError):
     def __init__(self, uri: str) -> None:
         super().__init__(INVALID_PARAMS, "Resource not found", {"uri": uri})
         self.uri = uri
+
+
+class PeerRequestError(SevdeskMcpError):
+    """A request to the client failed: it answered with an error, closed, or is unable."""
+
+
+class InputUnavailableError(SevdeskMcpError):
+    """A 2025-era request needs input that this client or transport cannot give."""
 
 
 class ToolDefinitionError(SevdeskMcpError):

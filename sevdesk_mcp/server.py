@@ -7,8 +7,8 @@ context: over stdio once, over HTTP once per request.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final
 
 from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
@@ -23,6 +23,9 @@ from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import catalog
 from sevdesk_mcp.tools.registry import AnyTool, Registry, select_tools
+
+if TYPE_CHECKING:
+    from sevdesk_mcp.safety.approval_local import Pages
 
 SERVER_INFO: Final = Implementation(
     name="mcp-server-sevdesk", version=__version__, title="sevDesk (accounting)"
@@ -39,6 +42,8 @@ class ServerFactory:
     """Builds servers for account contexts.
 
     :param catalog_tools: the tools to select from (the product's catalog by default).
+    :param pages: returns the started local approval pages (``SEVDESK_CONFIRM=browser``); the
+        command line wires the process's pages in. Without it browser approval is refused.
     :raises ConfigError: if ``SEVDESK_TOOLSETS`` names a toolset that does not exist.
     """
 
@@ -48,6 +53,7 @@ class ServerFactory:
         *,
         catalog_tools: Sequence[AnyTool] = catalog.ALL_TOOLS,
         codec: RequestStateCodec | None = None,
+        pages: Callable[[], Pages] | None = None,
     ) -> None:
         known = frozenset(t.toolset for t in catalog_tools)
         unknown = sorted((config.toolsets or frozenset()) - known)
@@ -59,7 +65,7 @@ class ServerFactory:
         self._catalog = tuple(catalog_tools)
         self._default_toolsets = known - catalog.DEFAULT_OFF_TOOLSETS
         self.codec = codec or RequestStateCodec()
-        self.safety = SafetyRuntime(AuditLog(config.audit_log))
+        self.safety = SafetyRuntime(AuditLog(config.audit_log), pages=pages)
         self._cache: dict[_Key, tuple[tuple[AnyTool, ...], str]] = {}
 
     def surface(self, config: Config) -> tuple[tuple[AnyTool, ...], str]:

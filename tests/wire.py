@@ -16,6 +16,7 @@ from sevdesk_mcp.mcp.stdio import StdioServer
 from sevdesk_mcp.mcp.types import MODERN_VERSION
 
 Frame = dict[str, Any]
+HANG_GUARD_S = 60.0  # only ever a guard against a hang, never a timing assertion
 
 
 def meta(caps: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -50,7 +51,7 @@ class Wire:
     async def send(self, message: Frame) -> None:
         await self.send_raw(json.dumps(message).encode() + b"\n")
 
-    async def recv(self, timeout: float = 5.0) -> Frame:
+    async def recv(self, timeout: float = HANG_GUARD_S) -> Frame:
         with anyio.fail_after(timeout):
             frame = await self._outbox.receive()
         assert frame.endswith(b"\n") and frame.count(b"\n") == 1

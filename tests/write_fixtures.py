@@ -7,7 +7,7 @@ from typing import Annotated
 
 import msgspec
 
-from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.preview import Fact, Preview
@@ -34,7 +34,7 @@ class Finalized(msgspec.Struct, frozen=True, kw_only=True):
     status: int
 
 
-async def _prepare_finalize(args: FinalizeInput, client: Client) -> Prepared[int]:
+async def _prepare_finalize(args: FinalizeInput, client: SevdeskPort) -> Prepared[int]:
     invoice = one(await client.get(api_path("Invoice", args.invoice_id)))
     if str(invoice["status"]) != "100":
         raise ToolError("Only drafts can be finalized.")
@@ -55,7 +55,7 @@ async def _prepare_finalize(args: FinalizeInput, client: Client) -> Prepared[int
 
 
 async def _execute_finalize(
-    args: FinalizeInput, plan: int, client: Client, progress: Progress
+    args: FinalizeInput, plan: int, client: SevdeskPort, progress: Progress
 ) -> Finalized:
     await client.send(
         "PUT", api_path("Invoice", plan, "sendBy"), json={"sendType": "VPDF", "sendDraft": False}
@@ -77,13 +77,13 @@ class Renamed(msgspec.Struct, frozen=True, kw_only=True):
     renamed: list[int]
 
 
-async def _prepare_rename(args: RenameInput, client: Client) -> Prepared[list[int]]:
+async def _prepare_rename(args: RenameInput, client: SevdeskPort) -> Prepared[list[int]]:
     preview = Preview(action="Rename contacts", facts=[Fact("New name", args.name)])
     return Prepared(preview, list(args.contact_ids))
 
 
 async def _execute_rename(
-    args: RenameInput, plan: list[int], client: Client, progress: Progress
+    args: RenameInput, plan: list[int], client: SevdeskPort, progress: Progress
 ) -> Renamed:
     for contact_id in plan:
         await client.send("PUT", api_path("Contact", contact_id), json={"name": args.name})
@@ -92,7 +92,7 @@ async def _execute_rename(
 
 
 async def _execute_overreach(
-    args: FinalizeInput, plan: int, client: Client, progress: Progress
+    args: FinalizeInput, plan: int, client: SevdeskPort, progress: Progress
 ) -> Finalized:
     await client.send("PUT", api_path("Invoice", plan, "sendBy"), json={"sendType": "VPDF"})
     return Finalized(id=plan, number=None, status=0)  # never reached: the gate refuses

@@ -14,8 +14,6 @@ from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.witness import Witness
 
-Client = SevdeskClient  # the name tools use for the handle they pass on to domain functions
-
 
 @dataclass(frozen=True, slots=True)
 class AccountContext:
@@ -47,13 +45,14 @@ class AccountContext:
             )
         return self.client
 
-    def reader(self, witness: Witness | None = None) -> SevdeskClient:
-        """:returns: a view of the client whose gate refuses every write (for ``prepare``),
-            recording every answer in ``witness`` if one is given.
+    def reader(self, *, witnessed: bool = False) -> SevdeskClient:
+        """:returns: a view of the client whose gate refuses every write (for ``prepare``);
+            ``witnessed``: its ``witness`` records every answer read.
 
         :raises ToolError: if no account is connected.
         """
         gate = WriteGate(tiers=frozenset({Tier.READ}), read_only=True)
+        witness = Witness() if witnessed else None
         return self.require_client().view(gate=gate, stamp=None, witness=witness)
 
     @property

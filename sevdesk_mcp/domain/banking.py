@@ -25,12 +25,13 @@ import msgspec
 
 from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.errors import Action, Phrase, plain, say
 from sevdesk_mcp.domain.money import ZERO, Money, money, totals_by_currency
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.vouchers import contains, in_range, start_bound
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 from sevdesk_mcp.sevdesk.wire_finance import (
     CheckAccount,
@@ -136,7 +137,7 @@ class TransactionSearch:
     limit: int = 25
 
 
-async def read_accounts(client: SevdeskClient) -> list[CheckAccount]:
+async def read_accounts(client: SevdeskPort) -> list[CheckAccount]:
     """:returns: every check account of the sevDesk account.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -145,7 +146,7 @@ async def read_accounts(client: SevdeskClient) -> list[CheckAccount]:
     return wire.parse_all(page.items, CheckAccount)
 
 
-async def balance_at(client: SevdeskClient, account: CheckAccount, day: dt.date) -> Money:
+async def balance_at(client: SevdeskPort, account: CheckAccount, day: dt.date) -> Money:
     """:returns: the balance at the end of the Berlin ``day`` (sevDesk cuts days in Berlin, Q20).
 
     :raises UpstreamError: if sevDesk cannot be read or sends no number.
@@ -163,7 +164,7 @@ def decimal_scalar(value: JsonValue, what: str) -> Decimal:
     return wire.decimal_value(value, what)
 
 
-async def list_bank_accounts(client: SevdeskClient, on_date: dt.date) -> BankAccountList:
+async def list_bank_accounts(client: SevdeskPort, on_date: dt.date) -> BankAccountList:
     """:returns: every check account with its balance at ``on_date`` and unmatched count.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -178,8 +179,11 @@ async def list_bank_accounts(client: SevdeskClient, on_date: dt.date) -> BankAcc
     )
 
 
-async def search_transactions(client: SevdeskClient, search: TransactionSearch) -> TransactionList:
-    """:returns: the matching transactions, newest entry first, with sums of every match.
+async def search_transactions(
+    client: SevdeskPort, search: TransactionSearch, *, phrase: Phrase = plain
+) -> TransactionList:
+    """:returns: the matching transactions, newest entry first, with sums of every match; the
+        note names the next step of an unknown account with ``phrase``.
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
@@ -196,13 +200,13 @@ async def search_transactions(client: SevdeskClient, search: TransactionSearch) 
         totals=totals_by_currency(amounts),
         incoming_totals=totals_by_currency(a for a in amounts if a.amount > 0),
         outgoing_totals=totals_by_currency(a for a in amounts if a.amount < 0),
-        note=_warning(search, currencies, page.truncated, log_truncated)
+        note=_warning(search, currencies, page.truncated, log_truncated, phrase)
         or omitted_note(len(shown), len(matches), "transactions"),
     )
 
 
 async def bookings_for(
-    client: SevdeskClient, transaction_ids: list[int]
+    client: SevdeskPort, transaction_ids: list[int]
 ) -> tuple[defaultdict[int, list[CheckAccountTransactionLog]], bool]:
     """:returns: the booking-log entries of the given transactions, and whether the log was cut.
 
@@ -232,7 +236,7 @@ async def bookings_for(
     return found, truncated
 
 
-async def _unmatched_counts(client: SevdeskClient) -> tuple[Counter[int], bool]:
+async def _unmatched_counts(client: SevdeskPort) -> tuple[Counter[int], bool]:
     # Q13: isBooked=false is ignored; status=100 is what selects the unmatched ones
     query: dict[str, QueryValue] = {"status": UNMATCHED}
     page = await client.get_all("/CheckAccountTransaction", query, max_items=MAX_SCANNED)
@@ -242,7 +246,7 @@ async def _unmatched_counts(client: SevdeskClient) -> tuple[Counter[int], bool]:
 
 
 async def _bank_account(
-    client: SevdeskClient, account: CheckAccount, day: dt.date, unmatched: int
+    client: SevdeskPort, account: CheckAccount, day: dt.date, unmatched: int
 ) -> BankAccount:
     return BankAccount(
         id=account.id,
@@ -333,10 +337,15 @@ def _newest(tx: CheckAccountTransaction) -> tuple[dt.date, int]:
 
 
 def _warning(
-    search: TransactionSearch, currencies: dict[int, str | None], truncated: bool, log_cut: bool
+    search: TransactionSearch,
+    currencies: dict[int, str | None],
+    truncated: bool,
+    log_cut: bool,
+    phrase: Phrase,
 ) -> str | None:
     if search.account_id is not None and search.account_id not in currencies:
-        return f"There is no check account {search.account_id}; see sevdesk_list_bank_accounts."
+        unknown = f"There is no check account {search.account_id}; see "
+        return say((unknown, Action.LIST_BANK_ACCOUNTS, "."), phrase)
     if truncated:
         return f"Only the first {MAX_SCANNED} transactions sevDesk listed were searched."
     if log_cut:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sevdesk_mcp.config import DEFAULT_API_URL
+from sevdesk_mcp.sevdesk.paths import DEFAULT_API_URL
 
 WEB_APP: Final = "https://my.sevdesk.de/#"
 

@@ -13,15 +13,17 @@ from typing import Final, Literal
 
 import msgspec
 
-from sevdesk_mcp.domain.contacts import CATEGORIES, MAX_SCANNED_CONTACTS, STATUSES, Untrusted
+from sevdesk_mcp.domain.contacts import CATEGORIES, STATUSES, Untrusted
 from sevdesk_mcp.domain.contacts import display_name as contact_name
+from sevdesk_mcp.domain.errors import Action, PreconditionError
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.whole_lists import read_whole
 from sevdesk_mcp.domain.writes import Prepared, Progress, change_fact, post, ref, reference_name
 from sevdesk_mcp.errors import MalformedResponseError, ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 
@@ -112,7 +114,7 @@ class ContactWritten(msgspec.Struct, frozen=True, kw_only=True):
     note: str | None = None
 
 
-async def read_contact(client: SevdeskClient, contact_id: int) -> wire.Contact:
+async def read_contact(client: SevdeskPort, contact_id: int) -> wire.Contact:
     """:returns: the contact with id ``contact_id``.
 
     :raises NotFoundError: if there is none.
@@ -121,13 +123,13 @@ async def read_contact(client: SevdeskClient, contact_id: int) -> wire.Contact:
     return wire.parse(one(await client.get(api_path("Contact", contact_id))), wire.Contact)
 
 
-async def prepare_create(client: SevdeskClient, new: NewContact) -> Prepared[CreatePlan]:
+async def prepare_create(client: SevdeskPort, new: NewContact) -> Prepared[CreatePlan]:
     """Check a new contact against sevDesk and plan its creation (reads only).
 
     :returns: the preview and the plan.
-    :raises ToolInputError: for an unknown country.
-    :raises ToolError: for a parent that is not an organisation, or a duplicate without
+    :raises PreconditionError: for an unknown country, or a duplicate without
         ``allow_duplicate`` (naming the existing contact's id).
+    :raises ToolError: for a parent that is not an organisation.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     parent = await read_contact(client, new.parent_id) if new.parent_id else None
@@ -135,30 +137,32 @@ async def prepare_create(client: SevdeskClient, new: NewContact) -> Prepared[Cre
         raise ToolError(f"Contact {new.parent_id} is a person; a parent must be an organisation.")
     country = await reference_name(client, "StaticCountry", new.country_id) if new.city else ""
     if country is None:
-        raise ToolInputError(
-            f"There is no country {new.country_id}; sevdesk_reference_data with kind "
-            "countries lists them (Germany is 1)."
+        raise PreconditionError(
+            f"There is no country {new.country_id}; ",
+            Action.LIST_COUNTRIES,
+            " lists them (Germany is 1).",
+            record=f"country {new.country_id}",
+            field="country_id",
         )
     number = new.customer_number or await _next_number(client)
-    matches, complete = await _duplicates(client, new, number)
+    matches = await _duplicates(client, new, number)
     if matches and not new.allow_duplicate:
-        raise ToolError(
-            f"A contact like this already exists: {_listed(matches)}. Use that contact "
-            "(sevdesk_get_contact reads it), or set allow_duplicate to true to create "
-            "another one anyway."
+        raise PreconditionError(
+            f"A contact like this already exists: {_listed(matches)}. Use that contact (",
+            Action.READ_CONTACT,
+            " reads it), or set allow_duplicate to true to create another one anyway.",
+            field="allow_duplicate",
         )
     plan = _create_plan(new, number)
     found = f"Already in sevDesk: {_listed(matches)}. allow_duplicate creates another one."
     warnings = [found] if matches else []
-    if not complete:
-        warnings.append(f"Only the first {MAX_SCANNED_CONTACTS} contacts were checked.")
     facts = _create_facts(new, number, parent, country)
     action = f"Create a new {new.kind} contact ({new.category}) in sevDesk"
     return Prepared(Preview(action=action, facts=facts, warnings=warnings), plan)
 
 
 async def execute_create(
-    client: SevdeskClient, plan: CreatePlan, progress: Progress
+    client: SevdeskPort, plan: CreatePlan, progress: Progress
 ) -> ContactWritten:
     """Create the contact, then its address and communication ways; read it back.
 
@@ -183,7 +187,7 @@ async def execute_create(
 
 
 async def prepare_update(
-    client: SevdeskClient, contact_id: int, changes: dict[ContactField, str]
+    client: SevdeskPort, contact_id: int, changes: dict[ContactField, str]
 ) -> Prepared[UpdatePlan]:
     """Plan one PUT of the wanted values (by wire field) that differ from the contact's.
 
@@ -200,7 +204,7 @@ async def prepare_update(
         raise ToolError(f"Nothing would change: contact {contact_id} already has these values.")
     body: JsonObject = {field: value for field, _, value in diffs}
     if "customerNumber" in body:
-        contacts, _ = await _contacts(client)
+        contacts = await _contacts(client)
         taken = [c.id for c in contacts if _same(c.customerNumber, changes["customerNumber"])]
         if set(taken) - {contact_id}:
             raise ToolError(
@@ -214,7 +218,7 @@ async def prepare_update(
 
 
 async def execute_update(
-    client: SevdeskClient, plan: UpdatePlan, progress: Progress
+    client: SevdeskPort, plan: UpdatePlan, progress: Progress
 ) -> ContactWritten:
     """Send the planned PUT and read the contact back.
 
@@ -230,7 +234,7 @@ async def execute_update(
     return written_contact(contact, [f"changed {label}" for label in plan.labels], note)
 
 
-async def _next_number(client: SevdeskClient) -> str:
+async def _next_number(client: SevdeskPort) -> str:
     value = await client.get("/Contact/Factory/getNextCustomerNumber")  # a plain read
     if isinstance(value, bool) or not isinstance(value, str | int) or not clean(str(value)):
         raise MalformedResponseError("sevDesk sent no next customer number.")
@@ -281,15 +285,13 @@ def _diffs(
     return diffs
 
 
-async def _contacts(client: SevdeskClient) -> tuple[list[wire.Contact], bool]:
-    page = await client.get_all("/Contact", {"depth": 1}, max_items=MAX_SCANNED_CONTACTS)
-    return wire.parse_all(page.items, wire.Contact), page.truncated
+async def _contacts(client: SevdeskPort) -> list[wire.Contact]:
+    entries = await read_whole(client, "/Contact", {"depth": 1}, what="contacts")
+    return wire.parse_all(entries, wire.Contact)
 
 
-async def _duplicates(
-    client: SevdeskClient, new: NewContact, number: str
-) -> tuple[list[tuple[int, str]], bool]:
-    contacts, truncated = await _contacts(client)
+async def _duplicates(client: SevdeskPort, new: NewContact, number: str) -> list[tuple[int, str]]:
+    contacts = await _contacts(client)
     wanted = CATEGORY_IDS[new.category]
     matches = []
     for contact in contacts:
@@ -297,7 +299,7 @@ async def _duplicates(
             matches.append((contact.id, "the same customer number"))
         elif _same(_plain_name(contact), full_name(new)) and _category(contact) == wanted:
             matches.append((contact.id, f"the same name, also a {new.category}"))
-    return matches, not truncated
+    return matches
 
 
 def _category(contact: wire.Contact) -> int | None:
@@ -379,7 +381,7 @@ def _create_facts(
 
 
 async def _settle_number(
-    client: SevdeskClient, contact_id: int, planned: str, progress: Progress
+    client: SevdeskPort, contact_id: int, planned: str, progress: Progress
 ) -> tuple[wire.Contact, str | None]:
     contact = await read_contact(client, contact_id)
     if _same(contact.customerNumber, planned):

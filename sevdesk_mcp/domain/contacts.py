@@ -11,9 +11,9 @@ from typing import Annotated, Final, Literal
 import msgspec
 
 from sevdesk_mcp.domain.common import omitted_note, web_link
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 
@@ -82,7 +82,7 @@ class ContactDetail(msgspec.Struct, frozen=True, kw_only=True):
 
 
 async def search_contacts(
-    client: SevdeskClient, api_url: str, *, query: str | None, category: Category, limit: int
+    client: SevdeskPort, api_url: str, *, query: str | None, category: Category, limit: int
 ) -> ContactList:
     """:returns: contacts whose name or customer number contains ``query`` (case-insensitive).
 
@@ -98,7 +98,7 @@ async def search_contacts(
     return ContactList(contacts=shown, total_matches=len(matches), note=note)
 
 
-async def get_contact(client: SevdeskClient, api_url: str, contact_id: int) -> ContactDetail:
+async def get_contact(client: SevdeskPort, api_url: str, contact_id: int) -> ContactDetail:
     """:returns: the contact with its addresses, communication ways, persons and parent.
 
     :raises NotFoundError: if there is no such contact.
@@ -133,7 +133,7 @@ async def get_contact(client: SevdeskClient, api_url: str, contact_id: int) -> C
 
 
 async def _relatives(
-    client: SevdeskClient, api_url: str, contact: wire.Contact
+    client: SevdeskPort, api_url: str, contact: wire.Contact
 ) -> tuple[list[ContactSummary], ContactSummary | None]:
     if contact.parent is not None:
         raw = one(await client.get(api_path("Contact", contact.parent.id)))

@@ -12,17 +12,17 @@ from typing import Final
 
 from sevdesk_mcp.domain.document_types import KINDS
 from sevdesk_mcp.domain.documents import list_documents
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import MalformedResponseError, ToolError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.sevdesk import dates
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import QueryValue
 
 SEQUENCE: Final = "/SevSequence/Factory/getByType"
 _QUERY: Final[dict[str, QueryValue]] = {"objectType": "CreditNote", "type": "CN"}
 
 
-async def peek_number(client: SevdeskClient) -> str:
+async def peek_number(client: SevdeskPort) -> str:
     """:returns: the next credit-note number, without taking it (``useNextNumber=false``).
 
     :raises ToolError: if a credit note already carries it.
@@ -34,7 +34,7 @@ async def peek_number(client: SevdeskClient) -> str:
     return number
 
 
-async def take_number(client: SevdeskClient) -> str:
+async def take_number(client: SevdeskPort) -> str:
     """Take the next credit-note number (this may reserve it in sevDesk).
 
     :returns: the formatted number, e.g. ``GU-1005``.
@@ -44,13 +44,13 @@ async def take_number(client: SevdeskClient) -> str:
     return formatted(await client.send("GET", SEQUENCE, query=_QUERY))
 
 
-async def refuse_used(client: SevdeskClient, number: str) -> None:
+async def refuse_used(client: SevdeskPort, number: str) -> None:
     """:raises ToolError: if a credit note already carries ``number``, naming it and the fix.
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
     kind = KINDS["credit_note"]
-    for note in await list_documents(client, kind, {"creditNoteNumber": number}):
+    for note in await list_documents(client, kind, {"creditNoteNumber": number}, whole=True):
         if note.creditNoteNumber == number:
             raise ToolError(
                 f"The next credit note number {number} is already used by credit note "

@@ -17,21 +17,21 @@ from typing import Final
 from sevdesk_mcp.domain.document_facts import document_facts
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.document_writes import (
-    DRAFT,
     DocumentWritten,
     label,
     read_back,
     read_document,
-    status_word,
     where,
 )
 from sevdesk_mcp.domain.email_address import recipient
+from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
 from sevdesk_mcp.domain.lifecycle import send_once
+from sevdesk_mcp.domain.lifecycle_table import Step, Why, after, refusal, word
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.preview import Fact, Preview
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
@@ -40,11 +40,13 @@ GOBD: Final = (
     "changed, reset to draft or deleted; mistakes can then only be corrected with a "
     "cancellation invoice (Stornorechnung) or a credit note (Gutschrift)."
 )
-NEGATIVE_SUM: Final = (
+NEGATIVE_SUM: Final[Said] = (
     "sevDesk does not festschreiben a document whose sum would be negative (code 7100). Correct "
-    "the positions of the draft (sevdesk_update_document_draft), or issue a credit note instead."
+    "the positions of the draft (",
+    Action.UPDATE_DRAFT,
+    "), or issue a credit note instead.",
 )
-ACTION_CODES: Final = {7100: NEGATIVE_SUM}
+ACTION_CODES: Final[dict[int, str | Said]] = {7100: NEGATIVE_SUM}
 INTERNATIONAL: Final = (
     "A recipient's domain has letters beyond plain ASCII; compare it letter by letter with the "
     "address you expect (the mail goes to the ASCII form shown)."
@@ -75,7 +77,7 @@ class Email:
 
 
 async def prepare_finalize(
-    client: SevdeskClient, kind_name: KindName, document_id: int
+    client: SevdeskPort, kind_name: KindName, document_id: int
 ) -> Prepared[ActionPlan]:
     """Plan finalizing a draft without sending it (reads only).
 
@@ -85,11 +87,12 @@ async def prepare_finalize(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     doc = await _draft(client, kind_name, document_id, "finalized")
+    then = word(kind_name, after(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)))
     warnings = [_finalize_warning(kind_name)]
     facts = await document_facts(client, kind_name, doc)
     facts.append(Fact("Sent to the customer", "no (nothing is sent; download the PDF later)"))
     preview = Preview(
-        action=f"Finalize {label(kind_name, doc)} (abschließen: number, status {status_word(200)})",
+        action=f"Finalize {label(kind_name, doc)} (abschließen: number, status {then})",
         facts=facts,
         warnings=warnings,
         irreversible=kind_name != "order",
@@ -100,7 +103,7 @@ async def prepare_finalize(
 
 
 async def prepare_enshrine(
-    client: SevdeskClient, kind_name: KindName, document_id: int
+    client: SevdeskPort, kind_name: KindName, document_id: int
 ) -> Prepared[ActionPlan]:
     """Plan enshrining a finalized document (reads only).
 
@@ -109,18 +112,21 @@ async def prepare_enshrine(
     :raises NotFoundError: if there is no such document.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    if kind_name == "order":
+    doc = await read_document(client, kind_name, document_id)
+    refused = refusal(kind_name, doc.status, Step.ENSHRINE, label(kind_name, doc))
+    if refused is not None and refused.why is Why.NOT_FOR_KIND:
         raise ToolError(
             "sevDesk has no enshrine for orders (offers, confirmations, delivery notes); only "
             "invoices and credit notes are festgeschrieben."
         )
-    doc = await read_document(client, kind_name, document_id)
     if doc.enshrined is not None:
         raise ToolError(f"{label(kind_name, doc)} is already festgeschrieben (enshrined).")
-    if doc.status == DRAFT:
-        raise ToolError(
-            f"{label(kind_name, doc)} is a draft. Finalize it first "
-            "(sevdesk_finalize_document), which also festschreibt it."
+    if refused is not None:  # a draft
+        raise PreconditionError(
+            f"{label(kind_name, doc)} is a draft. Finalize it first (",
+            Action.FINALIZE,
+            "), which also festschreibt it.",
+            record=label(kind_name, doc),
         )
     preview = Preview(
         action=f"Festschreiben (enshrine) {label(kind_name, doc)}",
@@ -133,7 +139,7 @@ async def prepare_enshrine(
 
 
 async def prepare_email(
-    client: SevdeskClient, kind_name: KindName, document_id: int, email: Email
+    client: SevdeskPort, kind_name: KindName, document_id: int, email: Email
 ) -> Prepared[ActionPlan]:
     """Plan sending a document by email through sevDesk (reads only).
 
@@ -148,11 +154,14 @@ async def prepare_email(
     if "\n" in email.subject or "\r" in email.subject:
         raise ToolInputError("subject must be one line; remove the line break.")
     doc = await read_document(client, kind_name, document_id)
-    if doc.status == DRAFT:  # sendViaEmail would finalize it: a commit action of its own
-        raise ToolError(
+    # a draft: sendViaEmail would finalize it, a commit action of its own
+    if refusal(kind_name, doc.status, Step.EMAIL, label(kind_name, doc)) is not None:
+        raise PreconditionError(
             f"{label(kind_name, doc)} is a draft; sending it would also finalize it (number, "
-            "festgeschrieben), which needs its own approval. Finalize it first with "
-            "sevdesk_finalize_document, then send it."
+            "festgeschrieben), which needs its own approval. Finalize it first with ",
+            Action.FINALIZE,
+            ", then send it.",
+            record=label(kind_name, doc),
         )
     warnings = ["An email cannot be recalled once sevDesk has sent it."]
     if to.international or (cc and cc.international):
@@ -185,7 +194,7 @@ async def prepare_email(
     return Prepared(preview, plan)
 
 
-async def execute(client: SevdeskClient, plan: ActionPlan, progress: Progress) -> DocumentWritten:
+async def execute(client: SevdeskPort, plan: ActionPlan, progress: Progress) -> DocumentWritten:
     """Send the planned request once and read the document back.
 
     :returns: the document as sevDesk now holds it.
@@ -205,27 +214,33 @@ async def execute(client: SevdeskClient, plan: ActionPlan, progress: Progress) -
     return await read_back(client, plan.kind, plan.document_id, [what])
 
 
-async def _draft(
-    client: SevdeskClient, kind_name: KindName, document_id: int, verb: str
-) -> Document:
+async def _draft(client: SevdeskPort, kind_name: KindName, document_id: int, verb: str) -> Document:
     doc = await read_document(client, kind_name, document_id)
-    if doc.status != DRAFT:
+    if refusal(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)) is not None:
         raise ToolError(
-            f"{label(kind_name, doc)} is already {verb} (status {status_word(doc.status)}); "
+            f"{label(kind_name, doc)} is already {verb} (status {word(kind_name, doc.status)}); "
             "only drafts can be."
         )
     if doc.sumGross is not None and doc.sumGross < 0:
-        raise ToolError(f"{label(kind_name, doc)} has a negative sum. {NEGATIVE_SUM}")
+        raise PreconditionError(
+            f"{label(kind_name, doc)} has a negative sum. ",
+            *NEGATIVE_SUM,
+            record=label(kind_name, doc),
+        )
     if not doc.sumGross and not doc.sumNet:
-        raise ToolError(
-            f"{label(kind_name, doc)} has no amount; add positions "
-            "(sevdesk_update_document_draft) before finalizing it."
+        raise PreconditionError(
+            f"{label(kind_name, doc)} has no amount; add positions (",
+            Action.UPDATE_DRAFT,
+            ") before finalizing it.",
+            record=label(kind_name, doc),
         )
     if kind_name == "credit_note" and not doc.creditNoteNumber:
-        raise ToolError(
+        raise PreconditionError(
             f"Credit note draft {doc.id} has no number, and sevDesk cannot finalize a credit "
-            "note without one. Create credit notes with sevdesk_create_document_draft, which "
-            "takes a number from the number range."
+            "note without one. Create credit notes with ",
+            Action.CREATE_DRAFT,
+            ", which takes a number from the number range.",
+            record=f"credit note draft {doc.id}",
         )
     return doc
 

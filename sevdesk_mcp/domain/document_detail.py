@@ -25,11 +25,11 @@ from sevdesk_mcp.domain.documents import (
     with_contact_name,
 )
 from sevdesk_mcp.domain.money import money, total
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.version import object_system
@@ -41,7 +41,7 @@ _SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 async def get_document(
-    client: SevdeskClient, api_url: str, kind_name: KindName, document_id: int, *, today: dt.date
+    client: SevdeskPort, api_url: str, kind_name: KindName, document_id: int, *, today: dt.date
 ) -> DocumentDetail:
     """:returns: the document with positions, tax information and related documents.
 
@@ -74,7 +74,7 @@ async def get_document(
 
 
 async def fetch_pdf(
-    client: SevdeskClient, kind_name: KindName, document_id: int
+    client: SevdeskPort, kind_name: KindName, document_id: int
 ) -> tuple[str, bytes]:
     """Fetch a document's PDF; ``getPdf`` always goes out with ``preventSendBy=true`` (Q21).
 
@@ -94,7 +94,7 @@ async def fetch_pdf(
     return f"{kind.name}-{document_id}-{stem}.pdf", data
 
 
-async def _positions(client: SevdeskClient, kind: DocumentKind, document_id: int) -> list[Position]:
+async def _positions(client: SevdeskPort, kind: DocumentKind, document_id: int) -> list[Position]:
     page = await client.get_all(
         api_path(kind.model, document_id, "getPositions"), max_items=MAX_POSITIONS
     )
@@ -119,7 +119,7 @@ def _line(position: Position, currency: str | None) -> PositionLine:
     )
 
 
-async def _tax(client: SevdeskClient, raw: dict[str, JsonValue], doc: Document) -> TaxInfo:
+async def _tax(client: SevdeskPort, raw: dict[str, JsonValue], doc: Document) -> TaxInfo:
     system = object_system(raw, "2.0" if await client.system_version() == "2.0" else "1.0")
     return TaxInfo(
         bookkeeping_system=system,
@@ -129,7 +129,7 @@ async def _tax(client: SevdeskClient, raw: dict[str, JsonValue], doc: Document) 
     )
 
 
-async def _related(client: SevdeskClient, kind: DocumentKind, doc: Document) -> list[Related]:
+async def _related(client: SevdeskPort, kind: DocumentKind, doc: Document) -> list[Related]:
     if kind.name == "credit_note":
         return (
             [await _one_related(client, "invoice", doc.refSrcInvoice.id, "corrects invoice")]
@@ -146,7 +146,7 @@ async def _related(client: SevdeskClient, kind: DocumentKind, doc: Document) -> 
     return await _invoice_relations(client, doc)
 
 
-async def _invoice_relations(client: SevdeskClient, doc: Document) -> list[Related]:
+async def _invoice_relations(client: SevdeskPort, doc: Document) -> list[Related]:
     related = []
     if doc.origin is not None and doc.origin.objectName in ("Invoice", "Order"):
         other: KindName = "invoice" if doc.origin.objectName == "Invoice" else "order"
@@ -168,7 +168,7 @@ async def _invoice_relations(client: SevdeskClient, doc: Document) -> list[Relat
 
 
 async def _one_related(
-    client: SevdeskClient, kind_name: KindName, document_id: int, relation: str
+    client: SevdeskPort, kind_name: KindName, document_id: int, relation: str
 ) -> Related:
     raw = one(await client.get(api_path(KINDS[kind_name].model, document_id)))
     return _as_related(wire.parse(raw, Document), kind_name, relation)

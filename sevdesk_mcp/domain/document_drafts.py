@@ -20,7 +20,6 @@ from sevdesk_mcp.domain import credit_note_numbers as numbers
 from sevdesk_mcp.domain import draft_checks as checks
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.document_writes import (
-    DRAFT,
     KIND_WORDS,
     DocumentWritten,
     label,
@@ -30,21 +29,27 @@ from sevdesk_mcp.domain.document_writes import (
 )
 from sevdesk_mcp.domain.draft_body import KEY, Draft, document_body
 from sevdesk_mcp.domain.draft_lines import total_gross
+from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
 from sevdesk_mcp.domain.lifecycle import send_once
+from sevdesk_mcp.domain.lifecycle_table import Step, refusal
 from sevdesk_mcp.domain.money import shown
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
-from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, RejectedError, ToolError
+from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, RejectedError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
-NO_LONGER_DRAFT: Final = {
-    159: "the document is no longer a draft (it was finalized meanwhile, in sevDesk or by another "
-    "call), so it can neither be changed nor deleted. Read it again with sevdesk_get_document."
+NO_LONGER_DRAFT: Final[dict[int, str | Said]] = {
+    159: (
+        "the document is no longer a draft (it was finalized meanwhile, in sevDesk or by another "
+        "call), so it can neither be changed nor deleted. Read it again with ",
+        Action.READ_DOCUMENT,
+        ".",
+    )
 }
 _SAVE: Final = {"invoice": "saveInvoice", "credit_note": "saveCreditNote", "order": "saveOrder"}
 
@@ -69,7 +74,7 @@ class DraftDeleted(msgspec.Struct, frozen=True, kw_only=True):
     written: list[str]
 
 
-async def prepare_create(client: SevdeskClient, draft: Draft) -> Prepared[DraftPlan]:
+async def prepare_create(client: SevdeskPort, draft: Draft) -> Prepared[DraftPlan]:
     """Check a new draft against sevDesk and plan its creation (reads only).
 
     :returns: the preview and the plan.
@@ -101,7 +106,7 @@ async def prepare_create(client: SevdeskClient, draft: Draft) -> Prepared[DraftP
 
 
 async def execute_create(
-    client: SevdeskClient, plan: DraftPlan, progress: Progress
+    client: SevdeskPort, plan: DraftPlan, progress: Progress
 ) -> DocumentWritten:
     """Create the draft (a credit note first reserves its number) and read it back.
 
@@ -122,7 +127,7 @@ async def execute_create(
 
 
 async def prepare_update(
-    client: SevdeskClient, document_id: int, draft: Draft
+    client: SevdeskPort, document_id: int, draft: Draft
 ) -> Prepared[DraftPlan]:
     """Plan replacing a draft's header fields and positions with ``draft`` (reads only).
 
@@ -145,7 +150,7 @@ async def prepare_update(
 
 
 async def execute_update(
-    client: SevdeskClient, plan: DraftPlan, progress: Progress
+    client: SevdeskPort, plan: DraftPlan, progress: Progress
 ) -> DocumentWritten:
     """Send the planned save and read the draft back.
 
@@ -166,7 +171,7 @@ async def execute_update(
 
 
 async def prepare_delete(
-    client: SevdeskClient, kind_name: KindName, document_id: int
+    client: SevdeskPort, kind_name: KindName, document_id: int
 ) -> Prepared[DraftPlan]:
     """Plan deleting a draft (reads only).
 
@@ -175,7 +180,7 @@ async def prepare_delete(
     :raises NotFoundError: if there is no such document.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    doc = await draft_document(client, kind_name, document_id)
+    doc = await draft_document(client, kind_name, document_id, Step.DELETE_DRAFT)
     facts = [
         Fact("Document", label(kind_name, doc)),
         Fact("Header", fence(doc.header) or "(none)"),
@@ -185,9 +190,7 @@ async def prepare_delete(
     return Prepared(preview, DraftPlan(kind_name, document_id, {}))
 
 
-async def execute_delete(
-    client: SevdeskClient, plan: DraftPlan, progress: Progress
-) -> DraftDeleted:
+async def execute_delete(client: SevdeskPort, plan: DraftPlan, progress: Progress) -> DraftDeleted:
     """Delete the draft and check that sevDesk no longer finds it.
 
     :returns: the deleted draft's id and whether it is gone.
@@ -208,32 +211,39 @@ async def execute_delete(
     return DraftDeleted(id=plan.document_id, kind=plan.kind, deleted=gone, written=written)
 
 
-async def draft_document(client: SevdeskClient, kind_name: KindName, document_id: int) -> Document:
-    """:returns: the document, if it is a draft.
+async def draft_document(
+    client: SevdeskPort, kind_name: KindName, document_id: int, step: Step = Step.UPDATE_DRAFT
+) -> Document:
+    """:returns: the document, if it is a draft that ``step`` may change or delete.
 
-    :raises ToolError: if it is not a draft, naming its status and what to do instead.
+    :raises PreconditionError: if it is not a draft, naming its status and what to do instead.
     :raises NotFoundError: if there is no such document.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     doc = await read_document(client, kind_name, document_id)
-    if doc.status != DRAFT or doc.enshrined is not None:
-        raise ToolError(
+    refused = refusal(kind_name, doc.status, step, label(kind_name, doc))
+    if refused is not None or doc.enshrined is not None:
+        raise PreconditionError(
             f"{label(kind_name, doc)} is no draft (status {doc.status}"
             f"{', festgeschrieben' if doc.enshrined else ''}); only drafts can be changed or "
-            "deleted. Correct a finalized invoice with sevdesk_cancel_invoice or "
-            "sevdesk_credit_note_from_invoice."
+            "deleted. Correct a finalized invoice with ",
+            Action.CANCEL_INVOICE,
+            " or ",
+            Action.CREDIT_NOTE_FROM_INVOICE,
+            ".",
+            record=label(kind_name, doc),
         )
     return doc
 
 
-async def _position_ids(client: SevdeskClient, kind_name: KindName, document_id: int) -> list[int]:
+async def _position_ids(client: SevdeskPort, kind_name: KindName, document_id: int) -> list[int]:
     path = api_path(KINDS[kind_name].model, document_id, "getPositions")
     page = await client.get_all(path, max_items=1000)
     return [p.id for p in wire.parse_all(page.items, _Id)]
 
 
 async def _save(
-    client: SevdeskClient, kind_name: KindName, body: JsonObject, document_id: int | None = None
+    client: SevdeskPort, kind_name: KindName, body: JsonObject, document_id: int | None = None
 ) -> int:
     path = api_path(KINDS[kind_name].model, "Factory", _SAVE[kind_name])
     place = where(kind_name, document_id)

@@ -13,13 +13,14 @@ from typing import Final
 
 from sevdesk_mcp.domain.contacts import display_name
 from sevdesk_mcp.domain.document_types import KINDS, KindName
-from sevdesk_mcp.domain.document_writes import label, status_word
+from sevdesk_mcp.domain.document_writes import label
+from sevdesk_mcp.domain.lifecycle_table import word
 from sevdesk_mcp.domain.money import ZERO, shown, shown_price
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import NotFoundError, ToolError
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document, Position
@@ -28,7 +29,7 @@ MAX_POSITIONS: Final = 1000
 NONE: Final = "(none)"
 
 
-async def document_facts(client: SevdeskClient, kind_name: KindName, doc: Document) -> list[Fact]:
+async def document_facts(client: SevdeskPort, kind_name: KindName, doc: Document) -> list[Fact]:
     """:returns: the preview facts of ``doc``: contact, dates, texts, positions and totals.
 
     :raises ToolError: for more positions than a preview can show.
@@ -38,7 +39,7 @@ async def document_facts(client: SevdeskClient, kind_name: KindName, doc: Docume
     currency = doc.currency
     facts = [
         Fact("Document", label(kind_name, doc)),
-        Fact("Status now", status_word(doc.status)),
+        Fact("Status now", word(kind_name, doc.status)),
         Fact("Contact", await _contact(client, doc)),
         Fact("Header", fence(doc.header) or NONE),
         *_dates(kind_name, doc),
@@ -52,7 +53,7 @@ async def document_facts(client: SevdeskClient, kind_name: KindName, doc: Docume
     return facts
 
 
-async def _contact(client: SevdeskClient, doc: Document) -> str:
+async def _contact(client: SevdeskPort, doc: Document) -> str:
     if doc.contact is None:
         return NONE
     try:
@@ -80,7 +81,7 @@ def _day(day: dt.date | None) -> str:
 
 
 async def _positions(
-    client: SevdeskClient, kind_name: KindName, document_id: int, currency: str | None
+    client: SevdeskPort, kind_name: KindName, document_id: int, currency: str | None
 ) -> str:
     path = api_path(KINDS[kind_name].model, document_id, "getPositions")
     page = await client.get_all(path, max_items=MAX_POSITIONS)

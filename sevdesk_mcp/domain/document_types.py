@@ -9,6 +9,7 @@ from typing import Annotated, Final, Literal
 
 import msgspec
 
+from sevdesk_mcp.domain.lifecycle_table import names
 from sevdesk_mcp.domain.money import Money
 
 KindName = Literal["invoice", "credit_note", "order"]
@@ -31,7 +32,8 @@ Untrusted = Annotated[str, msgspec.Meta(description="Third-party text, fenced in
 
 @dataclass(frozen=True, slots=True)
 class DocumentKind:
-    """How one kind of document is named and behaves in sevDesk (section 3.1)."""
+    """How one kind of document is named and behaves in sevDesk (section 3.1); its status words
+    come from :mod:`sevdesk_mcp.domain.lifecycle_table`."""
 
     name: KindName
     label: str
@@ -50,13 +52,7 @@ KINDS: Final[dict[str, DocumentKind]] = {
         "invoices",
         "RE",
         payable=True,
-        statuses={
-            50: "deactivated",
-            100: "draft",
-            200: "open",
-            750: "partially_paid",
-            1000: "paid",
-        },
+        statuses=names("invoice"),
     ),
     "credit_note": DocumentKind(
         "credit_note",
@@ -65,7 +61,7 @@ KINDS: Final[dict[str, DocumentKind]] = {
         "credit-notes",
         "CN",
         payable=True,
-        statuses={100: "draft", 200: "open", 750: "partially_paid", 1000: "paid"},
+        statuses=names("credit_note"),
     ),
     "order": DocumentKind(
         "order",
@@ -74,14 +70,7 @@ KINDS: Final[dict[str, DocumentKind]] = {
         "orders",
         "AN",
         payable=False,
-        statuses={
-            100: "draft",
-            200: "sent",
-            300: "rejected",
-            500: "accepted",
-            750: "partially_invoiced",
-            1000: "invoiced",
-        },
+        statuses=names("order"),
     ),
 }
 

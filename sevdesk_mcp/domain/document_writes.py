@@ -1,7 +1,8 @@
 """What every write on an invoice, credit note or order shares: reading the document before
 the write (:func:`read_document`) and after it (:func:`read_back`), the result DTO
-:class:`DocumentWritten`, and the preview words of the status codes (``docs/sevdesk-api.md``
-§3.1) in the German terms of sevDesk's UI with their English meaning.
+:class:`DocumentWritten`, and the preview words of the kinds in the German terms of sevDesk's UI
+with their English meaning (those of the status codes are in
+:mod:`sevdesk_mcp.domain.lifecycle_table`).
 """
 
 from __future__ import annotations
@@ -12,24 +13,18 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.domain.document_types import KINDS, KindName, Untrusted
-from sevdesk_mcp.domain.documents import OPEN_STATUSES, cancelled_ids
+from sevdesk_mcp.domain.documents import cancelled_ids
+from sevdesk_mcp.domain.lifecycle_table import open_statuses
 from sevdesk_mcp.domain.money import ZERO, Money, money
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import OutcomeUnknownError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
-DRAFT: Final = 100
-STATUS_WORDS: Final[dict[int, str]] = {
-    100: "Entwurf (draft)",
-    200: "offen (open)",
-    750: "teilbezahlt (partially paid)",
-    1000: "bezahlt (paid)",
-}
 KIND_WORDS: Final[dict[str, str]] = {
     "invoice": "Rechnung (invoice)",
     "credit_note": "Gutschrift (credit note)",
@@ -57,7 +52,7 @@ class DocumentWritten(msgspec.Struct, frozen=True, kw_only=True):
     written: list[str]
 
 
-async def read_document(client: SevdeskClient, kind_name: KindName, document_id: int) -> Document:
+async def read_document(client: SevdeskPort, kind_name: KindName, document_id: int) -> Document:
     """:returns: the document ``document_id`` of kind ``kind_name``.
 
     :raises NotFoundError: if there is none.
@@ -68,7 +63,7 @@ async def read_document(client: SevdeskClient, kind_name: KindName, document_id:
 
 
 async def read_back(
-    client: SevdeskClient, kind_name: KindName, document_id: int, written: list[str]
+    client: SevdeskPort, kind_name: KindName, document_id: int, written: list[str]
 ) -> DocumentWritten:
     """Read a document after a write.
 
@@ -90,7 +85,7 @@ def document_written(
         "cancelled" if cancelled else kind.statuses.get(doc.status or 0, f"status {doc.status}")
     )
     gross, paid = doc.sumGross or ZERO, doc.paidAmount or ZERO
-    open_amount = gross - paid if kind.payable and doc.status in OPEN_STATUSES else ZERO
+    open_amount = gross - paid if doc.status in open_statuses(kind_name) else ZERO
     return DocumentWritten(
         id=doc.id,
         kind=kind_name,
@@ -110,11 +105,6 @@ def document_written(
     )
 
 
-def status_word(status: int | None) -> str:
-    """:returns: the status in sevDesk's German UI term with its English meaning."""
-    return STATUS_WORDS.get(status or 0, f"status {status}")
-
-
 def label(kind_name: KindName, doc: Document) -> str:
     """:returns: e.g. ``Rechnung (invoice) RE-1042`` or ``… draft 700041`` for a draft."""
     number = doc.number()
@@ -124,7 +114,7 @@ def label(kind_name: KindName, doc: Document) -> str:
 
 
 async def sent_once(
-    client: SevdeskClient, method: str, path: str, where: str, json: JsonObject | None = None
+    client: SevdeskPort, method: str, path: str, where: str, json: JsonObject | None = None
 ) -> JsonValue:
     """Send one write about a document, once (Q33); a lost answer names what to check.
 

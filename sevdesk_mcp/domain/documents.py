@@ -23,16 +23,17 @@ from sevdesk_mcp.domain.document_types import (
     KindName,
     StatusWord,
 )
+from sevdesk_mcp.domain.lifecycle_table import open_statuses
 from sevdesk_mcp.domain.money import ZERO, money, totals_by_currency
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.whole_lists import read_whole
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
 MAX_SCANNED: Final = 20_000
-OPEN_STATUSES: Final = frozenset({200, 750})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,7 @@ class Search:
 
 
 async def search(
-    client: SevdeskClient, api_url: str, query: Search, *, today: dt.date
+    client: SevdeskPort, api_url: str, query: Search, *, today: dt.date
 ) -> DocumentList:
     """:returns: the matching documents, newest first, with totals over every match.
 
@@ -84,17 +85,24 @@ async def search(
 
 
 async def list_documents(
-    client: SevdeskClient, kind: DocumentKind, filters: dict[str, QueryValue]
+    client: SevdeskPort, kind: DocumentKind, filters: dict[str, QueryValue], *, whole: bool = False
 ) -> list[Document]:
-    """:returns: every document of ``kind`` matching the server-side ``filters``.
+    """:returns: the documents of ``kind`` matching the server-side ``filters``: the first
+        :data:`MAX_SCANNED` for a search, or every one (``whole``) for a check that decides.
 
+    :raises ListTooLongError: with ``whole``, for more than a whole list may hold.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    page = await client.get_all(f"/{kind.model}", filters, max_items=MAX_SCANNED)
+    path = f"/{kind.model}"
+    if whole:
+        return wire.parse_all(
+            await read_whole(client, path, filters, what=f"{kind.label}s"), Document
+        )
+    page = await client.get_all(path, filters, max_items=MAX_SCANNED)
     return wire.parse_all(page.items, Document)
 
 
-async def cancelled_ids(client: SevdeskClient, kind: DocumentKind) -> frozenset[int]:
+async def cancelled_ids(client: SevdeskPort, kind: DocumentKind) -> frozenset[int]:
     """:returns: ids of invoices that a cancellation invoice (``SR``) refers to.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -105,7 +113,7 @@ async def cancelled_ids(client: SevdeskClient, kind: DocumentKind) -> frozenset[
     return frozenset(d.origin.id for d in storno if d.type() == "SR" and d.origin is not None)
 
 
-async def contact_names(client: SevdeskClient, ids: set[int | None]) -> dict[int, str | None]:
+async def contact_names(client: SevdeskPort, ids: set[int | None]) -> dict[int, str | None]:
     """:returns: fenced display names of the contacts with these ids.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -148,7 +156,7 @@ def summarize(
 
 
 def _open_amount(doc: Document, kind: DocumentKind) -> Decimal:
-    if not kind.payable or doc.status not in OPEN_STATUSES:
+    if not kind.payable or doc.status not in open_statuses(kind.name):
         return ZERO
     return (doc.sumGross or ZERO) - (doc.paidAmount or ZERO)
 

@@ -18,15 +18,16 @@ import msgspec
 
 from sevdesk_mcp.domain import draft_checks as checks
 from sevdesk_mcp.domain.document_types import KINDS, KindName
-from sevdesk_mcp.domain.document_writes import DRAFT, KIND_WORDS, read_document
+from sevdesk_mcp.domain.document_writes import KIND_WORDS, read_document
 from sevdesk_mcp.domain.draft_lines import Line, position_body, sums_facts
+from sevdesk_mcp.domain.lifecycle_table import INITIAL, Step, refusal
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import ref
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
@@ -58,7 +59,7 @@ class Draft:
 
 
 async def document_body(
-    client: SevdeskClient, draft: Draft, current: Document | None
+    client: SevdeskPort, draft: Draft, current: Document | None
 ) -> tuple[JsonObject, list[Fact]]:
     provision = draft.kind == "credit_note" and draft.category == "provision"
     rates = [line.tax_rate for line in draft.lines]
@@ -102,7 +103,7 @@ def _top(
         "contact": ref(draft.contact_id, "Contact"),
         "contactPerson": ref(user, "SevUser"),
         _DATE[draft.kind]: dates.dotted(draft.day),
-        "status": DRAFT,
+        "status": INITIAL[draft.kind],
         "currency": "EUR",
         "taxRule": ref(draft.tax_rule_id, "TaxRule"),
         "taxRate": 0,  # "not used anymore": each position carries its rate (§2.4)
@@ -142,7 +143,7 @@ def _kind_fields(draft: Draft, current: Document | None) -> JsonObject:
 
 
 async def _source_invoice(
-    client: SevdeskClient, draft: Draft, rates: list[Decimal]
+    client: SevdeskPort, draft: Draft, rates: list[Decimal]
 ) -> Document | None:
     if draft.kind != "credit_note" or draft.category != "underachievement":
         return None
@@ -153,7 +154,7 @@ async def _source_invoice(
             "credit_note_category=provision."
         )
     invoice = await read_document(client, "invoice", draft.source_invoice_id)
-    if invoice.status == DRAFT:
+    if refusal("invoice", invoice.status, Step.CREDIT_NOTE, f"Invoice {invoice.id}") is not None:
         raise ToolError(
             f"Invoice {invoice.id} is a draft; a credit note can only correct a finalized "
             "invoice. Change or delete the draft instead."
@@ -189,7 +190,7 @@ def _text_facts(draft: Draft) -> list[Fact]:
     return facts
 
 
-async def _position_rates(client: SevdeskClient, invoice_id: int) -> set[Decimal]:
+async def _position_rates(client: SevdeskPort, invoice_id: int) -> set[Decimal]:
     path = api_path("Invoice", invoice_id, "getPositions")
     page = await client.get_all(path, max_items=1000)
     return {p.taxRate for p in wire.parse_all(page.items, _Rate) if p.taxRate is not None}

@@ -16,10 +16,11 @@ from typing import Final
 from sevdesk_mcp.domain.contacts import display_name
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.documents import list_documents
+from sevdesk_mcp.domain.errors import Action, PreconditionError
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import NotFoundError, ToolError, ToolInputError
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 
@@ -60,12 +61,13 @@ class Recipient:
 
 
 async def tax_rule_name(
-    client: SevdeskClient, rule_id: int, rates: list[Decimal], *, provision: bool = False
+    client: SevdeskPort, rule_id: int, rates: list[Decimal], *, provision: bool = False
 ) -> str:
     """Check a sales document's tax rule and the rates of its positions.
 
     :returns: the rule's name in the account (untrusted text cleaned).
-    :raises ToolInputError: naming the rule or the rates that do not fit, and what would.
+    :raises PreconditionError: naming the rule or the rates that do not fit, and what would.
+    :raises ToolInputError: for a rule that needs another kind of document.
     :raises UpstreamError: if the reference data cannot be read.
     """
     allowed = _allowed_rates(rule_id, provision=provision)
@@ -73,18 +75,24 @@ async def tax_rule_name(
     if wrong:
         shown = ", ".join(f"{r.normalize():f} %" for r in wrong)
         fits = " or ".join(f"{r} %" for r in sorted(int(a) for a in allowed))
-        raise ToolInputError(
+        raise PreconditionError(
             f"Tax rule {rule_id} does not allow the rate(s) {shown}; its positions must use "
-            f"{fits}. Change the rates, or choose another tax_rule_id (sevdesk_reference_data "
-            "kind tax_rules lists them)."
+            f"{fits}. Change the rates, or choose another tax_rule_id (",
+            Action.LIST_TAX_RULES,
+            " lists them).",
+            record=f"tax rule {rule_id}",
+            field="tax_rule_id",
         )
     rules = wire.parse_all((await client.get_all("/TaxRule", max_items=1000)).items, wire.TaxRule)
     for rule in rules:
         if rule.id == rule_id:
             return clean(rule.name or rule.code or "") or f"tax rule {rule_id}"
-    raise ToolInputError(
-        f"This sevDesk account has no tax rule {rule_id}; sevdesk_reference_data with kind "
-        "tax_rules lists the ones it has."
+    raise PreconditionError(
+        f"This sevDesk account has no tax rule {rule_id}; ",
+        Action.LIST_TAX_RULES,
+        " lists the ones it has.",
+        record=f"tax rule {rule_id}",
+        field="tax_rule_id",
     )
 
 
@@ -102,24 +110,32 @@ def _allowed_rates(rule_id: int, *, provision: bool) -> frozenset[Decimal]:
             "country; create such documents in sevDesk itself."
         )
     if rule_id not in SALES_RULES:
-        raise ToolInputError(
+        raise PreconditionError(
             f"Tax rule {rule_id} is not a rule for sales documents. Use 1 (taxable sales), "
-            "2, 3, 4, 5, 11, 17 or 21; sevdesk_reference_data kind tax_rules names them."
+            "2, 3, 4, 5, 11, 17 or 21; ",
+            Action.LIST_TAX_RULES,
+            " names them.",
+            record=f"tax rule {rule_id}",
+            field="tax_rule_id",
         )
     return SALES_RULES[rule_id]
 
 
-async def recipient(client: SevdeskClient, contact_id: int) -> Recipient:
+async def recipient(client: SevdeskPort, contact_id: int) -> Recipient:
     """:returns: the contact with its billing address (else its first address).
 
-    :raises ToolInputError: if there is no such contact.
+    :raises PreconditionError: if there is no such contact.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     try:
         raw = one(await client.get(api_path("Contact", contact_id)))
     except NotFoundError:
-        raise ToolInputError(
-            f"There is no contact {contact_id}; sevdesk_search_contacts finds the right id."
+        raise PreconditionError(
+            f"There is no contact {contact_id}; ",
+            Action.FIND_CONTACT,
+            " finds the right id.",
+            record=f"contact {contact_id}",
+            field="contact_id",
         ) from None
     contact = wire.parse(raw, wire.Contact)
     query: dict[str, QueryValue] = {"contact[id]": contact_id, "contact[objectName]": "Contact"}
@@ -142,7 +158,7 @@ async def recipient(client: SevdeskClient, contact_id: int) -> Recipient:
     )
 
 
-async def signing_user(client: SevdeskClient) -> int:
+async def signing_user(client: SevdeskPort) -> int:
     """:returns: the id of the sevDesk user named as contact person (``contactPerson``).
 
     :raises ToolError: if the account lists no user.
@@ -165,25 +181,28 @@ class Fingerprint:
     header: str | None
 
 
-async def refuse_lookalike(client: SevdeskClient, new: Fingerprint) -> None:
+async def refuse_lookalike(client: SevdeskPort, new: Fingerprint) -> None:
     """Refuse a draft that repeats an earlier document of the same contact: same date, same
     gross amount and same header (the description), ignoring case.
 
-    :raises ToolError: naming the earlier document and how to go on.
+    :raises PreconditionError: naming the earlier document and how to go on.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     kind = KINDS[new.kind]
     query: dict[str, QueryValue] = {"contact[id]": new.contact_id, "contact[objectName]": "Contact"}
     wanted = (new.header or "").strip().casefold()
-    for doc in await list_documents(client, kind, query):
+    for doc in await list_documents(client, kind, query, whole=True):
         same_day = dates.berlin_date(doc.date()) == new.day
         same_text = clean(doc.header or "").strip().casefold() == wanted
         if same_day and same_text and (doc.sumGross or Decimal(0)) == new.gross:
             number = doc.number() or f"draft {doc.id}"
-            raise ToolError(
+            raise PreconditionError(
                 f"{kind.label.capitalize()} {doc.id} ({number}) has the same contact, date, "
                 "gross amount and header. "
-                "If it is the same document, change it instead (sevdesk_update_document_draft "
-                "for a draft); if a second one is really wanted, call again with "
-                "allow_duplicate=true."
+                "If it is the same document, change it instead (",
+                Action.UPDATE_DRAFT,
+                " for a draft); if a second one is really wanted, call again with "
+                "allow_duplicate=true.",
+                record=f"{kind.label} {doc.id}",
+                field="allow_duplicate",
             )

@@ -11,6 +11,7 @@ document to look at, and is never retried (Q33).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
@@ -25,13 +26,14 @@ from sevdesk_mcp.domain.document_writes import (
     read_document,
     sent_once,
 )
-from sevdesk_mcp.domain.document_writes import status_word as document_status_word
+from sevdesk_mcp.domain.errors import PreconditionError, Said
+from sevdesk_mcp.domain.lifecycle_table import open_statuses, word
 from sevdesk_mcp.domain.money import ZERO, Money, money, shown
-from sevdesk_mcp.errors import NotFoundError, RejectedError, ToolError
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.errors import NotFoundError, RejectedError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 
@@ -40,14 +42,6 @@ MODELS: Final[dict[str, str]] = {
     "invoice": "Invoice",
     "credit_note": "CreditNote",
     "voucher": "Voucher",
-}
-VOUCHER_DRAFT: Final = 50
-VOUCHER_STATUS_WORDS: Final[dict[int, str]] = {
-    50: "Entwurf (draft)",
-    100: "offen (open)",
-    150: "überwiesen (transferred)",
-    750: "teilbezahlt (partially paid)",
-    1000: "bezahlt (paid)",
 }
 VOUCHER_KINDS: Final = {"C": "expense", "D": "revenue"}
 
@@ -136,7 +130,7 @@ class Written(msgspec.Struct, frozen=True, kw_only=True):
     voucher: VoucherWritten | None = None
 
 
-async def read_target(client: SevdeskClient, kind: TargetKind, ident: int) -> Target:
+async def read_target(client: SevdeskPort, kind: TargetKind, ident: int) -> Target:
     """:returns: the invoice, credit note or receipt ``ident``.
 
     :raises NotFoundError: if there is none.
@@ -151,7 +145,7 @@ async def read_target(client: SevdeskClient, kind: TargetKind, ident: int) -> Ta
         id=doc.id,
         label=label(kind, doc),
         status=doc.status,
-        status_word=document_status_word(doc.status),
+        status_word=word(kind, doc.status),
         gross=doc.sumGross or ZERO,
         paid=doc.paidAmount or ZERO,
         currency=(doc.currency or "EUR").upper(),
@@ -164,7 +158,7 @@ async def read_target(client: SevdeskClient, kind: TargetKind, ident: int) -> Ta
     )
 
 
-async def read_voucher(client: SevdeskClient, ident: int) -> VoucherState:
+async def read_voucher(client: SevdeskPort, ident: int) -> VoucherState:
     """:returns: the receipt ``ident``.
 
     :raises NotFoundError: if there is none.
@@ -174,7 +168,7 @@ async def read_voucher(client: SevdeskClient, ident: int) -> VoucherState:
 
 
 async def read_back_target(
-    client: SevdeskClient, kind: TargetKind, ident: int, written: list[str]
+    client: SevdeskPort, kind: TargetKind, ident: int, written: list[str]
 ) -> Written:
     """Read the document after a write.
 
@@ -190,7 +184,7 @@ async def read_back_target(
 def voucher_written(voucher: VoucherState, written: list[str]) -> VoucherWritten:
     """:returns: the result DTO of a receipt, supplier and receipt number fenced."""
     target = _voucher_target(voucher)
-    open_amount = target.open_amount if voucher.status in (100, 150, 750) else ZERO
+    open_amount = target.open_amount if voucher.status in open_statuses("voucher") else ZERO
     return VoucherWritten(
         id=voucher.id,
         kind=VOUCHER_KINDS.get(voucher.creditDebit or "", "unknown"),
@@ -207,11 +201,11 @@ def voucher_written(voucher: VoucherState, written: list[str]) -> VoucherWritten
 
 
 async def send_once(  # noqa: PLR0913 - the request and what its failures mean
-    client: SevdeskClient,
+    client: SevdeskPort,
     method: str,
     path: str,
     *,
-    codes: dict[int, str],
+    codes: Mapping[int, str | Said],
     where: str,
     json: JsonObject | None = None,
 ) -> JsonValue:
@@ -220,16 +214,19 @@ async def send_once(  # noqa: PLR0913 - the request and what its failures mean
     :param codes: sevDesk error code → our message (what was wrong and how to fix it).
     :param where: what to look at in sevDesk when the outcome is unknown.
     :returns: the ``objects`` of the answer.
-    :raises ToolError: for a known error code (also inside HTTP 200, like 390).
+    :raises PreconditionError: for a known error code (also inside HTTP 200, like 390).
     :raises OutcomeUnknownError: if the write was sent and no answer arrived, naming ``where``.
     :raises UpstreamError: for any other failure.
     """
     try:
         return await sent_once(client, method, path, where, json)
     except RejectedError as exc:
-        if exc.code in codes:
-            raise ToolError(f"sevDesk refused (code {exc.code}): {codes[exc.code]}") from None
-        raise
+        said = codes.get(exc.code) if exc.code is not None else None
+        if said is None:
+            raise
+        parts = (said,) if isinstance(said, str) else said
+        refused = f"sevDesk refused (code {exc.code}): "
+        raise PreconditionError(refused, *parts, record=where) from None
 
 
 def _voucher_target(voucher: VoucherState) -> Target:
@@ -239,7 +236,7 @@ def _voucher_target(voucher: VoucherState) -> Target:
         id=voucher.id,
         label=f"Beleg (receipt) {voucher.id}",  # its number is third-party text: not in errors
         status=voucher.status,
-        status_word=VOUCHER_STATUS_WORDS.get(voucher.status or 0, f"status {voucher.status}"),
+        status_word=word("voucher", voucher.status),
         gross=voucher.sumGross or ZERO,
         paid=voucher.paidAmount or ZERO,
         currency=(voucher.currency or "EUR").upper(),
@@ -252,7 +249,7 @@ def _voucher_target(voucher: VoucherState) -> Target:
     )
 
 
-async def _contact_name(client: SevdeskClient, contact_id: int) -> str | None:
+async def _contact_name(client: SevdeskPort, contact_id: int) -> str | None:
     try:
         raw = one(await client.get(api_path("Contact", contact_id)))
     except NotFoundError:

@@ -17,8 +17,11 @@ from typing import Final, Literal
 import msgspec
 
 from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.money import Money, cents, money, shown
-from sevdesk_mcp.domain.parts import MAX_SCANNED, STATUSES
+from sevdesk_mcp.domain.parts import STATUSES
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.whole_lists import read_whole
 from sevdesk_mcp.domain.writes import (
     Prepared,
     Progress,
@@ -32,7 +35,6 @@ from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import Part
@@ -114,12 +116,13 @@ def checked_amount(value: Decimal, name: str, places: int) -> Decimal:
     return value
 
 
-async def prepare_create(client: SevdeskClient, new: NewPart) -> Prepared[PartPlan]:
+async def prepare_create(client: SevdeskPort, new: NewPart) -> Prepared[PartPlan]:
     """Check a new article against sevDesk and plan its creation (reads only).
 
     :returns: the preview and the plan.
-    :raises ToolInputError: for an invalid amount or an unknown unit.
-    :raises ToolError: if an article has the same number (naming its id).
+    :raises ToolInputError: for an invalid amount.
+    :raises PreconditionError: for an unknown unit, or if an article has the same number
+        (naming its id).
     :raises UpstreamError: if sevDesk cannot be read.
     """
     price = checked_amount(new.net_price, "net_price", PRICE_PLACES)
@@ -155,7 +158,7 @@ async def prepare_create(client: SevdeskClient, new: NewPart) -> Prepared[PartPl
     return Prepared(preview, PartPlan(None, body, ("article",)))
 
 
-async def execute_create(client: SevdeskClient, plan: PartPlan, progress: Progress) -> PartWritten:
+async def execute_create(client: SevdeskPort, plan: PartPlan, progress: Progress) -> PartWritten:
     """Create the article and read it back.
 
     :returns: the article as sevDesk holds it.
@@ -166,7 +169,7 @@ async def execute_create(client: SevdeskClient, plan: PartPlan, progress: Progre
     return written_part(await read_part(client, part_id), [f"article {part_id}"])
 
 
-async def prepare_update(client: SevdeskClient, changes: PartChanges) -> Prepared[PartPlan]:
+async def prepare_update(client: SevdeskPort, changes: PartChanges) -> Prepared[PartPlan]:
     """Compare the requested changes with the article and plan one PUT (reads only).
 
     :returns: the preview (each change as ``old → new``) and the plan.
@@ -189,7 +192,7 @@ async def prepare_update(client: SevdeskClient, changes: PartChanges) -> Prepare
     return Prepared(preview, PartPlan(changes.part_id, body, tuple(f.label for f in facts)))
 
 
-async def execute_update(client: SevdeskClient, plan: PartPlan, progress: Progress) -> PartWritten:
+async def execute_update(client: SevdeskPort, plan: PartPlan, progress: Progress) -> PartWritten:
     """Send the planned PUT and read the article back.
 
     :returns: the article as sevDesk holds it, with the changed fields.
@@ -202,7 +205,7 @@ async def execute_update(client: SevdeskClient, plan: PartPlan, progress: Progre
     return written_part(await read_part(client, plan.part_id), written)
 
 
-async def read_part(client: SevdeskClient, part_id: int) -> Part:
+async def read_part(client: SevdeskPort, part_id: int) -> Part:
     """:returns: the article with id ``part_id``.
 
     :raises NotFoundError: if there is none.
@@ -228,25 +231,31 @@ def written_part(part: Part, written: list[str]) -> PartWritten:
     )
 
 
-async def _unit_name(client: SevdeskClient, unit_id: int) -> str:
+async def _unit_name(client: SevdeskPort, unit_id: int) -> str:
     unit = await reference_name(client, "Unity", unit_id)
     if unit is None:
-        raise ToolInputError(
-            f"There is no unit {unit_id}; sevdesk_reference_data with kind units lists them "
-            "(1 is Stk)."
+        raise PreconditionError(
+            f"There is no unit {unit_id}; ",
+            Action.LIST_UNITS,
+            " lists them (1 is Stk).",
+            record=f"unit {unit_id}",
+            field="unit_id",
         )
     return unit
 
 
-async def _refuse_same_number(client: SevdeskClient, part_number: str) -> None:
-    parts = wire.parse_all((await client.get_all("/Part", max_items=MAX_SCANNED)).items, Part)
+async def _refuse_same_number(client: SevdeskPort, part_number: str) -> None:
+    parts = wire.parse_all(await read_whole(client, "/Part", what="articles"), Part)
     wanted = clean(part_number).casefold()
     for part in parts:
         if part.partNumber and clean(part.partNumber).casefold() == wanted:
-            raise ToolError(
+            raise PreconditionError(
                 f"Article {part.id} already has the article number {part_number} (ignoring "
-                "case). Update that article instead (sevdesk_update_part), or choose another "
-                "number."
+                "case). Update that article instead (",
+                Action.UPDATE_PART,
+                "), or choose another number.",
+                record=f"article {part.id}",
+                field="part_number",
             )
 
 

@@ -17,10 +17,10 @@ from sevdesk_mcp.domain.banking import decimal_scalar
 from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.money import Money, money
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.vouchers import contains
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import Part
 
@@ -53,7 +53,7 @@ class PartList(msgspec.Struct, frozen=True, kw_only=True):
 
 
 async def search_parts(
-    client: SevdeskClient, *, query: str | None, active_only: bool, limit: int
+    client: SevdeskPort, *, query: str | None, active_only: bool, limit: int
 ) -> PartList:
     """:returns: the articles whose name or part number contains ``query`` (case-insensitive).
 
@@ -72,7 +72,7 @@ async def search_parts(
     return PartList(parts=shown, total_matches=len(matches), note=note)
 
 
-async def current_stock(client: SevdeskClient, part_id: int) -> Decimal:
+async def current_stock(client: SevdeskPort, part_id: int) -> Decimal:
     """:returns: the stock sevDesk reports for one article.
 
     :raises MalformedResponseError: if the answer is not a finite number.
@@ -82,7 +82,7 @@ async def current_stock(client: SevdeskClient, part_id: int) -> Decimal:
     return decimal_scalar(await client.get(api_path("Part", part_id, "getStock")), "stock")
 
 
-async def _summary(client: SevdeskClient, part: Part, units: dict[int, str]) -> PartSummary:
+async def _summary(client: SevdeskPort, part: Part, units: dict[int, str]) -> PartSummary:
     net = part.priceNet if part.priceNet is not None else part.price
     return PartSummary(
         id=part.id,
@@ -105,7 +105,7 @@ def _gross(part: Part, net: Decimal | None) -> Money | None:
     return money(net * (1 + part.taxRate / HUNDRED), None)
 
 
-async def _stock(client: SevdeskClient, part: Part) -> Decimal | None:
+async def _stock(client: SevdeskPort, part: Part) -> Decimal | None:
     if part.stockEnabled is False:
         return None
     if part.stock is not None:
@@ -113,7 +113,7 @@ async def _stock(client: SevdeskClient, part: Part) -> Decimal | None:
     return await current_stock(client, part.id)
 
 
-async def _units(client: SevdeskClient) -> dict[int, str]:
+async def _units(client: SevdeskPort) -> dict[int, str]:
     units = wire.parse_all((await client.get_all("/Unity", max_items=500)).items, wire.Named)
     return {u.id: clean(u.name) for u in units if u.name}
 

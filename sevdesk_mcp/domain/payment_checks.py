@@ -19,11 +19,12 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.domain.banking import ACTIVE, bookings_for
+from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.money import ZERO, cents, money
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import NotFoundError, ToolError, ToolInputError
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccount
@@ -69,20 +70,25 @@ class TransactionCheck:
 
 
 async def check_account(
-    client: SevdeskClient, account_id: int, transaction_id: int | None
+    client: SevdeskPort, account_id: int, transaction_id: int | None
 ) -> AccountCheck:
     """:returns: the active check account ``account_id``, checked against Q27.
 
-    :raises ToolInputError: for an unknown account, a missing transaction on an online account
-        or a transaction given for an offline account or cash register.
+    :raises PreconditionError: for an unknown account or a missing transaction on an online
+        account.
+    :raises ToolInputError: for a transaction given for an offline account or cash register.
     :raises ToolError: for an archived account.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     try:
         raw = one(await client.get(api_path("CheckAccount", account_id)))
     except NotFoundError:
-        raise ToolInputError(
-            f"There is no check account {account_id}; sevdesk_list_bank_accounts lists them."
+        raise PreconditionError(
+            f"There is no check account {account_id}; ",
+            Action.LIST_BANK_ACCOUNTS,
+            " lists them.",
+            record=f"check account {account_id}",
+            field="check_account_id",
         ) from None
     account = wire.parse(raw, CheckAccount)
     name = fence(account.name) or f"check account {account_id}"
@@ -90,10 +96,13 @@ async def check_account(
         raise ToolError(f"Check account {account_id} is archived; book on an active account.")
     online = clean(account.type or "").casefold() == ONLINE
     if online and transaction_id is None:
-        raise ToolInputError(
+        raise PreconditionError(
             f"Check account {account_id} is an online bank account: sevDesk books on it only "
-            "against the transaction the money moved with. Give transaction_id "
-            "(sevdesk_search_transactions with state unmatched lists candidates)."
+            "against the transaction the money moved with. Give transaction_id (",
+            Action.FIND_UNMATCHED_TRANSACTIONS,
+            " lists candidates).",
+            record=f"check account {account_id}",
+            field="transaction_id",
         )
     if not online and transaction_id is not None:
         raise ToolInputError(
@@ -104,13 +113,14 @@ async def check_account(
 
 
 async def check_transaction(
-    client: SevdeskClient, transaction_id: int, account_id: int, signed: Decimal
+    client: SevdeskPort, transaction_id: int, account_id: int, signed: Decimal
 ) -> TransactionCheck:
     """:returns: the transaction, checked against the booking of the ``signed`` amount.
 
-    :raises ToolInputError: for an unknown or deleted transaction.
-    :raises ToolError: if it belongs to another account, has the other sign, is private, is
-        fully booked, or has less left to book than ``signed``.
+    :raises PreconditionError: for an unknown transaction, or one fully booked.
+    :raises ToolInputError: for a deleted transaction.
+    :raises ToolError: if it belongs to another account, has the other sign, is private, or has
+        less left to book than ``signed``.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     tx = await _read_transaction(client, transaction_id)
@@ -147,12 +157,16 @@ async def check_transaction(
     )
 
 
-async def _read_transaction(client: SevdeskClient, transaction_id: int) -> TransactionState:
+async def _read_transaction(client: SevdeskPort, transaction_id: int) -> TransactionState:
     try:
         raw = one(await client.get(api_path("CheckAccountTransaction", transaction_id)))
     except NotFoundError:
-        raise ToolInputError(
-            f"There is no transaction {transaction_id}; sevdesk_search_transactions lists them."
+        raise PreconditionError(
+            f"There is no transaction {transaction_id}; ",
+            Action.FIND_TRANSACTIONS,
+            " lists them.",
+            record=f"transaction {transaction_id}",
+            field="transaction_id",
         ) from None
     tx = wire.parse(raw, TransactionState)
     if tx.deletedAt is not None:
@@ -162,7 +176,7 @@ async def _read_transaction(client: SevdeskClient, transaction_id: int) -> Trans
     return tx
 
 
-async def _remaining(client: SevdeskClient, tx: TransactionState, amount: Decimal) -> Decimal:
+async def _remaining(client: SevdeskPort, tx: TransactionState, amount: Decimal) -> Decimal:
     logs, _ = await bookings_for(client, [tx.id])
     entries = logs[tx.id]
     booked = abs(sum((e.amountPaid or ZERO for e in entries), ZERO))
@@ -176,9 +190,13 @@ async def _remaining(client: SevdeskClient, tx: TransactionState, amount: Decima
         targets = ", ".join(
             f"{e.object.objectName} {e.object.id}" for e in entries if e.object is not None
         )
-        raise ToolError(
+        raise PreconditionError(
             f"Transaction {tx.id} is already fully booked (against {targets or 'other records'}"
-            "). Choose an unbooked transaction (sevdesk_search_transactions, state unmatched)."
+            "). Choose an unbooked transaction (",
+            Action.FIND_UNMATCHED_TRANSACTIONS,
+            ").",
+            record=f"transaction {tx.id}",
+            field="transaction_id",
         )
     return remaining
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from sevdesk_mcp.domain.lifecycle import Target
+from sevdesk_mcp.domain.lifecycle_table import word
 from sevdesk_mcp.domain.payment_checks import AccountCheck, TransactionCheck
 from sevdesk_mcp.safety.preview import Fact, Preview
 
@@ -21,8 +22,6 @@ TYPE_WORDS: Final = {
     "FULL_PAYMENT": "vollständige Zahlung (full payment, FULL_PAYMENT)",
     "N": "Teilzahlung (partial payment, N)",
 }
-PAID_WORD: Final = "bezahlt (paid)"
-PARTLY_PAID_WORD: Final = "teilbezahlt (partially paid)"
 
 
 def payment_preview(
@@ -45,10 +44,7 @@ def payment_preview(
     facts += [
         Fact("Offen vorher (open before)", target.euros(target.open_amount)),
         Fact("Offen danach (open after)", target.euros(target.open_amount - amount)),
-        Fact(
-            "Status danach (status after)",
-            PAID_WORD if plan.amount == plan.target.open_amount else PARTLY_PAID_WORD,
-        ),
+        Fact("Status danach (status after)", word(target.kind, plan.status_after)),
     ]
     return Preview(
         action=f"Zahlung verbuchen (book payment) on {target.label}",

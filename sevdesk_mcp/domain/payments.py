@@ -23,7 +23,7 @@ import msgspec
 
 from sevdesk_mcp.domain.document_types import KINDS
 from sevdesk_mcp.domain.document_writes import DocumentWritten
-from sevdesk_mcp.domain.documents import OPEN_STATUSES, cancelled_ids
+from sevdesk_mcp.domain.documents import cancelled_ids
 from sevdesk_mcp.domain.lifecycle import (
     Target,
     TargetKind,
@@ -32,6 +32,7 @@ from sevdesk_mcp.domain.lifecycle import (
     read_target,
     send_once,
 )
+from sevdesk_mcp.domain.lifecycle_table import Step, Why, after, refusal
 from sevdesk_mcp.domain.money import ZERO, Money, cents, money
 from sevdesk_mcp.domain.payment_checks import (
     AccountCheck,
@@ -40,19 +41,16 @@ from sevdesk_mcp.domain.payment_checks import (
     check_transaction,
 )
 from sevdesk_mcp.domain.payment_words import payment_preview
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.sevdesk import dates
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import api_path
 
 FULL_PAYMENT: Final = "FULL_PAYMENT"
 PARTIAL: Final = "N"
 MAX_AMOUNT: Final = Decimal(10) ** 9
-VOUCHER_OPEN: Final = frozenset({100, 150, 750})
-DRAFTS: Final = {"invoice": 100, "credit_note": 100, "voucher": 50}
-PAID: Final = 1000
 CODES: Final = {
     750: "the invoice or credit note is already paid (bezahlt); nothing was booked. Read it "
     "again to see its payments.",
@@ -75,7 +73,7 @@ class PaymentRequest:
 
 @dataclass(frozen=True, slots=True)
 class PaymentPlan:
-    """The one ``bookAmount`` request, and what it means."""
+    """The one ``bookAmount`` request, what it means, and the status it leaves the document in."""
 
     target: Target
     path: str
@@ -84,6 +82,7 @@ class PaymentPlan:
     signed: Decimal
     payment_type: str
     request: PaymentRequest
+    status_after: int
 
     def summary(self) -> str:
         """:returns: the completed write in words, for the record of progress."""
@@ -115,7 +114,7 @@ class PaymentBooked(msgspec.Struct, frozen=True, kw_only=True):
     voucher: VoucherWritten | None
 
 
-async def prepare_payment(client: SevdeskClient, request: PaymentRequest) -> Prepared[PaymentPlan]:
+async def prepare_payment(client: SevdeskPort, request: PaymentRequest) -> Prepared[PaymentPlan]:
     """Check the payment against sevDesk and plan the one request (reads only).
 
     :returns: the preview and the plan.
@@ -128,7 +127,8 @@ async def prepare_payment(client: SevdeskClient, request: PaymentRequest) -> Pre
     """
     amount = _checked(request.amount)
     target = await read_target(client, request.kind, request.document_id)
-    await _refuse_unpayable(client, target)
+    step = Step.PAY_PART if amount < target.open_amount else Step.PAY_REST
+    await _refuse_unpayable(client, target, step)
     if amount > target.open_amount:
         raise ToolError(
             f"{target.label} has only {target.euros(target.open_amount)} open, less than "
@@ -149,12 +149,13 @@ async def prepare_payment(client: SevdeskClient, request: PaymentRequest) -> Pre
         signed=signed,
         payment_type=payment_type,
         request=request,
+        status_after=after(target.kind, target.status, step, target.where()),
     )
     return Prepared(payment_preview(plan, account, transaction), plan)
 
 
 async def execute_payment(
-    client: SevdeskClient, plan: PaymentPlan, progress: Progress
+    client: SevdeskPort, plan: PaymentPlan, progress: Progress
 ) -> PaymentBooked:
     """Send the booking once and read the document back.
 
@@ -190,21 +191,17 @@ def _checked(amount: Decimal) -> Decimal:
     return amount
 
 
-async def _refuse_unpayable(client: SevdeskClient, target: Target) -> None:
+async def _refuse_unpayable(client: SevdeskPort, target: Target, step: Step) -> None:
     where = target.where()
-    if target.status == DRAFTS[target.kind]:
+    refused = refusal(target.kind, target.status, step, where)
+    why = refused.why if refused is not None else None
+    if why is Why.IS_DRAFT:
         raise ToolError(f"{where} is a draft (Entwurf); a draft cannot be paid. Finalize it first.")
     if target.kind == "invoice":
-        if target.type == "SR":
-            raise ToolError(
-                f"{where} is a cancellation invoice (Stornorechnung); it takes no payments."
-            )
-        if target.id in await cancelled_ids(client, KINDS["invoice"]):
-            raise ToolError(f"{where} is cancelled (storniert); it takes no payments.")
-    if target.status == PAID:
+        await _refuse_reversed(client, target)
+    if why is Why.PAID:
         raise ToolError(f"{where} is already paid (bezahlt); nothing is open.")
-    payable = VOUCHER_OPEN if target.kind == "voucher" else OPEN_STATUSES
-    if target.status not in payable or target.open_amount <= 0:
+    if refused is not None or target.open_amount <= 0:
         raise ToolError(
             f"{where} is {target.status_word}, with {target.euros(target.open_amount)} open; "
             "only open or partly paid documents take payments."
@@ -215,6 +212,16 @@ async def _refuse_unpayable(client: SevdeskClient, target: Target) -> None:
             "booking had the wrong sign. Reset it to open (Zurücksetzen auf offen) and book "
             "again."
         )
+
+
+async def _refuse_reversed(client: SevdeskPort, invoice: Target) -> None:
+    where = invoice.where()
+    if invoice.type == "SR":
+        raise ToolError(
+            f"{where} is a cancellation invoice (Stornorechnung); it takes no payments."
+        )
+    if invoice.id in await cancelled_ids(client, KINDS["invoice"]):
+        raise ToolError(f"{where} is cancelled (storniert); it takes no payments.")
 
 
 def _payment_type(amount: Decimal, target: Target, transaction: TransactionCheck | None) -> str:

@@ -9,10 +9,10 @@ from typing import Final, Literal
 import msgspec
 
 from sevdesk_mcp.domain.common import omitted_note
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import many
 
 MAX_REFERENCE_ITEMS: Final = 5000
@@ -49,7 +49,7 @@ class ReferenceData(msgspec.Struct, frozen=True, kw_only=True):
     note: str | None
 
 
-async def account_info(client: SevdeskClient, *, demo: bool) -> AccountInfo:
+async def account_info(client: SevdeskPort, *, demo: bool) -> AccountInfo:
     """:returns: company, bookkeeping system version and users of the account.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -75,7 +75,7 @@ async def account_info(client: SevdeskClient, *, demo: bool) -> AccountInfo:
 
 
 async def reference_data(
-    client: SevdeskClient, kind: Kind, *, query: str | None, limit: int
+    client: SevdeskPort, kind: Kind, *, query: str | None, limit: int
 ) -> ReferenceData:
     """:returns: the reference data of ``kind`` whose name or code contains ``query``.
 
@@ -93,7 +93,7 @@ async def reference_data(
     )
 
 
-async def _tax_rules(client: SevdeskClient) -> list[ReferenceItem]:
+async def _tax_rules(client: SevdeskPort) -> list[ReferenceItem]:
     rules = wire.parse_all(await _all(client, "/TaxRule"), wire.TaxRule)
     return [
         ReferenceItem(id=r.id, name=_text(r.name), code=r.code, details=_text(r.description))
@@ -101,7 +101,7 @@ async def _tax_rules(client: SevdeskClient) -> list[ReferenceItem]:
     ]
 
 
-async def _booking_accounts(client: SevdeskClient) -> list[ReferenceItem]:
+async def _booking_accounts(client: SevdeskPort) -> list[ReferenceItem]:
     # /AccountDatev lists only visible accounts and needs an explicit limit (Q42)
     accounts = wire.parse_all(await _all(client, "/AccountDatev"), wire.AccountDatev)
     guidance = wire.parse_all(
@@ -129,12 +129,12 @@ def _guidance_text(guide: wire.ReceiptGuidance | None) -> str | None:
     return clean(text)
 
 
-async def _units(client: SevdeskClient) -> list[ReferenceItem]:
+async def _units(client: SevdeskPort) -> list[ReferenceItem]:
     units = wire.parse_all(await _all(client, "/Unity"), wire.Named)
     return [ReferenceItem(id=u.id, name=_text(u.name), code=u.uneceTradeUnitCode) for u in units]
 
 
-async def _countries(client: SevdeskClient) -> list[ReferenceItem]:
+async def _countries(client: SevdeskPort) -> list[ReferenceItem]:
     countries = wire.parse_all(await _all(client, "/StaticCountry"), wire.Named)
     return [
         ReferenceItem(id=c.id, name=_text(c.name), code=c.code, details=_text(c.nameEn))
@@ -142,12 +142,12 @@ async def _countries(client: SevdeskClient) -> list[ReferenceItem]:
     ]
 
 
-async def _payment_methods(client: SevdeskClient) -> list[ReferenceItem]:
+async def _payment_methods(client: SevdeskPort) -> list[ReferenceItem]:
     methods = wire.parse_all(await _all(client, "/PaymentMethod"), wire.Named)
     return [ReferenceItem(id=m.id, name=_text(m.name or m.text)) for m in methods]
 
 
-_LOADERS: Final[dict[Kind, Callable[[SevdeskClient], Awaitable[list[ReferenceItem]]]]] = {
+_LOADERS: Final[dict[Kind, Callable[[SevdeskPort], Awaitable[list[ReferenceItem]]]]] = {
     "tax_rules": _tax_rules,
     "booking_accounts": _booking_accounts,
     "units": _units,
@@ -156,7 +156,7 @@ _LOADERS: Final[dict[Kind, Callable[[SevdeskClient], Awaitable[list[ReferenceIte
 }
 
 
-async def _all(client: SevdeskClient, path: str) -> list[dict[str, JsonValue]]:
+async def _all(client: SevdeskPort, path: str) -> list[dict[str, JsonValue]]:
     return (await client.get_all(path, max_items=MAX_REFERENCE_ITEMS)).items
 
 

@@ -22,10 +22,10 @@ from sevdesk_mcp.domain import banking, contacts, vouchers
 from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.money import ZERO, Money, money, totals_by_currency
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.wire_documents import Document
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccountTransaction, Voucher
@@ -149,7 +149,7 @@ class Item:
     due: dt.date
 
 
-async def open_items(client: SevdeskClient, as_of: dt.date, top: int) -> OpenItems:
+async def open_items(client: SevdeskPort, as_of: dt.date, top: int) -> OpenItems:
     """:returns: open receivables and payables as of ``as_of`` with aging and top contacts.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -166,7 +166,7 @@ async def open_items(client: SevdeskClient, as_of: dt.date, top: int) -> OpenIte
 
 
 async def read_open_items(
-    client: SevdeskClient, as_of: dt.date
+    client: SevdeskPort, as_of: dt.date
 ) -> tuple[list[Item], list[Item], bool]:
     """:returns: the open receivables, the open payables, and whether a list was cut short.
 
@@ -181,7 +181,7 @@ async def read_open_items(
     return kept[0], kept[1], cut_invoices or cut_notes or cut_receipts
 
 
-async def cash_position(client: SevdeskClient, on_date: dt.date) -> CashPosition:
+async def cash_position(client: SevdeskPort, on_date: dt.date) -> CashPosition:
     """:returns: the balances of the active check accounts at ``on_date``, the open receivables
     and payables (the rule of :func:`open_items`) and the net position, per currency.
 
@@ -225,7 +225,7 @@ def bucket(due: dt.date, as_of: dt.date) -> str:
     return "days_61_90" if overdue <= 90 else "days_over_90"
 
 
-async def _open_documents(client: SevdeskClient, path: str) -> tuple[list[Document], bool]:
+async def _open_documents(client: SevdeskPort, path: str) -> tuple[list[Document], bool]:
     # each status is asked for, then checked again and each document kept once (Q12)
     pages = [
         await client.get_all(path, {"status": s}, max_items=MAX_SCANNED) for s in OPEN_DOCUMENTS
@@ -234,7 +234,7 @@ async def _open_documents(client: SevdeskClient, path: str) -> tuple[list[Docume
     return [d for d in docs.values() if d.status in OPEN_DOCUMENTS], any(p.truncated for p in pages)
 
 
-async def _open_payables(client: SevdeskClient) -> tuple[list[Voucher], bool]:
+async def _open_payables(client: SevdeskPort) -> tuple[list[Voucher], bool]:
     # §3.2: C is an expense; status and kind are checked again here (Q12)
     reads = [
         await vouchers.read_vouchers(client, {"status": s, "creditDebit": "C"})
@@ -316,7 +316,7 @@ def _aging(items: Iterable[Item], as_of: dt.date) -> list[Aging]:
     ]
 
 
-async def _contact_names(client: SevdeskClient) -> dict[int, str]:
+async def _contact_names(client: SevdeskPort) -> dict[int, str]:
     page = await client.get_all("/Contact", {"depth": 1}, max_items=contacts.MAX_SCANNED_CONTACTS)
     return {c.id: contacts.display_name(c) for c in wire.parse_all(page.items, wire.Contact)}
 
@@ -366,7 +366,7 @@ class _Stamp(msgspec.Struct, frozen=True):
     update: dt.datetime | None = None
 
 
-async def changed_since(client: SevdeskClient, since: dt.datetime, limit: int) -> Changes:
+async def changed_since(client: SevdeskPort, since: dt.datetime, limit: int) -> Changes:
     """:returns: per kind of object, how many changed after ``since`` and the newest of them.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -376,7 +376,7 @@ async def changed_since(client: SevdeskClient, since: dt.datetime, limit: int) -
 
 
 async def _changes(
-    client: SevdeskClient, source: _Source, since: dt.datetime, limit: int
+    client: SevdeskPort, source: _Source, since: dt.datetime, limit: int
 ) -> KindChanges:
     query = dict(source.query)
     if source.update_after:

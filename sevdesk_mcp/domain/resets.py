@@ -25,20 +25,20 @@ from sevdesk_mcp.domain.lifecycle import (
     read_target,
     send_once,
 )
+from sevdesk_mcp.domain.lifecycle_table import Refused, Step, Why, after, decide, word
 from sevdesk_mcp.domain.money import ZERO
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reversals import CREDIT_NOTE_HINT, cancellations_of, credit_notes_of
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccountTransactionLog
 
 ResetTo = Literal["open", "draft"]
 MAX_LOG: Final = 20_000
-DRAFTS: Final = {"invoice": 100, "credit_note": 100, "voucher": 50}
-OPENS: Final = {"invoice": 200, "credit_note": 200, "voucher": 100}
+RESETS: Final = {"open": Step.RESET_TO_OPEN, "draft": Step.RESET_TO_DRAFT}
 ACTIONS: Final = {"open": "resetToOpen", "draft": "resetToDraft"}
 WORDS: Final = {
     "open": "Zurücksetzen auf offen (reset to open)",
@@ -80,7 +80,7 @@ class ResetPlan:
 
 
 async def prepare_reset(
-    client: SevdeskClient, kind: TargetKind, document_id: int, to: ResetTo
+    client: SevdeskPort, kind: TargetKind, document_id: int, to: ResetTo
 ) -> Prepared[ResetPlan]:
     """Check the reset against the document and preview its consequences (reads only).
 
@@ -100,13 +100,13 @@ async def prepare_reset(
         _refuse_draft(target)
         preview = Preview(
             action=f"{WORDS['draft']}: {target.label}",
-            facts=[*_facts(target), Fact("Status", f"{target.status_word} → Entwurf (draft)")],
+            facts=[*_facts(target), Fact("Status", _status_after(target, "draft"))],
             warnings=[EDITABLE],
         )
     return Prepared(preview, ResetPlan(target, to))
 
 
-async def execute_reset(client: SevdeskClient, plan: ResetPlan, progress: Progress) -> Written:
+async def execute_reset(client: SevdeskPort, plan: ResetPlan, progress: Progress) -> Written:
     """Send the reset once and read the document back.
 
     :returns: the document as sevDesk now holds it.
@@ -122,7 +122,7 @@ async def execute_reset(client: SevdeskClient, plan: ResetPlan, progress: Progre
     return await read_back_target(client, target.kind, target.id, [plan.summary()])
 
 
-async def bookings_of(client: SevdeskClient, target: Target) -> tuple[list[Booking], bool]:
+async def bookings_of(client: SevdeskPort, target: Target) -> tuple[list[Booking], bool]:
     """:returns: the transaction-log entries booked against ``target``, and whether the log
         was cut short. The log filters on nothing but the transaction (Q17), so it is read
         whole and matched here.
@@ -144,7 +144,7 @@ async def bookings_of(client: SevdeskClient, target: Target) -> tuple[list[Booki
     return found, page.truncated
 
 
-async def _refuse_for_invoices(client: SevdeskClient, target: Target) -> None:
+async def _refuse_for_invoices(client: SevdeskPort, target: Target) -> None:
     if target.kind != "invoice":
         return
     where = target.where()
@@ -166,12 +166,13 @@ async def _refuse_for_invoices(client: SevdeskClient, target: Target) -> None:
 
 def _refuse_open(target: Target) -> None:
     where = target.where()
-    if target.status == DRAFTS[target.kind]:
+    opened = decide(target.kind, target.status, Step.RESET_TO_OPEN, where)
+    if isinstance(opened, Refused):  # a draft
         raise ToolError(
             f"{where} is a draft (Entwurf); only finalized documents are reset to open. "
             "Finalize it instead."
         )
-    if target.status == OPENS[target.kind] and target.paid == ZERO:
+    if target.status == opened and target.paid == ZERO:
         raise ToolError(f"{where} is already open (offen) without payments; nothing to reset.")
     if target.kind == "voucher" and target.enshrined:
         raise ToolError(
@@ -181,14 +182,15 @@ def _refuse_open(target: Target) -> None:
 
 def _refuse_draft(target: Target) -> None:
     where = target.where()
-    if target.status == DRAFTS[target.kind]:
+    drafted = decide(target.kind, target.status, Step.RESET_TO_DRAFT, where)
+    if isinstance(drafted, Refused) and drafted.why is Why.IS_DRAFT:
         raise ToolError(f"{where} is already a draft (Entwurf); nothing to reset.")
     if target.enshrined:
         raise ToolError(
             f"{where} is festgeschrieben (enshrined, GoBD): it can never be changed again, so "
             "it cannot become a draft. Correct it with a cancellation (Storno) or a credit note."
         )
-    if target.status != OPENS[target.kind] or target.paid != ZERO:
+    if isinstance(drafted, Refused) or target.paid != ZERO:
         raise ToolError(
             f"{where} is {target.status_word} with {target.euros(target.paid)} paid; only open "
             "documents without payments go back to draft. Reset it to open first (to=open), "
@@ -196,10 +198,15 @@ def _refuse_draft(target: Target) -> None:
         )
 
 
+def _status_after(target: Target, to: ResetTo) -> str:
+    then = after(target.kind, target.status, RESETS[to], target.where())
+    return f"{target.status_word} → {word(target.kind, then)}"
+
+
 def _open_preview(target: Target, bookings: list[Booking], cut: bool) -> Preview:
     facts = [
         *_facts(target),
-        Fact("Status", f"{target.status_word} → offen (open)"),
+        Fact("Status", _status_after(target, "open")),
         Fact("Bezahlt (paid)", f"{target.euros(target.paid)} → {target.euros(ZERO)}"),
         Fact("Zahlungen, die entfernt werden (bookings removed)", _bookings(target, bookings)),
     ]

@@ -18,29 +18,31 @@ import msgspec
 from sevdesk_mcp.domain.document_types import KINDS
 from sevdesk_mcp.domain.document_writes import DocumentWritten, read_back
 from sevdesk_mcp.domain.documents import list_documents
+from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
 from sevdesk_mcp.domain.lifecycle import Target, read_target, send_once
+from sevdesk_mcp.domain.lifecycle_table import Step, Why, refusal
 from sevdesk_mcp.domain.money import ZERO
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Created, Prepared, Progress, ref
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
-DRAFT: Final = 100
-RESET_HINT: Final = (
-    "Reset it to open first (Zurücksetzen auf offen, sevdesk_reset_document with to=open), "
-    "which removes all its payment bookings"
+RESET_HINT: Final[Said] = (
+    "Reset it to open first (Zurücksetzen auf offen, ",
+    Action.RESET_TO_OPEN,
+    "), which removes all its payment bookings",
 )
 CREDIT_NOTE_HINT: Final = (
     "Delete the credit note (Gutschrift) first if it is a draft; otherwise correct the invoice "
     "with credit notes only"
 )
-CANCEL_CODES: Final = {
-    390: f"the invoice has payments booked (teilbezahlt). {RESET_HINT}, then cancel it.",
+CANCEL_CODES: Final[dict[int, str | Said]] = {
+    390: ("the invoice has payments booked (teilbezahlt). ", *RESET_HINT, ", then cancel it."),
     421: "the invoice is already cancelled (storniert); its Stornorechnung exists. Nothing "
     "was changed.",
     170: f"a credit note (Gutschrift) exists for this invoice. {CREDIT_NOTE_HINT}.",
@@ -80,7 +82,7 @@ class _FromInvoice(msgspec.Struct, frozen=True):
     creditNote: Created
 
 
-async def prepare_cancel(client: SevdeskClient, invoice_id: int) -> Prepared[InvoicePlan]:
+async def prepare_cancel(client: SevdeskPort, invoice_id: int) -> Prepared[InvoicePlan]:
     """Check that the invoice can be cancelled and preview the Storno (reads only).
 
     :returns: the preview (irreversible) and the plan.
@@ -89,7 +91,7 @@ async def prepare_cancel(client: SevdeskClient, invoice_id: int) -> Prepared[Inv
     :raises NotFoundError: for an unknown invoice.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    invoice = await _finalized_invoice(client, invoice_id, "cancel")
+    invoice = await _finalized_invoice(client, invoice_id, Step.CANCEL, "cancel")
     where = invoice.where()
     notes = await credit_notes_of(client, invoice.id)
     if notes:  # checked first: it also blocks the reset to open that a payment would need
@@ -97,10 +99,14 @@ async def prepare_cancel(client: SevdeskClient, invoice_id: int) -> Prepared[Inv
             f"{where} has the credit note {_numbers(notes)}; sevDesk refuses to cancel it "
             f"(code 170). {CREDIT_NOTE_HINT}."
         )
-    if invoice.paid != ZERO:
-        raise ToolError(
+    paid = refusal("invoice", invoice.status, Step.CANCEL, where)  # teilbezahlt or bezahlt
+    if paid is not None or invoice.paid != ZERO:
+        raise PreconditionError(
             f"{where} has {invoice.euros(invoice.paid)} paid; sevDesk cancels only invoices "
-            f"without payments (code 390). {RESET_HINT}, then cancel it."
+            "without payments (code 390). ",
+            *RESET_HINT,
+            ", then cancel it.",
+            record=where,
         )
     facts = [
         *_invoice_facts(invoice),
@@ -120,7 +126,7 @@ async def prepare_cancel(client: SevdeskClient, invoice_id: int) -> Prepared[Inv
     return Prepared(preview, InvoicePlan(invoice))
 
 
-async def execute_cancel(client: SevdeskClient, plan: InvoicePlan, progress: Progress) -> Cancelled:
+async def execute_cancel(client: SevdeskPort, plan: InvoicePlan, progress: Progress) -> Cancelled:
     """Cancel the invoice once and read back it and its cancellation invoice.
 
     :returns: both invoices as sevDesk now holds them.
@@ -141,7 +147,7 @@ async def execute_cancel(client: SevdeskClient, plan: InvoicePlan, progress: Pro
     return Cancelled(original=original, cancellation=cancellation)
 
 
-async def prepare_credit_note(client: SevdeskClient, invoice_id: int) -> Prepared[InvoicePlan]:
+async def prepare_credit_note(client: SevdeskPort, invoice_id: int) -> Prepared[InvoicePlan]:
     """Check that a credit note can be drafted from the invoice and preview it (reads only).
 
     :returns: the preview and the plan.
@@ -150,7 +156,9 @@ async def prepare_credit_note(client: SevdeskClient, invoice_id: int) -> Prepare
     :raises NotFoundError: for an unknown invoice.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    invoice = await _finalized_invoice(client, invoice_id, "draft a credit note from")
+    invoice = await _finalized_invoice(
+        client, invoice_id, Step.CREDIT_NOTE, "draft a credit note from"
+    )
     notes = await credit_notes_of(client, invoice.id)
     if notes:
         raise ToolError(
@@ -175,7 +183,7 @@ async def prepare_credit_note(client: SevdeskClient, invoice_id: int) -> Prepare
 
 
 async def execute_credit_note(
-    client: SevdeskClient, plan: InvoicePlan, progress: Progress
+    client: SevdeskPort, plan: InvoicePlan, progress: Progress
 ) -> DocumentWritten:
     """Draft the credit note once and read it back.
 
@@ -195,19 +203,20 @@ async def execute_credit_note(
     return await read_back(client, "credit_note", note, written)
 
 
-async def credit_notes_of(client: SevdeskClient, invoice_id: int) -> list[Document]:
+async def credit_notes_of(client: SevdeskPort, invoice_id: int) -> list[Document]:
     """:returns: the credit notes that refer to the invoice (``refSrcInvoice``).
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    notes = await list_documents(client, KINDS["credit_note"], {})
+    notes = await list_documents(client, KINDS["credit_note"], {}, whole=True)
     return [n for n in notes if n.refSrcInvoice is not None and n.refSrcInvoice.id == invoice_id]
 
 
-async def _finalized_invoice(client: SevdeskClient, invoice_id: int, verb: str) -> Target:
+async def _finalized_invoice(client: SevdeskPort, invoice_id: int, step: Step, verb: str) -> Target:
     invoice = await read_target(client, "invoice", invoice_id)
     where = invoice.where()
-    if invoice.status == DRAFT:
+    refused = refusal("invoice", invoice.status, step, where)
+    if refused is not None and refused.why is Why.IS_DRAFT:
         raise ToolError(
             f"{where} is a draft (Entwurf) and has no number: nothing to {verb}. Delete or "
             "change the draft instead."
@@ -225,12 +234,12 @@ async def _finalized_invoice(client: SevdeskClient, invoice_id: int, verb: str) 
     return invoice
 
 
-async def cancellations_of(client: SevdeskClient, invoice_id: int) -> list[Document]:
+async def cancellations_of(client: SevdeskPort, invoice_id: int) -> list[Document]:
     """:returns: the cancellation invoices (``SR``) whose ``origin`` is the invoice.
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    storno = await list_documents(client, KINDS["invoice"], {"invoiceType": "SR"})
+    storno = await list_documents(client, KINDS["invoice"], {"invoiceType": "SR"}, whole=True)
     return [
         d for d in storno if d.type() == "SR" and d.origin is not None and d.origin.id == invoice_id
     ]

@@ -19,12 +19,13 @@ import msgspec
 
 from sevdesk_mcp.domain.common import omitted_note, web_link
 from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.lifecycle_table import names, open_statuses
 from sevdesk_mcp.domain.money import ZERO, Money, money, total, totals_by_currency
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import NotFoundError, UpstreamValidationError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 from sevdesk_mcp.sevdesk.version import System, object_system
@@ -32,14 +33,8 @@ from sevdesk_mcp.sevdesk.wire_finance import AccountingType, Voucher, VoucherPos
 
 MAX_SCANNED: Final = 20_000
 MAX_POSITIONS: Final = 1_000
-STATUSES: Final = {
-    50: "draft",
-    100: "open",
-    150: "transferred",
-    750: "partially_paid",
-    1000: "paid",
-}
-OPEN_STATUSES: Final = frozenset({100, 150, 750})
+STATUSES: Final = names("voucher")
+OPEN_STATUSES: Final = open_statuses("voucher")
 KINDS: Final = {"C": "expense", "D": "revenue"}
 StatusFilter = Literal["any", "draft", "open", "transferred", "partially_paid", "paid"]
 KindFilter = Literal["any", "expense", "revenue"]
@@ -139,7 +134,7 @@ class Read:
 
 
 async def read_vouchers(
-    client: SevdeskClient, query: dict[str, QueryValue]
+    client: SevdeskPort, query: dict[str, QueryValue]
 ) -> tuple[list[Read], bool]:
     """:returns: every voucher sevDesk lists for ``query``, and whether the scan was cut short.
 
@@ -151,7 +146,7 @@ async def read_vouchers(
     return rows, page.truncated
 
 
-async def search_vouchers(client: SevdeskClient, api_url: str, search: Search) -> VoucherList:
+async def search_vouchers(client: SevdeskPort, api_url: str, search: Search) -> VoucherList:
     """:returns: the matching receipts, newest first, with gross and open totals of all matches.
 
     :raises UpstreamError: if sevDesk cannot be read.
@@ -171,7 +166,7 @@ async def search_vouchers(client: SevdeskClient, api_url: str, search: Search) -
     )
 
 
-async def get_voucher(client: SevdeskClient, api_url: str, voucher_id: int) -> VoucherDetail:
+async def get_voucher(client: SevdeskPort, api_url: str, voucher_id: int) -> VoucherDetail:
     """:returns: the receipt with its positions, booking accounts and tax rule or tax type.
 
     :raises NotFoundError: if there is no such receipt.
@@ -236,7 +231,7 @@ def open_amount(voucher: Voucher) -> Decimal:
 class AccountResolver:
     """Resolves booking-account ids to number and name, each id once per call."""
 
-    def __init__(self, client: SevdeskClient) -> None:
+    def __init__(self, client: SevdeskPort) -> None:
         self._client = client
         self._cache: dict[tuple[str, int], BookingAccount] = {}
 
@@ -290,7 +285,7 @@ async def _position(
     )
 
 
-async def _tax_rule(client: SevdeskClient, ref: wire.Ref | None) -> TaxRule | None:
+async def _tax_rule(client: SevdeskPort, ref: wire.Ref | None) -> TaxRule | None:
     if ref is None:
         return None
     rules = wire.parse_all((await client.get_all("/TaxRule", max_items=500)).items, wire.TaxRule)
@@ -300,7 +295,7 @@ async def _tax_rule(client: SevdeskClient, ref: wire.Ref | None) -> TaxRule | No
     return TaxRule(id=rule.id, code=rule.code, name=_text(rule.name))
 
 
-async def _account_system(client: SevdeskClient) -> System:
+async def _account_system(client: SevdeskPort) -> System:
     return "2.0" if await client.system_version() == "2.0" else "1.0"
 
 

@@ -12,11 +12,11 @@ from typing import Final, Generic, TypeVar
 
 import msgspec
 
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 
@@ -59,7 +59,7 @@ class Created(msgspec.Struct, frozen=True):
     id: int
 
 
-async def post(client: SevdeskClient, word: str, body: JsonObject) -> int:
+async def post(client: SevdeskPort, word: str, body: JsonObject) -> int:
     """Create one object with ``POST /<word>``; sent once, never retried.
 
     :returns: the new object's id.
@@ -69,7 +69,7 @@ async def post(client: SevdeskClient, word: str, body: JsonObject) -> int:
     return wire.parse(one(await client.send("POST", api_path(word), json=body)), Created).id
 
 
-async def reference_name(client: SevdeskClient, word: str, ident: int) -> str | None:
+async def reference_name(client: SevdeskPort, word: str, ident: int) -> str | None:
     """:returns: the name of entry ``ident`` of a reference list (``Unity``, ``StaticCountry``),
         or ``None`` if the list has no such entry.
 

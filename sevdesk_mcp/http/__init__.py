@@ -1,13 +1,16 @@
-"""Streamable HTTP on h11 and anyio: the server loop, hardening, bearer auth and the MCP route.
+"""The one HTTP stack, on h11 and anyio: Streamable HTTP for MCP, and pages for the user's browser.
 
 Modules, in the order a request meets them:
 
 - ``server``: the listener, the connection cap;
 - ``connection``: one h11 connection: deadlines, body caps, pipelining, client disconnects;
+- ``reader``: the one task per connection that receives from its socket;
 - ``router``: path checks, Host, rate limits, routes (404/405), Origin, auth, in-flight caps;
 - ``mcp_route``: ``POST /mcp``, stateless, both protocol eras;
 - ``hardening``, ``ratelimit``, ``auth``, ``log``: the rules those steps apply;
 - ``lifecycle``: shutdown (health checks fail, running requests get their grace);
 - ``settings`` and ``limits``: what an operator configures and what is fixed;
-- ``serve`` and ``commands``: the wiring and the operator commands the command line runs.
+- ``serve`` and ``commands``: the wiring and the operator commands the command line runs;
+- ``pages``: the same stack serving pages for the user's browser (the approval page) on a
+  loopback listener of their own.
 """

@@ -13,7 +13,9 @@ Rules:
    HTTP/1.0, bare LF line endings, too many header lines and overlong targets.
 4. A body over the route's cap is refused with 413 before more of it is read: at once when
    Content-Length announces it, as soon as the running total passes the cap when chunked.
-5. Once a handler has the whole body the socket is watched: end of stream cancels the handler.
+5. One reader task per connection (``http.reader``) is the only one receiving from the socket;
+   once a handler has the whole body, the end of the stream cancels the handler (the client
+   left: :attr:`Exchange.aborted`, logged as 499).
 6. A response sent before the body was read, the last request of a connection, and every
    refusal carry ``Connection: close``; every response carries the base (security) headers.
 7. A connection the server ends is closed gracefully: our side first, then what the client
@@ -39,13 +41,16 @@ from sevdesk_mcp.http.lifecycle import Lifecycle
 from sevdesk_mcp.http.limits import READ_CHUNK_BYTES, Limits
 from sevdesk_mcp.http.log import AccessLog, AccessRecord
 from sevdesk_mcp.http.messages import JSON_TYPE, HeaderList, Headers, Request
+from sevdesk_mcp.http.reader import SOCKET_ERRORS, Reader
+
+__all__ = ["CLIENT_CLOSED", "SOCKET_ERRORS", "Exchange", "Handler", "HttpConnection", "Wiring"]
 
 Handler = Callable[["Exchange"], Awaitable[None]]
 HeadEvent = h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]
 
 CLIENT_CLOSED: Final = 499  # logged only (nginx's convention); never sent
 _BARE_LF: Final = re.compile(rb"(?<!\r)\n")
-SOCKET_ERRORS: Final = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
+_REASONS: Final = {status.value: status.phrase.encode("ascii") for status in HTTPStatus}
 _json_encoder = msgspec.json.Encoder()
 
 
@@ -66,7 +71,22 @@ class Exchange:
     :ivar client: the client address; the router replaces the socket peer by the address from
         ``X-Forwarded-For`` when proxies are trusted.
     :ivar notes: extra fields for the request's log line (route, MCP method, ...).
+    :ivar aborted: why the answer was given up (the client left, or the connection failed while
+        answering), or ``None``; logged as ``aborted``, and as status 499 if nothing was sent.
+    :ivar body_read: whether the request's body has been read (or it has none).
     """
+
+    __slots__ = (
+        "_conn",
+        "_last",
+        "aborted",
+        "body_read",
+        "client",
+        "notes",
+        "request",
+        "sent_bytes",
+        "status",
+    )
 
     def __init__(self, conn: HttpConnection, request: Request, *, last: bool) -> None:
         self.request = request
@@ -74,7 +94,8 @@ class Exchange:
         self.notes: dict[str, str] = {}
         self.status: int | None = None
         self.sent_bytes = 0
-        self.body_read = anyio.Event()
+        self.aborted: str | None = None
+        self.body_read = False
         self._conn = conn
         self._last = last
 
@@ -86,9 +107,10 @@ class Exchange:
         return await self._conn.read_body(self, max_bytes)
 
     async def respond(self, status: int, headers: HeaderList, body: bytes = b"") -> None:
-        """Send a complete response, in one write."""
+        """Send a complete response, in one write (the head alone for a ``HEAD`` request)."""
         head = self._head(status, [*headers, ("content-length", str(len(body)))])
-        events: list[h11.Event] = [head, h11.Data(data=body)] if body else [head]
+        with_body = body and self.request.method != "HEAD"
+        events: list[h11.Event] = [head, h11.Data(data=body)] if with_body else [head]
         await self._conn.send(*events, h11.EndOfMessage())
         self.status = status
         self.sent_bytes += len(body)
@@ -103,8 +125,7 @@ class Exchange:
         all_headers = [*self._conn.wiring.base_headers, *headers]
         if closing:
             all_headers.append(("connection", "close"))
-        reason = HTTPStatus(status).phrase.encode("ascii")
-        return h11.Response(status_code=status, headers=all_headers, reason=reason)
+        return h11.Response(status_code=status, headers=all_headers, reason=_REASONS[status])
 
     async def send(self, data: bytes) -> None:
         """Send a piece of the body."""
@@ -121,26 +142,35 @@ class HttpConnection:
 
     def __init__(self, stream: anyio.abc.ByteStream, peer: str, wiring: Wiring) -> None:
         self.wiring = wiring
-        self.h11 = h11.Connection(
-            h11.SERVER, max_incomplete_event_size=wiring.limits.max_header_bytes
-        )
+        limits = wiring.limits
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_header_bytes)
         self._stream = stream
+        self._reader = Reader(stream, self.h11, limits.max_header_bytes + limits.mcp_max_body_bytes)
         self._peer = peer
         self._first_byte_at = 0.0
+        self._scope: anyio.CancelScope | None = None  # the running handler's
 
     async def serve(self) -> None:
         """Serve requests until the client leaves, a limit ends the connection, or it fails."""
         linger = False
         try:
-            await self._loop()
-            linger = not self.h11.trailing_data[1]  # the client has not closed its side
-        except SOCKET_ERRORS:
-            pass  # the client went away; nothing left to answer
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._reader.run)
+                linger = await self._serve_requests()
+                tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 if linger:
                     await self._linger()
                 await self._stream.aclose()
+
+    async def _serve_requests(self) -> bool:
+        """:returns: whether to linger: the server ends the connection, the client has not."""
+        try:
+            await self._loop()
+        except SOCKET_ERRORS:
+            return False  # the client went away; nothing left to answer
+        return not self._reader.closed
 
     async def _linger(self) -> None:
         """Close our side, then drain the client's ("lingering close"), within bounds."""
@@ -176,7 +206,7 @@ class HttpConnection:
             with anyio.move_on_after(
                 limits.header_deadline_s if first else limits.keepalive_idle_s
             ):
-                await self._receive()
+                await self._reader.wait()
             if not self._buffered():
                 return None  # idle too long, or closed between requests: nothing to answer
         self._first_byte_at = anyio.current_time()
@@ -192,7 +222,7 @@ class HttpConnection:
 
     async def _read_head(self) -> HeadEvent:
         while (event := self._head_event()) is h11.NEED_DATA:
-            await self._receive()
+            await self._reader.wait()
         return event
 
     def _head_event(self) -> HeadEvent:
@@ -248,51 +278,43 @@ class HttpConnection:
         return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
 
     async def _handle(self, exchange: Exchange) -> None:
-        if not exchange.request.has_body:
-            self.h11.next_event()  # the EndOfMessage of an empty body
-            exchange.body_read.set()
-        failure: list[HttpError] = []
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._watch, exchange, tg.cancel_scope)
-            with anyio.move_on_after(self.wiring.limits.request_deadline_s) as deadline:
-                await self._run_handler(exchange, failure)
-            tg.cancel_scope.cancel()
-        if failure:
-            raise failure[0]
-        if deadline.cancelled_caught:
+        deadline = anyio.current_time() + self.wiring.limits.request_deadline_s
+        with anyio.CancelScope(deadline=deadline) as scope:
+            self._scope = scope
+            try:
+                if not exchange.request.has_body:
+                    self.h11.next_event()  # the EndOfMessage of an empty body
+                    self._body_done(exchange)
+                await self.wiring.handler(exchange)
+            except SOCKET_ERRORS:
+                exchange.aborted = "the connection failed while answering"
+            finally:
+                self._reader.disarm()
+                self._scope = None
+        if exchange.aborted is not None:
+            return
+        if scope.cancelled_caught:
             exchange.notes["deadline"] = "exceeded"
             if exchange.status is None:
                 raise HttpError(503, "The request took too long and was stopped.")
-        elif exchange.status is None and "aborted" not in exchange.notes:
+        elif exchange.status is None:
             raise HttpError(500, "The request was not answered.")
 
-    async def _run_handler(self, exchange: Exchange, failure: list[HttpError]) -> None:
-        # Errors are carried out of the task group by hand: trio would wrap them in a group.
-        try:
-            await self.wiring.handler(exchange)
-        except HttpError as exc:
-            failure.append(exc)
-        except SOCKET_ERRORS:
-            exchange.notes["aborted"] = "the connection failed while answering"
+    def _body_done(self, exchange: Exchange) -> None:
+        """From now on the client leaving cancels the handler (rule 5)."""
+        exchange.body_read = True
+        scope = self._scope
 
-    async def _watch(self, exchange: Exchange, scope: anyio.CancelScope) -> None:
-        """Cancel the handler when the client closes the connection (after the body was read)."""
-        await exchange.body_read.wait()
-        budget = self.wiring.limits.max_header_bytes + self.wiring.limits.mcp_max_body_bytes
-        while budget > 0:
-            try:
-                data = await self._stream.receive(READ_CHUNK_BYTES)
-            except (anyio.EndOfStream, *SOCKET_ERRORS):
-                exchange.notes["aborted"] = "client closed the connection"
+        def abort(reason: str) -> None:
+            exchange.aborted = reason
+            if scope is not None:
                 scope.cancel()
-                return
-            self.h11.receive_data(data)  # a pipelined request: kept for later
-            budget -= len(data)
-        await anyio.sleep_forever()  # enough buffered: stop reading, let TCP push back
+
+        self._reader.arm(abort)
 
     async def read_body(self, exchange: Exchange, max_bytes: int) -> bytes:
         """:returns: the body of the current request (see :meth:`Exchange.read_body`)."""
-        if exchange.body_read.is_set():
+        if exchange.body_read:
             return b""  # no body was announced (or it was read already)
         length = exchange.request.headers.get("content-length")
         if length is not None and int(length.split(",")[0]) > max_bytes:
@@ -307,7 +329,7 @@ class HttpConnection:
                 await self._read_chunks(body, max_bytes)
             if scope.cancelled_caught:
                 raise HttpError(408, "The request body did not arrive in time.")
-        exchange.body_read.set()
+        self._body_done(exchange)
         return bytes(body)
 
     async def _continue(self) -> None:
@@ -316,7 +338,7 @@ class HttpConnection:
 
     async def _read_chunks(self, body: bytearray, max_bytes: int) -> None:
         while not self._take_chunks(body, max_bytes):
-            await self._receive()
+            await self._reader.wait()
 
     def _take_chunks(self, body: bytearray, max_bytes: int) -> bool:
         """Move the buffered body into ``body``.
@@ -338,13 +360,6 @@ class HttpConnection:
             body += event.data
             if len(body) > max_bytes:
                 raise HttpError(413, f"The body is larger than {max_bytes} bytes.")
-
-    async def _receive(self) -> None:
-        try:
-            data = await self._stream.receive(READ_CHUNK_BYTES)
-        except anyio.EndOfStream:
-            data = b""
-        self.h11.receive_data(data)
 
     def _buffered(self) -> bool:
         return bool(self.h11.trailing_data[0])
@@ -391,9 +406,10 @@ class HttpConnection:
         )
 
     def _log(self, exchange: Exchange, started: float) -> None:
-        status = exchange.status
-        if exchange.notes.get("aborted") is not None and status is None:
-            status = CLIENT_CLOSED
+        status, notes = exchange.status, exchange.notes
+        if exchange.aborted is not None:
+            notes = {**notes, "aborted": exchange.aborted}
+            status = CLIENT_CLOSED if status is None else status
         self.wiring.log.write(
             AccessRecord(
                 method=exchange.request.method,
@@ -402,6 +418,6 @@ class HttpConnection:
                 sent_bytes=exchange.sent_bytes,
                 duration_s=time.monotonic() - started,
                 client=exchange.client,
-                notes=exchange.notes,
+                notes=notes,
             )
         )

@@ -34,7 +34,8 @@ from sevdesk_mcp.mcp import jsonrpc, streamable
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import PeerRequestError
 from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
-from sevdesk_mcp.mcp.types import META_LOG_LEVEL, MODERN_VERSION, Era, JsonObject
+from sevdesk_mcp.mcp.envelope import RequestMeta
+from sevdesk_mcp.mcp.types import MODERN_VERSION, Era, JsonObject
 
 SSE_TYPE: Final = "text/event-stream"
 MCP_HEADER_PREFIX: Final = "mcp-"
@@ -113,39 +114,44 @@ class McpRoute:
         exchange.notes["mcp_method"] = request.method  # masked, then cut, by the access log
         headers = exchange.request.headers
         try:
-            era = streamable.request_era(request, headers)
+            meta = streamable.check_request(request, headers)
         except ProtocolError as exc:
             answer = jsonrpc.error_answer(request.id, exc.code, exc.message, exc.data)
             await _send_json(exchange, 400, answer)
             return
+        era: Era = "legacy" if meta is None else "modern"
         exchange.notes["era"] = era
-        if era == "modern" and _quiet(request) and _accepts_json(headers):
-            await self._answer(exchange, request, era)
+        if meta is not None and _quiet(meta) and _accepts_json(headers):
+            await self._answer(exchange, request, meta)
             return
         send, receive = anyio.create_memory_object_stream[_Out](MAX_QUEUED_MESSAGES)
         peer = HttpPeer(send if _accepts_stream(headers) else None)
-        conn = Connection(peer=peer, principal=self._principal)
-        if era == "legacy" and request.method != "initialize":
-            conn.legacy_version = streamable.legacy_version(headers)
+        conn = streamable.open_connection(request, meta, headers, peer, self._principal)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._dispatch, request, conn, send)
+            tg.start_soon(self._dispatch, request, conn, meta, send)
             try:
                 await _deliver(exchange, receive, era, json_ok=_accepts_json(headers))
             except SOCKET_ERRORS:  # handled here: the task group would wrap it in a group
-                exchange.notes["aborted"] = "the connection failed while answering"
+                exchange.aborted = "the connection failed while answering"
                 tg.cancel_scope.cancel()
 
-    async def _answer(self, exchange: Exchange, request: jsonrpc.Request, era: Era) -> None:
+    async def _answer(
+        self, exchange: Exchange, request: jsonrpc.Request, meta: RequestMeta
+    ) -> None:
         """Serve a 2026-07-28 request that cannot notify, as JSON: no stream, no second task."""
         conn = Connection(peer=HttpPeer(None), principal=self._principal)
-        answer = await Dispatcher(self._build_app()).handle(request, conn)
-        await _send_json(exchange, streamable.http_status(answer, era), answer)
+        answer = await Dispatcher(self._build_app()).handle(request, conn, meta)
+        await _send_json(exchange, streamable.http_status(answer, "modern"), answer)
 
     async def _dispatch(
-        self, request: jsonrpc.Request, conn: Connection, send: MemoryObjectSendStream[_Out]
+        self,
+        request: jsonrpc.Request,
+        conn: Connection,
+        meta: RequestMeta | None,
+        send: MemoryObjectSendStream[_Out],
     ) -> None:
         async with send:
-            answer = await Dispatcher(self._build_app()).handle(request, conn)
+            answer = await Dispatcher(self._build_app()).handle(request, conn, meta)
             await send.send(("answer", answer))
 
 
@@ -189,14 +195,11 @@ def _repeated_mcp_header(headers: Headers) -> JsonObject | None:
     return None
 
 
-def _quiet(request: jsonrpc.Request) -> bool:
-    """:returns: whether serving a 2026-07-28 ``request`` cannot send notifications: they need
-    a ``progressToken`` or a log level in ``params._meta``, so a client that accepts JSON gets
-    one JSON object. (On the 2025 era a server may log unasked, so it always gets the stream.)"""
-    meta = request.params.get("_meta")
-    if not isinstance(meta, dict):
-        return True
-    return "progressToken" not in meta and META_LOG_LEVEL not in meta
+def _quiet(meta: RequestMeta) -> bool:
+    """:returns: whether serving a 2026-07-28 request cannot send notifications: they need a
+    ``progressToken`` or a log level in its ``_meta``, so a client that accepts JSON gets one
+    JSON object. (On the 2025 era a server may log unasked, so it always gets the stream.)"""
+    return meta.progress_token is None and meta.log_level is None
 
 
 def _accepts_stream(headers: Headers) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from sevdesk_mcp.errors import PeerRequestError as PeerRequestError  # noqa: PLC0414 - transports
 from sevdesk_mcp.mcp.types import (
     LOG_LEVELS,
     ElicitResponse,
@@ -13,10 +14,6 @@ from sevdesk_mcp.mcp.types import (
     JsonValue,
     RequestId,
 )
-
-
-class PeerRequestError(Exception):
-    """A request to the client failed: it answered with an error, closed, or is unable."""
 
 
 class Peer(Protocol):

@@ -3,10 +3,12 @@
 Era detection per message (wire digest section 1.3, stdio rules):
 
 1. ``params._meta`` carries ``io.modelcontextprotocol/protocolVersion``: a 2026-07-28 request.
-   A malformed envelope is -32602, another version -32022, a method the era does not have -32601.
+   A malformed envelope is -32602, another version -32022, a method the era does not have -32601
+   (the envelope is decoded by ``mcp.envelope``, once: HTTP hands over what its ladder decoded).
 2. ``initialize`` without that envelope: the 2025 handshake. It echoes a supported requested
    version, otherwise answers the latest 2025 version; it never answers 2026-07-28.
-3. Any other request on a connection that completed ``initialize``: 2025 era.
+3. Any other request on a connection that completed ``initialize`` (or that the transport
+   opened as a 2025-era one, :meth:`Connection.legacy`): 2025 era.
 4. Anything else: -32602 (the envelope is missing and there was no handshake).
 
 2026 results carry ``resultType`` and ``serverInfo`` in ``_meta``; lists, ``server/discover`` and
@@ -23,7 +25,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from sevdesk_mcp.errors import (
@@ -32,24 +34,15 @@ from sevdesk_mcp.errors import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     RESOURCE_NOT_FOUND_2025,
-    UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
     ResourceNotFoundError,
 )
-from sevdesk_mcp.mcp import methods
+from sevdesk_mcp.mcp import envelope, methods
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import Peer, RequestContext
+from sevdesk_mcp.mcp.envelope import Handshake, RequestMeta
 from sevdesk_mcp.mcp.jsonrpc import Request, error_answer, result_answer
-from sevdesk_mcp.mcp.types import (
-    LEGACY_VERSIONS,
-    LOG_LEVELS,
-    META_CAPABILITIES,
-    META_LOG_LEVEL,
-    META_SERVER_INFO,
-    META_VERSION,
-    MODERN_VERSION,
-    JsonObject,
-)
+from sevdesk_mcp.mcp.types import LEGACY_VERSIONS, META_SERVER_INFO, JsonObject, LogLevel
 from sevdesk_mcp.safety.redact import REDACTOR
 
 log = logging.getLogger("sevdesk_mcp")
@@ -82,13 +75,28 @@ LEGACY_METHODS: Final[dict[str, Handler]] = {"ping": methods.ping, **_SHARED}
 
 @dataclass(slots=True)
 class Connection:
-    """What one connection remembers: the 2025 handshake, if any, and its log level."""
+    """What one connection remembers: the 2025 handshake, if any, and its log level.
+
+    A transport opens it, as ``Connection(peer)`` or with :meth:`legacy`; only the dispatcher
+    changes it afterwards (``initialize``, ``logging/setLevel``).
+    """
 
     peer: Peer
     principal: str = "local"
-    legacy_version: str | None = None
-    legacy_capabilities: JsonObject = field(default_factory=dict)
-    log_level: str | None = None
+    handshake: Handshake | None = None
+    log_level: LogLevel | None = None
+
+    @classmethod
+    def legacy(cls, peer: Peer, version: str, *, principal: str = "local") -> Connection:
+        """:returns: a connection whose 2025 handshake happened elsewhere: stateless HTTP serves
+        a request at the version its ``MCP-Protocol-Version`` header names, without knowing
+        the client's capabilities.
+
+        :raises ValueError: if ``version`` is not a 2025 version this server speaks.
+        """
+        if version not in LEGACY_VERSIONS:
+            raise ValueError(f"not a 2025 protocol version of this server: {version!r}")
+        return cls(peer, principal, Handshake(version, {}))
 
 
 class RedactingPeer:
@@ -120,17 +128,26 @@ class Dispatcher:
     def __init__(self, app: McpApp) -> None:
         self.app = app
 
-    async def handle(self, request: Request, conn: Connection) -> JsonObject:
+    async def handle(
+        self, request: Request, conn: Connection, meta: RequestMeta | None = None
+    ) -> JsonObject:
         """:returns: the JSON-RPC answer to ``request``, redacted; never raises except on
-        cancellation."""
-        return REDACTOR.scrub_object(await self._answer(request, conn))
+        cancellation.
 
-    async def _answer(self, request: Request, conn: Connection) -> JsonObject:
+        :param meta: the envelope of ``request`` if the transport decoded it already (HTTP's
+            header ladder does); otherwise it is decoded here.
+        """
+        return REDACTOR.scrub_object(await self._answer(request, conn, meta))
+
+    async def _answer(
+        self, request: Request, conn: Connection, meta: RequestMeta | None
+    ) -> JsonObject:
         try:
-            result = await self._dispatch(request, conn)
+            if meta is None:
+                meta = envelope.decode_meta(request.params)
+            result = await self._dispatch(request, conn, meta)
         except ResourceNotFoundError as exc:
-            modern = _is_modern(request.params)
-            code = exc.code if modern else RESOURCE_NOT_FOUND_2025
+            code = exc.code if meta is not None else RESOURCE_NOT_FOUND_2025
             return error_answer(request.id, code, exc.message, exc.data)
         except ProtocolError as exc:
             return error_answer(request.id, exc.code, exc.message, exc.data)
@@ -142,70 +159,64 @@ class Dispatcher:
             )
         return result_answer(request.id, result)
 
-    async def _dispatch(self, request: Request, conn: Connection) -> JsonObject:
-        if _is_modern(request.params):
-            return await self._modern(request, conn)
+    async def _dispatch(
+        self, request: Request, conn: Connection, meta: RequestMeta | None
+    ) -> JsonObject:
+        if meta is not None:
+            return await self._modern(request, conn, meta)
         if request.method == "initialize":
             return self._initialize(request.params, conn)
-        if conn.legacy_version is None:
+        if conn.handshake is None:
             raise ProtocolError(
                 INVALID_PARAMS,
                 "Missing params._meta with io.modelcontextprotocol/protocolVersion and "
                 "clientCapabilities (2026-07-28); 2025-era clients must send initialize first",
             )
-        return await self._legacy(request, conn)
+        return await self._legacy(request, conn, conn.handshake)
 
-    async def _modern(self, request: Request, conn: Connection) -> JsonObject:
-        meta = request.params["_meta"]
-        assert isinstance(meta, dict)  # guaranteed by _is_modern
-        version, caps, level = _envelope(meta)
+    async def _modern(self, request: Request, conn: Connection, meta: RequestMeta) -> JsonObject:
+        envelope.require_supported(meta)
         handler = MODERN_METHODS.get(request.method)
         if handler is None:
             raise _not_found(request.method)
         ctx = RequestContext(
             era="modern",
-            protocol_version=version,
-            client_capabilities=caps,
+            protocol_version=meta.protocol_version,
+            client_capabilities=meta.client_capabilities,
             principal=conn.principal,
             request_id=request.id,
             peer=RedactingPeer(conn.peer),
-            progress_token=_progress_token(meta),
-            log_level=level,
+            progress_token=meta.progress_token,
+            log_level=meta.log_level,
         )
         result = await handler(self.app, ctx, request.params)
         return self._decorate(request.method, result)
 
-    async def _legacy(self, request: Request, conn: Connection) -> JsonObject:
+    async def _legacy(self, request: Request, conn: Connection, handshake: Handshake) -> JsonObject:
         if request.method == "logging/setLevel":
-            conn.log_level = _log_level(request.params.get("level"))
+            conn.log_level = envelope.log_level(request.params.get("level"))
             return {}
         handler = LEGACY_METHODS.get(request.method)
         if handler is None:
             raise _not_found(request.method)
-        meta = request.params.get("_meta")
         ctx = RequestContext(
             era="legacy",
-            protocol_version=conn.legacy_version or LEGACY_VERSIONS[0],
-            client_capabilities=conn.legacy_capabilities,
+            protocol_version=handshake.version,
+            client_capabilities=handshake.capabilities,
             principal=conn.principal,
             request_id=request.id,
             peer=RedactingPeer(conn.peer),
-            progress_token=_progress_token(meta) if isinstance(meta, dict) else None,
+            progress_token=envelope.progress_token(request.params.get("_meta")),
             log_level=conn.log_level,
         )
         return await handler(self.app, ctx, request.params)
 
     def _initialize(self, params: JsonObject, conn: Connection) -> JsonObject:
-        if conn.legacy_version is not None:
+        if conn.handshake is not None:
             raise ProtocolError(INVALID_REQUEST, "Invalid request: initialize was already sent")
-        requested = params.get("protocolVersion")
-        if not isinstance(requested, str):
-            raise ProtocolError(INVALID_PARAMS, "initialize needs a string protocolVersion")
-        caps = params.get("capabilities")
-        conn.legacy_version = requested if requested in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
-        conn.legacy_capabilities = caps if isinstance(caps, dict) else {}
+        conn.handshake = envelope.decode_initialize(params)
         result: JsonObject = {
-            "protocolVersion": conn.legacy_version,
+            "protocolVersion": conn.handshake.version,
             "capabilities": self.app.capabilities(legacy=True),
             "serverInfo": self.app.info.to_json(),
         }
@@ -225,44 +236,6 @@ class Dispatcher:
             result["ttlMs"] = self.app.list_ttl_ms
             result["cacheScope"] = self.app.cache_scope
         return result
-
-
-def _is_modern(params: JsonObject) -> bool:
-    meta = params.get("_meta")
-    return isinstance(meta, dict) and META_VERSION in meta
-
-
-def _envelope(meta: JsonObject) -> tuple[str, JsonObject, str | None]:
-    version, caps = meta.get(META_VERSION), meta.get(META_CAPABILITIES)
-    if not isinstance(version, str) or not isinstance(caps, dict):
-        raise ProtocolError(
-            INVALID_PARAMS,
-            "params._meta needs a string io.modelcontextprotocol/protocolVersion and an object "
-            "io.modelcontextprotocol/clientCapabilities",
-        )
-    if version != MODERN_VERSION:
-        raise ProtocolError(
-            UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-            {"supported": [MODERN_VERSION], "requested": version},
-        )
-    level = meta.get(META_LOG_LEVEL)
-    return version, caps, None if level is None else _log_level(level)
-
-
-def _log_level(value: object) -> str:
-    if not isinstance(value, str) or value not in LOG_LEVELS:
-        raise ProtocolError(
-            INVALID_PARAMS, f"The log level must be one of: {', '.join(LOG_LEVELS)}"
-        )
-    return value
-
-
-def _progress_token(meta: JsonObject) -> int | str | None:
-    token = meta.get("progressToken")
-    if isinstance(token, bool) or not isinstance(token, int | str):
-        return None
-    return token
 
 
 def _not_found(method: str) -> ProtocolError:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from sevdesk_mcp.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
-from sevdesk_mcp.mcp import mrtr
+from sevdesk_mcp.mcp import envelope, mrtr
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.state import Binding, canonical_digest
@@ -54,23 +54,18 @@ async def tools_call(app: McpApp, ctx: RequestContext, params: JsonObject) -> Js
     if app.tools is None:
         raise _unsupported("tools/call")
     tools = app.tools
-    name = _string(params, "name")
-    arguments = params.get("arguments")
-    if arguments is None:
-        arguments = {}  # clients omit or null the key (wire digest section 7.8)
-    if not isinstance(arguments, dict):
-        raise ProtocolError(INVALID_PARAMS, "tools/call: arguments must be a JSON object")
+    call = envelope.decode_tool_call(params)
 
     async def invoke(c: RequestContext) -> ToolResult | InputRequired:
-        return await tools.call_tool(name, arguments, c)
+        return await tools.call_tool(call.name, call.arguments, c)
 
     if ctx.era == "legacy":
         try:
             return (await mrtr.run_legacy(app, ctx, invoke)).to_json()
         except mrtr.InputUnavailableError as exc:
             return ToolResult.error(str(exc)).to_json()
-    binding = Binding("tools/call", name, ctx.principal, canonical_digest(arguments))
-    outcome = await mrtr.run_modern(app, ctx, binding, params, invoke)
+    binding = Binding("tools/call", call.name, ctx.principal, canonical_digest(call.arguments))
+    outcome = await mrtr.run_modern(app, ctx, binding, call, invoke)
     return outcome.to_json() if isinstance(outcome, ToolResult) else outcome
 
 
@@ -86,17 +81,14 @@ async def prompts_get(app: McpApp, ctx: RequestContext, params: JsonObject) -> J
     if app.prompts is None:
         raise _unsupported("prompts/get")
     prompts = app.prompts
-    name = _string(params, "name")
-    raw = params.get("arguments") or {}
-    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
-        raise ProtocolError(INVALID_PARAMS, "prompts/get: arguments must map names to strings")
-    arguments = {k: v for k, v in raw.items() if isinstance(v, str)}
+    prompt = envelope.decode_prompt_get(params)
 
     async def invoke(c: RequestContext) -> JsonObject | InputRequired:
-        return await prompts.get_prompt(name, arguments, c)
+        return await prompts.get_prompt(prompt.name, prompt.arguments, c)
 
-    binding = Binding("prompts/get", name, ctx.principal, canonical_digest(dict(raw)))
-    return await _interactive(app, ctx, binding, params, invoke)
+    digest = canonical_digest(dict(prompt.arguments))
+    binding = Binding("prompts/get", prompt.name, ctx.principal, digest)
+    return await _interactive(app, ctx, binding, prompt, invoke)
 
 
 async def resources_list(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
@@ -121,14 +113,14 @@ async def resources_read(app: McpApp, ctx: RequestContext, params: JsonObject) -
     if app.resources is None:
         raise _unsupported("resources/read")
     resources = app.resources
-    uri = _string(params, "uri")
+    read = envelope.decode_resource_read(params)
 
     async def invoke(c: RequestContext) -> JsonObject | InputRequired:
-        outcome = await resources.read_resource(uri, c)
+        outcome = await resources.read_resource(read.uri, c)
         return outcome if isinstance(outcome, InputRequired) else {"contents": list(outcome)}
 
-    binding = Binding("resources/read", uri, ctx.principal, canonical_digest({}))
-    return await _interactive(app, ctx, binding, params, invoke)
+    binding = Binding("resources/read", read.uri, ctx.principal, canonical_digest({}))
+    return await _interactive(app, ctx, binding, read, invoke)
 
 
 async def completion_complete(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
@@ -145,7 +137,7 @@ async def _interactive(
     app: McpApp,
     ctx: RequestContext,
     binding: Binding,
-    params: JsonObject,
+    params: envelope.InteractiveParams,
     invoke: mrtr.Invoke[JsonObject],
 ) -> JsonObject:
     if ctx.era == "legacy":
@@ -179,13 +171,6 @@ def _decode_cursor(cursor: JsonValue, total: int) -> int:
     if not isinstance(cursor, str) or not 0 < offset < total:
         raise ProtocolError(INVALID_PARAMS, "Invalid cursor: pass nextCursor exactly as received")
     return offset
-
-
-def _string(params: JsonObject, key: str) -> str:
-    value = params.get(key)
-    if not isinstance(value, str):
-        raise ProtocolError(INVALID_PARAMS, f"The parameter {key!r} must be a string")
-    return value
 
 
 def _unsupported(method: str) -> ProtocolError:

@@ -20,18 +20,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from sevdesk_mcp.errors import MISSING_CLIENT_CAPABILITY, ProtocolError
+from msgspec import UNSET
+
+from sevdesk_mcp.errors import MISSING_CLIENT_CAPABILITY, PeerRequestError, ProtocolError
+from sevdesk_mcp.errors import InputUnavailableError as InputUnavailableError  # noqa: PLC0414
 from sevdesk_mcp.mcp.app import McpApp
-from sevdesk_mcp.mcp.context import PeerRequestError, RequestContext
+from sevdesk_mcp.mcp.context import RequestContext
+from sevdesk_mcp.mcp.envelope import InteractiveParams
 from sevdesk_mcp.mcp.state import Binding
 from sevdesk_mcp.mcp.types import ElicitResponse, InputRequired, JsonObject, JsonValue
 
 R = TypeVar("R")
 Invoke = Callable[[RequestContext], Awaitable["R | InputRequired"]]
-
-
-class InputUnavailableError(Exception):
-    """A 2025-era request needs input that this client or transport cannot give."""
 
 
 def parse_responses(raw: JsonValue) -> dict[str, ElicitResponse]:
@@ -61,7 +61,11 @@ def parse_elicit_result(value: JsonValue) -> ElicitResponse | None:
 
 
 async def run_modern(
-    app: McpApp, ctx: RequestContext, binding: Binding, params: JsonObject, invoke: Invoke[R]
+    app: McpApp,
+    ctx: RequestContext,
+    binding: Binding,
+    params: InteractiveParams,
+    invoke: Invoke[R],
 ) -> R | JsonObject:
     """Serve one 2026-07-28 leg.
 
@@ -70,11 +74,11 @@ async def run_modern(
     :raises ProtocolError: -32021 if the client did not declare a capability the input requests
         need (form elicitation, sampling, roots).
     """
-    raw = params.get("inputResponses")
-    if "requestState" in params:
-        state = app.codec.open(params["requestState"], binding)
+    raw = None if params.input_responses is UNSET else params.input_responses
+    if params.request_state is not UNSET:
+        state = app.codec.open(params.request_state, binding)
         ctx = ctx.with_input(parse_responses(raw), state, _raw_results(raw))
-    elif "inputResponses" in params:
+    elif params.input_responses is not UNSET:
         ctx = ctx.with_input(parse_responses(raw), None, _raw_results(raw))
     outcome = await invoke(ctx)
     if not isinstance(outcome, InputRequired):

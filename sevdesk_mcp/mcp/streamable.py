@@ -4,7 +4,8 @@ Era of a POSTed request, checked in the order the specification gives:
 
 1. ``params._meta`` carries ``io.modelcontextprotocol/protocolVersion``: a 2026-07-28 request.
    a. The envelope must be well formed (string version, object capabilities, a known log
-      level): -32602.
+      level): -32602. It is decoded here, once (``mcp.envelope``), and handed to the
+      dispatcher.
    b. The mirrored headers must match the body: ``MCP-Protocol-Version`` the version,
       ``Mcp-Method`` the method, ``Mcp-Name`` the ``name`` (``tools/call``, ``prompts/get``) or
       ``uri`` (``resources/read``), a ``=?base64?…?=`` value decoded first: -32020. So a header
@@ -14,7 +15,9 @@ Era of a POSTed request, checked in the order the specification gives:
    handshake sent with a 2026 header), -32602 (missing envelope) for anything else.
 3. Otherwise a 2025-era request. ``MCP-Protocol-Version`` names the negotiated version; absent
    means the client did not send one (``initialize``, or a 2025-03-26 client). A version the
-   server does not speak is -32600 with ``supported`` and ``requested``.
+   server does not speak is -32600 with ``supported`` and ``requested``. Without a session,
+   every such request but ``initialize`` is served on a connection opened at that version
+   (:func:`open_connection`).
 
 Every error of this ladder is answered with HTTP 400. Of the dispatcher's answers, -32601 on a
 2026 request is 404 and the other ladder codes are 400; errors raised while serving a request
@@ -37,17 +40,11 @@ from sevdesk_mcp.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
 )
+from sevdesk_mcp.mcp.context import Peer
+from sevdesk_mcp.mcp.dispatcher import Connection
+from sevdesk_mcp.mcp.envelope import RequestMeta, decode_meta, legacy_version
 from sevdesk_mcp.mcp.jsonrpc import Request
-from sevdesk_mcp.mcp.types import (
-    LEGACY_VERSIONS,
-    LOG_LEVELS,
-    META_CAPABILITIES,
-    META_LOG_LEVEL,
-    META_VERSION,
-    MODERN_VERSION,
-    Era,
-    JsonObject,
-)
+from sevdesk_mcp.mcp.types import LEGACY_VERSIONS, MODERN_VERSION, Era, JsonObject
 
 HEADER_VERSION: Final = "mcp-protocol-version"
 HEADER_METHOD: Final = "mcp-method"
@@ -72,18 +69,18 @@ class HeaderSource(Protocol):
         ...
 
 
-def request_era(request: Request, headers: HeaderSource) -> Era:
-    """Decide the era of a POSTed request and apply the header ladder.
+def check_request(request: Request, headers: HeaderSource) -> RequestMeta | None:
+    """Decode the envelope of a POSTed request and apply the header ladder.
 
-    :returns: ``"modern"`` or ``"legacy"``.
+    :returns: the decoded ``params._meta`` of a 2026-07-28 request (for the dispatcher);
+        ``None`` for a 2025-era request.
     :raises ProtocolError: -32602 (envelope), -32020 (headers) or -32600 (legacy version).
     """
-    header_version = headers.get(HEADER_VERSION)
-    meta = request.params.get("_meta")
-    if isinstance(meta, dict) and META_VERSION in meta:
-        _check_envelope(meta)
+    meta = decode_meta(request.params)
+    if meta is not None:
         _check_mirrors(request, meta, headers)
-        return "modern"
+        return meta
+    header_version = headers.get(HEADER_VERSION)
     if header_version == MODERN_VERSION:
         if request.method == "initialize":
             raise ProtocolError(
@@ -102,13 +99,19 @@ def request_era(request: Request, headers: HeaderSource) -> Era:
             "Unsupported MCP-Protocol-Version header",
             {"supported": [MODERN_VERSION, *LEGACY_VERSIONS], "requested": header_version[:64]},
         )
-    return "legacy"
+    return None
 
 
-def legacy_version(headers: HeaderSource) -> str:
-    """:returns: the 2025 version a legacy request was negotiated at (the latest if unnamed)."""
-    version = headers.get(HEADER_VERSION)
-    return version if version in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
+def open_connection(
+    request: Request, meta: RequestMeta | None, headers: HeaderSource, peer: Peer, principal: str
+) -> Connection:
+    """:returns: the connection one stateless request is served on: fresh for a 2026-07-28
+    request (``meta``) and for ``initialize``; for any other 2025-era request, opened at the
+    version its ``MCP-Protocol-Version`` header names (the latest 2025 version if unnamed)."""
+    if meta is not None or request.method == "initialize":
+        return Connection(peer, principal)
+    version = legacy_version(headers.get(HEADER_VERSION))
+    return Connection.legacy(peer, version, principal=principal)
 
 
 def http_status(answer: JsonObject, era: Era) -> int:
@@ -124,23 +127,8 @@ def http_status(answer: JsonObject, era: Era) -> int:
     return 200
 
 
-def _check_envelope(meta: JsonObject) -> None:
-    version, caps = meta.get(META_VERSION), meta.get(META_CAPABILITIES)
-    level = meta.get(META_LOG_LEVEL)
-    if not isinstance(version, str) or not isinstance(caps, dict):
-        raise ProtocolError(
-            INVALID_PARAMS,
-            "params._meta needs a string io.modelcontextprotocol/protocolVersion and an object "
-            "io.modelcontextprotocol/clientCapabilities",
-        )
-    if level is not None and level not in LOG_LEVELS:
-        raise ProtocolError(
-            INVALID_PARAMS, f"The log level must be one of: {', '.join(LOG_LEVELS)}"
-        )
-
-
-def _check_mirrors(request: Request, meta: JsonObject, headers: HeaderSource) -> None:
-    _mirror(headers, HEADER_VERSION, meta.get(META_VERSION), "MCP-Protocol-Version")
+def _check_mirrors(request: Request, meta: RequestMeta, headers: HeaderSource) -> None:
+    _mirror(headers, HEADER_VERSION, meta.protocol_version, "MCP-Protocol-Version")
     _mirror(headers, HEADER_METHOD, request.method, "Mcp-Method")
     key = NAMED_PARAMS.get(request.method)
     target = request.params.get(key) if key else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, TypeAlias, get_args
 
 # Re-exported (explicitly, for mypy) so the core's users need one import.
 from sevdesk_mcp.jsontypes import JsonObject as JsonObject  # noqa: PLC0414
@@ -21,7 +21,7 @@ META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
-LOG_LEVELS: Final = (
+LogLevel = Literal[
     "debug",
     "info",
     "notice",
@@ -30,7 +30,8 @@ LOG_LEVELS: Final = (
     "critical",
     "alert",
     "emergency",
-)
+]
+LOG_LEVELS: Final[tuple[LogLevel, ...]] = get_args(LogLevel)  # from least to most severe
 
 Era = Literal["modern", "legacy"]
 CacheScope = Literal["public", "private"]

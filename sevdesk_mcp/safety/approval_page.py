@@ -1,4 +1,9 @@
-"""The approval page: what the local page server answers (``SEVDESK_CONFIRM=browser``).
+"""The approval page: what the local page listener answers (``SEVDESK_CONFIRM=browser``).
+
+A pure function from a :class:`Request` to a :class:`Response`, with no sockets: the HTTP stack
+serves it (``approval_local`` says how it is wired). The listener adds :data:`SECURITY_HEADERS`
+to every answer, its own refusals included, and refuses bodies over :data:`MAX_BODY_BYTES` and
+requests that repeat a header before the page sees them.
 
 ``GET /a/<id>`` shows the preview in full (warnings first, fact values with their line breaks,
 capped only at 12,000 characters with a marker, everything HTML-escaped), the reference code
@@ -15,7 +20,7 @@ when every check passes:
 Unknown, expired and decided ids get the same 404 page, which says nothing about which it was.
 Every answer carries a strict CSP (no scripts; the one style block is allowed by its hash),
 ``X-Frame-Options: DENY``, ``Referrer-Policy: same-origin``, ``Cache-Control: no-store`` and
-``nosniff``.
+``nosniff`` (:data:`SECURITY_HEADERS`, sent by the listener).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from sevdesk_mcp.safety.redact import REDACTOR
 PATH: Final = re.compile(r"/a/([A-Za-z0-9_-]{43})")
 FORM_TYPE: Final = "application/x-www-form-urlencoded"
 MAX_FORM_FIELDS: Final = 8
+MAX_BODY_BYTES: Final = 8 * 1024
 COOKIE_PREFIX: Final = "sevdesk_approval_"
 STYLE: Final = (
     "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;"
@@ -81,10 +87,11 @@ REFUSED_TEXT: Final = (
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """One request to the page server.
+    """One request to the page.
 
-    :param headers: lower-case names; the server refuses requests that repeat a header.
-    :param host: the server's own ``127.0.0.1:<port>``.
+    :param target: the request target as sent (path and query).
+    :param headers: lower-case names; the listener refuses requests that repeat a header.
+    :param host: the listener's own ``127.0.0.1:<port>``.
     """
 
     method: str
@@ -96,7 +103,7 @@ class Request:
 
 @dataclass(frozen=True, slots=True)
 class Response:
-    """One answer of the page server."""
+    """One answer of the page; the listener adds :data:`SECURITY_HEADERS`."""
 
     status: int
     body: bytes
@@ -104,7 +111,15 @@ class Response:
 
 
 class ApprovalSite:
-    """Routes page requests to the approval stores attached to it."""
+    """Routes page requests to the approval stores attached to it (a page app, as
+    ``approval_local.PageApp`` describes).
+
+    :cvar headers: sent with every answer (:data:`SECURITY_HEADERS`).
+    :cvar max_body_bytes: the largest body the listener passes on (:data:`MAX_BODY_BYTES`).
+    """
+
+    headers: Final = SECURITY_HEADERS
+    max_body_bytes: Final = MAX_BODY_BYTES
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -307,7 +322,7 @@ def _document(title: str, content: str) -> str:
 
 
 def _html_headers() -> tuple[tuple[str, str], ...]:
-    return (("Content-Type", "text/html; charset=utf-8"), *SECURITY_HEADERS)
+    return (("Content-Type", "text/html; charset=utf-8"),)
 
 
 def _e(text: str) -> str:

@@ -3,7 +3,8 @@ factory.
 
 Every server instance the factory builds (one per request over HTTP) shares it, so a nonce issued
 in one request can be consumed in the next, exactly once, and an approval given on the local page
-is found by the retry. The page server is started on first use (``SEVDESK_CONFIRM=browser``).
+is found by the retry. The approval pages are started on first use (``SEVDESK_CONFIRM=browser``),
+by the ``pages`` callable the composition root wires in (``cli``: the HTTP stack's page listener).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ class NonceStore:
 class SafetyRuntime:
     """What every write shares: nonces, browser approvals, record locks and the audit log.
 
-    :param pages: returns the started approval pages (the process's shared server by default).
+    :param pages: returns the started approval pages (the composition root passes the process's
+        shared pages; without it browser approval fails with :class:`PageServerError`).
     :param opener: opens a page link in the user's browser; returns whether it could.
     """
 
@@ -76,13 +78,16 @@ class SafetyRuntime:
     def approval_pages(self) -> Pages:
         """:returns: the approval pages serving this runtime's approvals, started on first use.
 
-        :raises PageServerError: if the page server cannot listen.
+        :raises PageServerError: if no page listener is wired in or it cannot listen.
         """
         if self._pages is None:
-            if self._pages_factory is None:  # the page server is imported only when used
-                from sevdesk_mcp.safety.approval_local import shared_pages  # noqa: PLC0415
+            if self._pages_factory is None:  # imported only when browser approval is used
+                from sevdesk_mcp.safety.approval_local import (  # noqa: PLC0415
+                    NOT_WIRED,
+                    PageServerError,
+                )
 
-                self._pages_factory = shared_pages
+                raise PageServerError(NOT_WIRED)
             pages = self._pages_factory()
             pages.site.attach(self.approvals)
             self._pages = pages

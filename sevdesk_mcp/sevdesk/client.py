@@ -13,18 +13,24 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
   retried, and a write whose answer did not arrive raises
   :class:`~sevdesk_mcp.errors.OutcomeUnknownError`;
 - answers are read with a cap on decoded bytes and unwrapped from the envelope;
+- one error boundary, :func:`_map_exceptions` (httpcore's ``map_exceptions``), wraps every
+  call: nothing but an :class:`~sevdesk_mcp.errors.UpstreamError` leaves the client, besides
+  the gate's :class:`~sevdesk_mcp.errors.WriteRefusedError` and cancellation. A body that cannot
+  be decoded (a broken gzip stream) counts as a network failure of a read, and as an unknown
+  outcome of a write;
 - the token is registered with the redactor and never appears in a repr, error or log line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import email.utils
 import math
 import secrets
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Final
 
 import anyio
@@ -37,6 +43,7 @@ from sevdesk_mcp.errors import (
     RateLimitedError,
     RejectedError,
     UnavailableError,
+    UpstreamError,
     UpstreamTimeoutError,
     UpstreamValidationError,
 )
@@ -54,6 +61,8 @@ PAGE_LIMIT: Final = 1000
 USER_AGENT: Final = f"mcp-server-sevdesk/{__version__}"
 _RETRY_STATUSES: Final = frozenset({502, 503, 504})
 _NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+_TRANSIENT: Final = (httpx.TransportError, httpx.DecodingError)  # a read may try once more
+_RETRIED: Final = (*_TRANSIENT, UnavailableError, RateLimitedError)
 _jitter = secrets.SystemRandom()
 
 
@@ -86,10 +95,15 @@ class Page:
 
 @dataclass(slots=True)
 class _Call:
+    """One call as the error boundary sees it: what it asks, and how far it got."""
+
+    method: str
+    path: str
+    write: bool
     sent: bool = False
+    status: int | None = None
     attempts: int = 0
     network_failures: int = 0
-    errors: list[Exception] = field(default_factory=list)
 
 
 class SevdeskClient:
@@ -154,8 +168,12 @@ class SevdeskClient:
         return self._witness
 
     async def aclose(self) -> None:
-        """Close the connection pool."""
-        await self._http.aclose()
+        """Close the connection pool.
+
+        :raises UnavailableError: if closing a connection failed.
+        """
+        with _map_exceptions(_Call("CLOSE", "", write=False), self._limits.budget_s):
+            await self._http.aclose()
 
     async def get(self, path: str, query: Mapping[str, QueryValue] | None = None) -> JsonValue:
         """Read. ``getPdf`` always goes out with ``preventSendBy=true`` (Q21).
@@ -184,7 +202,8 @@ class SevdeskClient:
         """Make a request that may change data; it is sent at most once.
 
         :raises WriteRefusedError: if the write gate refuses it (nothing was sent).
-        :raises OutcomeUnknownError: if it was sent and no answer arrived.
+        :raises OutcomeUnknownError: if it was sent and no usable answer arrived (none, a 5xx,
+            or a body that cannot be decoded or read); it names what to check.
         :raises UpstreamError: the classified failure.
         """
         params = encode_query(query or {})
@@ -237,37 +256,27 @@ class SevdeskClient:
         *,
         is_write: bool,
     ) -> JsonValue:
-        call = _Call()
-        try:
-            with anyio.fail_after(self._limits.budget_s):
-                if is_write:
-                    return await self._write(call, method, path, params, json)
-                return await self._read(call, method, path, params)
-        except TimeoutError:
-            if is_write and call.sent:
-                raise _unknown(method, path) from None
-            raise UpstreamTimeoutError(
-                f"sevDesk did not answer within {self._limits.budget_s:g} s; try again later."
-            ) from None
+        call = _Call(method, path, write=is_write)
+        budget_s = self._limits.budget_s
+        with _map_exceptions(call, budget_s), anyio.fail_after(budget_s):
+            if is_write:
+                return await self._write(call, params, json)
+            return await self._read(call, params)
 
-    async def _read(self, call: _Call, method: str, path: str, params: dict[str, str]) -> JsonValue:
+    async def _read(self, call: _Call, params: dict[str, str]) -> JsonValue:
         while True:
             call.attempts += 1
             try:
-                return _finish(*await self._exchange(call, method, path, params, None))
-            except httpx.TransportError:
-                call.network_failures += 1
-                error: UnavailableError | RateLimitedError = UnavailableError(
-                    "sevDesk could not be reached (network error); try again later."
-                )
-            except (UnavailableError, RateLimitedError) as exc:
-                error = exc
-            wait = self._retry_wait(call, error)
-            if wait is None:
-                raise error
+                return _finish(*await self._exchange(call, params, None))
+            except _RETRIED as exc:
+                if isinstance(exc, _TRANSIENT):
+                    call.network_failures += 1
+                wait = self._retry_wait(call, exc)
+                if wait is None:
+                    raise
             await anyio.sleep(wait)
 
-    def _retry_wait(self, call: _Call, error: UnavailableError | RateLimitedError) -> float | None:
+    def _retry_wait(self, call: _Call, error: Exception) -> float | None:
         if (
             call.attempts > self._limits.max_get_retries
             or call.network_failures > self._limits.max_network_retries
@@ -283,29 +292,10 @@ class SevdeskClient:
         return _jitter.uniform(0, ceiling)
 
     async def _write(
-        self,
-        call: _Call,
-        method: str,
-        path: str,
-        params: dict[str, str],
-        json: JsonObject | None,
+        self, call: _Call, params: dict[str, str], json: JsonObject | None
     ) -> JsonValue:
         try:
-            answer = await self._exchange(call, method, path, params, json)
-        except _NOT_SENT:
-            raise UnavailableError(
-                "sevDesk could not be reached; nothing was sent or changed. Try again later."
-            ) from None
-        except httpx.HTTPError:
-            raise _unknown(method, path) from None
-        try:
-            return _finish(*answer)
-        except (UnavailableError, MalformedResponseError):
-            # a 5xx or a garbled answer after the write reached sevDesk says nothing about
-            # whether it was applied (Q33): unknown, never "try later"
-            raise _unknown(
-                method, path, f"sevDesk answered HTTP {answer[0]} without a usable result"
-            ) from None
+            return _finish(*await self._exchange(call, params, json))
         except UpstreamValidationError as exc:
             if exc.status < 500:
                 raise
@@ -317,17 +307,13 @@ class SevdeskClient:
             ) from None
 
     async def _exchange(
-        self,
-        call: _Call,
-        method: str,
-        path: str,
-        params: dict[str, str],
-        json: JsonObject | None,
+        self, call: _Call, params: dict[str, str], json: JsonObject | None
     ) -> tuple[int, bytes, httpx.Headers]:
-        request = self._http.build_request(method, path, params=params, json=json)
+        request = self._http.build_request(call.method, call.path, params=params, json=json)
         async with self._pacer.slot():
-            call.sent = True
+            call.sent, call.status = True, None
             response = await self._http.send(request, stream=True)
+            call.status = response.status_code
             try:
                 body = await self._read_capped(response)
             finally:
@@ -336,8 +322,7 @@ class SevdeskClient:
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self._limits.max_response_bytes
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
+        if _announces_more(response.headers.get("content-length", ""), cap):
             raise MalformedResponseError(f"sevDesk's answer is larger than {cap // MiB} MiB.")
         chunks, size = [], 0
         async for chunk in response.aiter_bytes():
@@ -364,9 +349,65 @@ def _finish(status: int, body: bytes, headers: httpx.Headers) -> JsonValue:
     return unwrap(status, body)
 
 
-def _unknown(method: str, path: str, what: str = "no answer arrived") -> OutcomeUnknownError:
+def _announces_more(declared: str, cap: int) -> bool:
+    """:returns: whether a ``Content-Length`` announces more than ``cap`` bytes; ``²`` is a
+    digit to ``isdigit`` but not to ``int``, and ``int`` refuses more than 4,300 digits."""
+    if not (declared.isascii() and declared.isdigit()):
+        return False
+    digits = declared.lstrip("0")
+    return len(digits) > len(str(cap)) or int(digits or "0") > cap
+
+
+@contextlib.contextmanager
+def _map_exceptions(call: _Call, budget_s: float) -> Iterator[None]:
+    """The one error boundary at sevDesk, as httpcore's ``map_exceptions``: every failure of
+    ``call`` leaves as an :class:`~sevdesk_mcp.errors.UpstreamError`.
+
+    Before sending, a failure is unavailable (nothing changed). Once a write may have reached
+    sevDesk, anything but a definite answer (a network error, the budget, a 5xx, a body that
+    cannot be decoded or read) is an unknown outcome. A read's network or decoding failure,
+    after the retries of :meth:`SevdeskClient._read`, is unavailable or malformed.
+
+    :raises UpstreamError: the classified failure.
+    """
+    try:
+        yield
+    except (httpx.HTTPError, TimeoutError) as exc:
+        raise _translated(exc, call, budget_s) from None
+    except (UnavailableError, MalformedResponseError):
+        # a 5xx or a garbled answer after a write reached sevDesk says nothing about whether
+        # it was applied (Q33): unknown, never "try later"
+        if call.write and call.sent:
+            raise _unknown(call) from None
+        raise
+
+
+def _translated(exc: httpx.HTTPError | TimeoutError, call: _Call, budget_s: float) -> UpstreamError:
+    """:returns: our error for an httpx error or the end of the budget (never their text)."""
+    if isinstance(exc, _NOT_SENT) and call.write:
+        return UnavailableError(
+            "sevDesk could not be reached; nothing was sent or changed. Try again later."
+        )
+    if call.write and call.sent:
+        return _unknown(call)
+    if isinstance(exc, TimeoutError):
+        return UpstreamTimeoutError(
+            f"sevDesk did not answer within {budget_s:g} s; try again later."
+        )
+    if isinstance(exc, httpx.DecodingError):
+        return MalformedResponseError(
+            "sevDesk's answer arrived garbled: its body could not be decoded (a broken or cut-off "
+            "compressed stream). Try again, and report it if it persists."
+        )
+    return UnavailableError("sevDesk could not be reached (network error); try again later.")
+
+
+def _unknown(call: _Call) -> OutcomeUnknownError:
+    what = f"sevDesk answered HTTP {call.status} without a usable result"
+    if call.status is None:
+        what = "no answer arrived"
     return OutcomeUnknownError(
-        f"{method} {path} was sent to sevDesk, but {what}: it may or may not have been "
+        f"{call.method} {call.path} was sent to sevDesk, but {what}: it may or may not have been "
         "applied. It was not retried. Check the record in sevDesk (or read it again) before "
         "trying again."
     )

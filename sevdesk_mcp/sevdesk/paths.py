@@ -24,6 +24,7 @@ from typing import Final
 from sevdesk_mcp.errors import WriteRefusedError
 from sevdesk_mcp.safety.tiers import Tier
 
+DEFAULT_API_URL: Final = "https://my.sevdesk.de/api/v1"  # the API root of every sevDesk account
 MAX_ID: Final = 10**15
 _WORD: Final = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 _PATH: Final = re.compile(r"^(/(?:[A-Za-z][A-Za-z0-9]{0,63}|[1-9][0-9]{0,14}))+$")

@@ -10,6 +10,7 @@ import msgspec
 from sevdesk_mcp.domain import banking
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.remedies import phrase
 
 
 class AccountsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -65,7 +66,7 @@ async def _transactions(args: TransactionsInput, ctx: ToolContext) -> banking.Tr
         direction=args.direction,
         limit=args.limit,
     )
-    return await banking.search_transactions(client, search)
+    return await banking.search_transactions(client, search, phrase=phrase)
 
 
 LIST_BANK_ACCOUNTS = define_tool(

@@ -11,9 +11,9 @@ from typing import Annotated, Final
 
 import msgspec
 
-from sevdesk_mcp.accounts.context import Client
 from sevdesk_mcp.domain import contact_writes as domain
 from sevdesk_mcp.domain.contact_writes import ContactField, ContactWritten, CreatePlan, UpdatePlan
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
@@ -150,11 +150,11 @@ def _new_contact(args: CreateContactInput) -> domain.NewContact:
     return new
 
 
-async def _prepare_create(args: CreateContactInput, client: Client) -> Prepared[CreatePlan]:
+async def _prepare_create(args: CreateContactInput, client: SevdeskPort) -> Prepared[CreatePlan]:
     return await domain.prepare_create(client, _new_contact(args))
 
 
-async def _prepare_update(args: UpdateContactInput, client: Client) -> Prepared[UpdatePlan]:
+async def _prepare_update(args: UpdateContactInput, client: SevdeskPort) -> Prepared[UpdatePlan]:
     fields: dict[ContactField, str | None] = {
         "name": stripped(args.name, "name"),
         "surename": stripped(args.first_name, "first_name"),

@@ -14,11 +14,11 @@ from typing import Annotated, Final
 
 import msgspec
 
-from sevdesk_mcp.accounts.context import Client
 from sevdesk_mcp.domain import payments, resets, reversals
 from sevdesk_mcp.domain.document_writes import DocumentWritten
 from sevdesk_mcp.domain.lifecycle import TargetKind, Written
 from sevdesk_mcp.domain.payments import PaymentBooked, PaymentPlan
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.resets import ResetPlan, ResetTo
 from sevdesk_mcp.domain.reversals import Cancelled, InvoicePlan
 from sevdesk_mcp.domain.writes import Prepared
@@ -93,7 +93,7 @@ class ResetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     dryRun: DryRun = False
 
 
-async def _prepare_payment(args: BookPaymentInput, client: Client) -> Prepared[PaymentPlan]:
+async def _prepare_payment(args: BookPaymentInput, client: SevdeskPort) -> Prepared[PaymentPlan]:
     request = payments.PaymentRequest(
         kind=args.kind,
         document_id=args.document_id,
@@ -105,15 +105,15 @@ async def _prepare_payment(args: BookPaymentInput, client: Client) -> Prepared[P
     return await payments.prepare_payment(client, request)
 
 
-async def _prepare_cancel(args: CancelInvoiceInput, client: Client) -> Prepared[InvoicePlan]:
+async def _prepare_cancel(args: CancelInvoiceInput, client: SevdeskPort) -> Prepared[InvoicePlan]:
     return await reversals.prepare_cancel(client, args.invoice_id)
 
 
-async def _prepare_credit_note(args: CreditNoteInput, client: Client) -> Prepared[InvoicePlan]:
+async def _prepare_credit_note(args: CreditNoteInput, client: SevdeskPort) -> Prepared[InvoicePlan]:
     return await reversals.prepare_credit_note(client, args.invoice_id)
 
 
-async def _prepare_reset(args: ResetInput, client: Client) -> Prepared[ResetPlan]:
+async def _prepare_reset(args: ResetInput, client: SevdeskPort) -> Prepared[ResetPlan]:
     return await resets.prepare_reset(client, args.kind, args.document_id, args.to)
 
 

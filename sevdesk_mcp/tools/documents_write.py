@@ -13,7 +13,6 @@ from typing import Annotated, Final, Literal
 
 import msgspec
 
-from sevdesk_mcp.accounts.context import Client
 from sevdesk_mcp.domain import document_actions as actions
 from sevdesk_mcp.domain import document_drafts as drafts
 from sevdesk_mcp.domain.calendar import today
@@ -23,6 +22,7 @@ from sevdesk_mcp.domain.document_types import KindName
 from sevdesk_mcp.domain.document_writes import DocumentWritten
 from sevdesk_mcp.domain.draft_body import CreditNoteCategory, Draft, OrderType
 from sevdesk_mcp.domain.draft_lines import Line, checked_line
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
@@ -166,27 +166,27 @@ def _draft(args: DraftFields, *, allow_duplicate: bool = False) -> Draft:
     )
 
 
-async def _prepare_create(args: DraftInput, client: Client) -> Prepared[DraftPlan]:
+async def _prepare_create(args: DraftInput, client: SevdeskPort) -> Prepared[DraftPlan]:
     return await drafts.prepare_create(client, _draft(args, allow_duplicate=args.allow_duplicate))
 
 
-async def _prepare_update(args: UpdateDraftInput, client: Client) -> Prepared[DraftPlan]:
+async def _prepare_update(args: UpdateDraftInput, client: SevdeskPort) -> Prepared[DraftPlan]:
     return await drafts.prepare_update(client, args.document_id, _draft(args))
 
 
-async def _prepare_delete(args: DocumentRef, client: Client) -> Prepared[DraftPlan]:
+async def _prepare_delete(args: DocumentRef, client: SevdeskPort) -> Prepared[DraftPlan]:
     return await drafts.prepare_delete(client, args.kind, args.document_id)
 
 
-async def _prepare_finalize(args: DocumentRef, client: Client) -> Prepared[ActionPlan]:
+async def _prepare_finalize(args: DocumentRef, client: SevdeskPort) -> Prepared[ActionPlan]:
     return await actions.prepare_finalize(client, args.kind, args.document_id)
 
 
-async def _prepare_enshrine(args: DocumentRef, client: Client) -> Prepared[ActionPlan]:
+async def _prepare_enshrine(args: DocumentRef, client: SevdeskPort) -> Prepared[ActionPlan]:
     return await actions.prepare_enshrine(client, args.kind, args.document_id)
 
 
-async def _prepare_email(args: EmailInput, client: Client) -> Prepared[ActionPlan]:
+async def _prepare_email(args: EmailInput, client: SevdeskPort) -> Prepared[ActionPlan]:
     email = actions.Email(
         to=args.to_email.strip(),
         subject=stripped(args.subject, "subject") or "",

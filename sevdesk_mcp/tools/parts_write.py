@@ -12,9 +12,9 @@ from typing import Annotated
 
 import msgspec
 
-from sevdesk_mcp.accounts.context import Client
 from sevdesk_mcp.domain import part_writes as domain
 from sevdesk_mcp.domain.part_writes import PartPlan, PartWritten, TaxRate
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
@@ -60,7 +60,7 @@ class UpdatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     dryRun: DryRun = False
 
 
-async def _prepare_create(args: CreatePartInput, client: Client) -> Prepared[PartPlan]:
+async def _prepare_create(args: CreatePartInput, client: SevdeskPort) -> Prepared[PartPlan]:
     name = stripped(args.name, "name")
     number = stripped(args.part_number, "part_number")
     if not name or not number:
@@ -77,7 +77,7 @@ async def _prepare_create(args: CreatePartInput, client: Client) -> Prepared[Par
     return await domain.prepare_create(client, new)
 
 
-async def _prepare_update(args: UpdatePartInput, client: Client) -> Prepared[PartPlan]:
+async def _prepare_update(args: UpdatePartInput, client: SevdeskPort) -> Prepared[PartPlan]:
     changes = domain.PartChanges(
         part_id=args.part_id,
         name=stripped(args.name, "name"),

@@ -36,6 +36,7 @@ from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, Too
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, ToolDef
+from sevdesk_mcp.tools.remedies import message
 from sevdesk_mcp.tools.schema import DECIMAL_PATTERN
 
 log = logging.getLogger("sevdesk_mcp")
@@ -87,7 +88,7 @@ class Registry:
         try:
             return await self._call(tool, arguments, ctx)
         except (ToolError, UpstreamError, SafetyError) as exc:
-            return ToolResult.error(str(exc))
+            return ToolResult.error(message(exc))
         except Exception:
             ref = secrets.token_hex(4)
             log.exception("tool %s failed unexpectedly (reference %s)", name, ref)

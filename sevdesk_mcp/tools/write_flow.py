@@ -36,7 +36,7 @@ from typing import Final, Generic, Literal, TypeVar, assert_never
 import anyio
 import msgspec
 
-from sevdesk_mcp.accounts.context import Client
+from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import (
     OutcomeUnknownError,
@@ -54,7 +54,6 @@ from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import Preview, digest
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.sevdesk.witness import Witness
 from sevdesk_mcp.tools.confirmation import (
     ApprovalInfo,
     Approved,
@@ -63,6 +62,7 @@ from sevdesk_mcp.tools.confirmation import (
     confirm,
 )
 from sevdesk_mcp.tools.define import Annotations, ToolContext, ToolDef, define_tool
+from sevdesk_mcp.tools.remedies import message
 
 log = logging.getLogger("sevdesk_mcp")
 EXECUTE_LIMIT_S: Final = 120.0
@@ -81,16 +81,18 @@ class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
     note: str | None = None
 
 
-Prepare = Callable[[I, Client], Awaitable[Prepared[P]]]
-Execute = Callable[[I, P, Client, Progress], Awaitable[O]]
+Prepare = Callable[[I, SevdeskPort], Awaitable[Prepared[P]]]
+Execute = Callable[[I, P, SevdeskPort, Progress], Awaitable[O]]
 Locks = Callable[[I], Iterable[str]]
 
 
-def plan_only(run: Callable[[Client, P, Progress], Awaitable[O]]) -> Execute[msgspec.Struct, P, O]:
+def plan_only(
+    run: Callable[[SevdeskPort, P, Progress], Awaitable[O]],
+) -> Execute[msgspec.Struct, P, O]:
     """:returns: an ``execute`` for a domain function that needs only the plan (the arguments
     were turned into the plan by ``prepare``)."""
 
-    async def execute(args: msgspec.Struct, plan: P, client: Client, progress: Progress) -> O:
+    async def execute(args: msgspec.Struct, plan: P, client: SevdeskPort, progress: Progress) -> O:
         return await run(client, plan, progress)
 
     return execute
@@ -159,7 +161,7 @@ class _Flow(Generic[I, P, O]):
             return await self._locked(args, ctx)
 
     async def _locked(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
-        reader = ctx.account.reader(witness=Witness())
+        reader = ctx.account.reader(witnessed=True)
         prepared = await self.prepare(args, reader)
         arguments = _arguments_digest(args)
         if self.tier < Tier.COMMIT or ctx.account.config.confirm == "off":
@@ -252,7 +254,7 @@ def _with_progress(exc: Exception, progress: Progress) -> Exception:
     if not progress.completed:
         return exc
     said = (
-        str(exc)
+        message(exc)
         if isinstance(exc, UpstreamError | SafetyError | ToolError)
         else ("An internal error stopped the action.")
     )

@@ -12,10 +12,11 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from sevdesk_mcp.cli import approval_pages
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.mcp.app import McpApp
-from sevdesk_mcp.safety.approval_local import Pages, shared_pages
+from sevdesk_mcp.safety.approval_local import Pages
 from sevdesk_mcp.safety.approvals import ApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
@@ -58,7 +59,7 @@ def browser_app(
     env: dict[str, str] | None = None,
     *,
     opener_works: bool = True,
-    pages: Callable[[], Pages] = shared_pages,
+    pages: Callable[[], Pages] = approval_pages,
 ) -> Browser:
     env = {"SEVDESK_CONFIRM": "browser", "SEVDESK_CONFIRM_OPEN": "0", **(env or {})}
     config = load_config({**ALL, **env, "SEVDESK_API_URL": DEMO_URL})

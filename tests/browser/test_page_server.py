@@ -1,7 +1,10 @@
-"""The local page server's limits, the OS opener and the approval store, in isolation."""
+"""The local page listener (the HTTP stack's, in a thread of its own), its limits, the OS opener
+and the approval store, in isolation."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,9 +12,12 @@ from pathlib import Path
 import anyio
 import pytest
 
+from sevdesk_mcp.cli import approval_pages
+from sevdesk_mcp.http.pages import PAGE_LIMITS, PageServer
 from sevdesk_mcp.safety import open_url as opener
-from sevdesk_mcp.safety.approval_local import PageServer, PageServerError, serialize, shared_pages
+from sevdesk_mcp.safety.approval_local import Pages, PageServerError, SharedPages
 from sevdesk_mcp.safety.approval_page import (
+    SECURITY_HEADERS,
     ApprovalSite,
     Request,
     Response,
@@ -25,24 +31,31 @@ from tests.browser.helpers import Clock
 pytestmark = pytest.mark.anyio
 PREVIEW = Preview(action="Finalize invoice 1")
 BINDING = Binding("sevdesk_test_finalize_invoice", "args", "local")
+SAFETY = Path(__file__).resolve().parents[2] / "sevdesk_mcp" / "safety"
 
 
-def echo(request: Request) -> Response:
-    if request.target == "/boom":
-        raise RuntimeError("handler bug")
-    return Response(200, f"{request.method} {len(request.body)}".encode())
+class Echo:
+    """A page app that answers with the method, the body's length and the target."""
+
+    headers = SECURITY_HEADERS
+    max_body_bytes = 64
+
+    def handle(self, request: Request) -> Response:
+        if request.target == "/boom":
+            raise RuntimeError("handler bug")
+        return Response(200, f"{request.method} {len(request.body)} {request.target}".encode())
 
 
 @pytest.fixture
 def server() -> Iterator[PageServer]:
-    page_server = PageServer(
-        echo,
+    limits = dataclasses.replace(
+        PAGE_LIMITS,
         max_connections=2,
         header_deadline_s=0.3,
-        body_deadline_s=0.3,
-        max_body_bytes=64,
-        max_head_bytes=1024,
+        receive_deadline_s=0.3,
+        max_header_bytes=1024,
     )
+    page_server = PageServer(Echo(), limits)
     page_server.start()
     yield page_server
     page_server.stop()
@@ -70,7 +83,7 @@ def head(server: PageServer, extra: str = "") -> bytes:
 async def test_a_request_is_answered_once_and_the_connection_closed(server: PageServer) -> None:
     answer = await exchange(server, head(server, "Content-Length: 5\r\n") + b"hello")
     assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
-    assert b"Connection: close\r\n" in answer and answer.endswith(b"POST 5")
+    assert b"\r\nconnection: close\r\n" in answer.lower() and answer.endswith(b"POST 5 /x")
 
 
 @pytest.mark.parametrize(
@@ -85,7 +98,7 @@ async def test_a_request_is_answered_once_and_the_connection_closed(server: Page
 async def test_a_body_over_the_cap_is_refused(server: PageServer, extra: str, body: bytes) -> None:
     answer = await exchange(server, head(server, extra) + body)
     assert answer.startswith(b"HTTP/1.1 413 ")
-    assert b"X-Frame-Options: DENY" in answer
+    assert b"X-Frame-Options: DENY" in answer and b"Content-Security-Policy: " in answer
 
 
 async def test_a_slow_head_or_body_runs_out_of_time(server: PageServer) -> None:
@@ -101,8 +114,10 @@ async def test_a_slow_head_or_body_runs_out_of_time(server: PageServer) -> None:
         b"GET / HTTP/1.1\r\nHost: a\r\nOrigin: a\r\nOrigin: b\r\n\r\n",
         b"GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + b"y" * 9000 + b"\r\n\r\n",
         b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc",
+        b"GET / HTTP/1.1\nHost: a\n\n",
+        b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
     ],
-    ids=["garbage", "repeated-header", "huge-head", "cut-body"],
+    ids=["garbage", "repeated-header", "huge-head", "cut-body", "bare-lf", "smuggling"],
 )
 async def test_malformed_requests_get_400(server: PageServer, data: bytes) -> None:
     if data.endswith(b"abc"):  # the client closes its side early: the body ends short
@@ -113,12 +128,27 @@ async def test_malformed_requests_get_400(server: PageServer, data: bytes) -> No
             answer = await stream.receive()
     else:
         answer = await exchange(server, data)
-    assert answer.startswith(b"HTTP/1.1 400 ")
+    status = b"431" if b"X-Big" in data else b"400"  # the stack's status for an oversized head
+    assert answer.startswith(b"HTTP/1.1 " + status + b" ")
+    assert b"X-Frame-Options: DENY" in answer
 
 
-async def test_a_handler_failure_is_a_500_without_details(server: PageServer) -> None:
+async def test_a_handler_failure_is_a_500_without_details(
+    server: PageServer, caplog: pytest.LogCaptureFixture
+) -> None:
     answer = await exchange(server, f"GET /boom HTTP/1.1\r\nHost: {server.host}\r\n\r\n".encode())
     assert answer.startswith(b"HTTP/1.1 500 ") and b"handler bug" not in answer
+    assert "a page failed on /boom" in caplog.text
+
+
+async def test_the_page_sees_the_target_with_its_query_and_head_gets_no_body(
+    server: PageServer,
+) -> None:
+    query = await exchange(server, f"GET /a?x=1 HTTP/1.1\r\nHost: {server.host}\r\n\r\n".encode())
+    bare = await exchange(server, f"HEAD /a HTTP/1.1\r\nHost: {server.host}\r\n\r\n".encode())
+    assert query.endswith(b"GET 0 /a?x=1")
+    assert bare.startswith(b"HTTP/1.1 200 ") and bare.endswith(b"\r\n\r\n")
+    assert b"content-length: 9\r\n" in bare.lower()
 
 
 async def test_an_empty_connection_gets_no_answer(server: PageServer) -> None:
@@ -144,7 +174,7 @@ async def test_connections_beyond_the_cap_are_closed_at_once(server: PageServer)
 
 
 def test_the_server_listens_on_loopback_and_an_ephemeral_port_only() -> None:
-    page_server = PageServer(echo)
+    page_server = PageServer(Echo())
     with pytest.raises(PageServerError, match="could not be started"):
         _ = page_server.host
     host = page_server.start()
@@ -158,17 +188,51 @@ def test_the_server_listens_on_loopback_and_an_ephemeral_port_only() -> None:
         _ = page_server.host
 
 
-def test_the_process_shares_one_page_server() -> None:
-    first, second = shared_pages(), shared_pages()
-    assert first is second
+def test_the_process_shares_one_page_listener() -> None:
+    first, second = approval_pages(), approval_pages()
+    assert first is second and isinstance(first.server, PageServer)
     assert first.link("E" * 43) == f"http://{first.server.host}/a/{'E' * 43}"
 
 
-def test_serialize_writes_a_closing_http_response() -> None:
-    data = serialize(Response(404, b"gone", (("X-A", "1"),)))
-    assert data == (
-        b"HTTP/1.1 404 Not Found\r\nX-A: 1\r\nContent-Length: 4\r\nConnection: close\r\n\r\ngone"
-    )
+def test_shared_pages_make_one_site_and_one_listener_and_start_it_each_time() -> None:
+    made: list[Listener] = []
+
+    def serve(app: object) -> Listener:
+        made.append(Listener())
+        return made[-1]
+
+    shared = SharedPages(serve)
+    first, second = shared(), shared()
+    assert first is second and isinstance(first, Pages) and len(made) == 1
+    assert made[0].starts == 2 and first.link("F" * 43) == f"http://127.0.0.1:9/a/{'F' * 43}"
+
+
+class Listener:
+    """A page listener that only counts its starts."""
+
+    host = "127.0.0.1:9"
+
+    def __init__(self) -> None:
+        self.starts = 0
+
+    def start(self) -> str:
+        self.starts += 1
+        return self.host
+
+
+def imported(module: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(module.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+    return names
+
+
+def test_safety_never_imports_the_http_stack() -> None:
+    for module in SAFETY.glob("*.py"):
+        assert not {n for n in imported(module) if n.startswith("sevdesk_mcp.http")}, module.name
 
 
 LINK = "http://127.0.0.1:4567/a/" + "F" * 43
@@ -253,7 +317,7 @@ def test_a_page_server_that_cannot_listen_fails_the_call_not_the_process(
         raise OSError("no loopback here")
 
     monkeypatch.setattr(anyio, "create_tcp_listener", refuse)
-    page_server = PageServer(echo)
+    page_server = PageServer(Echo())
     with pytest.raises(PageServerError, match="could not be started"):
         page_server.start()
     page_server.stop()

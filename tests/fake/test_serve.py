@@ -19,7 +19,7 @@ from tests.fake.helpers import assert_error
 NEW_CONTACT = {"name": "Socket GmbH", "category": {"id": 3, "objectName": "Category"}}
 
 
-def _client(base_url: str, token: str, timeout: float = 5.0) -> httpx.Client:
+def _client(base_url: str, token: str, timeout: float = 60.0) -> httpx.Client:
     return httpx.Client(base_url=base_url, headers={"Authorization": token}, timeout=timeout)
 
 
@@ -116,8 +116,8 @@ def test_run_fake_server_serves_the_demo_until_ctrl_c() -> None:
         reader = threading.Thread(target=_read_lines, args=(proc.stderr, lines), daemon=True)
         reader.start()
         try:
-            first = lines.get(timeout=30)
-            second = lines.get(timeout=5)
+            first = lines.get(timeout=60)  # hang guards only
+            second = lines.get(timeout=60)
             base_url = first.split()[-1]
             assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/api/v1")
             assert second.strip() == f"API token: {DEMO_TOKEN}"
@@ -125,8 +125,8 @@ def test_run_fake_server_serves_the_demo_until_ctrl_c() -> None:
                 (client_row,) = c.get("/SevClient").json()["objects"]
             assert client_row["name"] == "Holzwerk Sonnenberg GmbH"
             proc.send_signal(signal.SIGINT)
-            assert proc.wait(timeout=10) == 0
+            assert proc.wait(timeout=60) == 0
         finally:
             if proc.poll() is None:  # pragma: no cover - only when an assertion failed
                 proc.kill()
-            reader.join(timeout=10)
+            reader.join(timeout=60)

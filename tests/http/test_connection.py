@@ -224,6 +224,16 @@ async def test_pipelined_requests_are_answered_in_order() -> None:
     assert len(server.built) == 20  # one fresh app per request
 
 
+async def test_pipelining_past_the_reader_s_budget_is_answered_whole_and_in_order() -> None:
+    limits = fast(max_header_bytes=1024, mcp_max_body_bytes=1024)  # the reader pauses at 2 KiB
+    async with running(limits=limits) as server, raw(server) as c:
+        for i in range(40):  # about 12 KiB, sent before any answer is read
+            await c.send(call(f"message {i}", id=i))
+        for i in range(40):
+            response, body = await c.response()
+            assert response.status_code == 200 and json.loads(body)["id"] == i
+
+
 async def test_expect_100_continue_is_answered_before_the_body_is_read() -> None:
     body = call("hi", id=7).split(b"\r\n\r\n", 1)[1]
     async with running() as server, raw(server) as c:

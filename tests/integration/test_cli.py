@@ -36,7 +36,7 @@ def run(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=20,
+        timeout=60,  # a hang guard only
         cwd=ROOT,
         env={**clean_environment(), "PYTHONPATH": str(ROOT), **(env or {})},
         check=False,
@@ -146,7 +146,7 @@ def test_fake_sevdesk_serves_the_demo_books_on_loopback() -> None:
             answer = httpx.get(
                 f"{url}/Tools/bookkeepingSystemVersion",
                 headers={"Authorization": DEMO_TOKEN},
-                timeout=5,
+                timeout=60,  # a hang guard only
             )
         finally:
             proc.terminate()

@@ -62,7 +62,7 @@ def test_a_symlinked_audit_path_stops_the_command_line_with_exit_2(tmp_path: Pat
         input="",
         capture_output=True,
         text=True,
-        timeout=20,
+        timeout=60,  # a hang guard only
         cwd=ROOT,
         env={**env, "PYTHONPATH": str(ROOT), "SEVDESK_AUDIT_LOG": str(link)},
         check=False,

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from sevdesk_mcp.config import DEFAULT_API_URL, is_safe_url, load_config, load_token
+from sevdesk_mcp.config import is_safe_url, load_config, load_token
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.safety.fence import MAX_UNTRUSTED_CHARS, clean, fence, hidden_characters
 from sevdesk_mcp.safety.redact import Redactor, Secret
 from sevdesk_mcp.sevdesk import dates
+from sevdesk_mcp.sevdesk.paths import DEFAULT_API_URL
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 

@@ -73,7 +73,7 @@ async def test_a_cancelled_call_still_finishes_its_write_and_audits_it(tmp_path:
         await wire.send(
             {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
         )
-        with anyio.fail_after(5):
+        with anyio.fail_after(60):  # a hang guard only
             while '"done"' not in (log.read_text() if log.exists() else ""):  # noqa: ASYNC110
                 await anyio.sleep(0.05)
     assert writes(fake) == ["PUT /Contact/410001"]

@@ -1,0 +1,207 @@
+"""The layers of the brief, enforced: every import in ``sevdesk_mcp/`` follows the table below.
+
+``tools -> domain -> sevdesk``; ``mcp`` (the protocol core) knows nothing of sevDesk, tools,
+domain or accounts; ``safety`` imports only errors, JSON types and itself; ``fake`` is imported
+only by the command line (its demo wiring and ``fake-sevdesk``), tests and ``bench/``. Every
+import counts: at module level, inside functions and under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+PACKAGE: Final = "sevdesk_mcp"
+ROOT: Final = Path(__file__).resolve().parents[2] / PACKAGE
+
+# Every part may import the package root (``__version__``), the error tree and the JSON types.
+COMMON: Final = frozenset({"", "errors", "jsontypes"})
+
+# Part -> the other parts it may import (besides itself and COMMON).
+LAYERS: Final[dict[str, frozenset[str]]] = {
+    "jsontypes": frozenset(),  # imports nothing of the package (see by_table)
+    "errors": frozenset(),  # imports only jsontypes (see by_table)
+    "safety": frozenset(),  # used by all; imports only errors, JSON types and itself
+    "mcp": frozenset(),  # the protocol core: no sevDesk, tools, domain or accounts
+    "sevdesk": frozenset({"safety"}),
+    "domain": frozenset({"sevdesk", "safety"}),
+    "config": frozenset({"sevdesk", "safety"}),
+    "accounts": frozenset({"sevdesk", "config", "safety"}),
+    "tools": frozenset({"domain", "mcp", "accounts", "config", "safety"}),
+    "resources": frozenset({"domain", "mcp", "accounts", "safety"}),
+    "server": frozenset({"tools", "resources", "mcp", "accounts", "config", "safety"}),
+    "http": frozenset({"mcp", "config", "safety"}),
+    "fake": frozenset(),  # an independent sevDesk: it shares nothing with the client
+    "cli": frozenset(
+        {"sevdesk", "accounts", "config", "safety", "server", "mcp", "http", "fake"}
+    ),  # the composition root
+    "__main__": frozenset({"cli"}),
+}
+
+# Single edges beyond the table (importing module or part, imported module) and why.
+EXCEPTIONS: Final[dict[tuple[str, str], str]] = {
+    ("sevdesk_mcp.mcp", "sevdesk_mcp.safety.redact"): (
+        "the core's log lines and error answers pass the process's one redactor of secrets"
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One import: where it is written, who imports and what."""
+
+    where: str
+    importer: str
+    imported: str
+
+
+def module_name(path: Path) -> str:
+    """:returns: the dotted module name of a file of the package."""
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")[: len(module.split(".")) - node.level + is_package]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _targets(node: ast.AST, module: str, is_package: bool) -> Iterator[str]:
+    if isinstance(node, ast.Import):
+        yield from (alias.name for alias in node.names)
+    elif isinstance(node, ast.ImportFrom):
+        base = _absolute(node, module, is_package)
+        for alias in node.names:  # ``from pkg import module`` imports pkg.module
+            sub = f"{base}.{alias.name}"
+            yield sub if _exists(sub) else base
+    elif isinstance(node, ast.Call) and _is_import_call(node):
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            yield first.value
+
+
+def _is_import_call(node: ast.Call) -> bool:
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in {"import_module", "__import__"}
+
+
+def _exists(dotted: str) -> bool:
+    path = ROOT.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def edges() -> Iterator[Edge]:
+    """:returns: every import of a ``sevdesk_mcp`` module by a ``sevdesk_mcp`` module."""
+    for path in sorted(ROOT.rglob("*.py")):
+        module = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            for target in dict.fromkeys(_targets(node, module, path.name == "__init__.py")):
+                if target == PACKAGE or target.startswith(f"{PACKAGE}."):
+                    where = f"{path.relative_to(ROOT.parent)}:{getattr(node, 'lineno', 0)}"
+                    yield Edge(where, module, target)
+
+
+def part(module: str) -> str:
+    """:returns: the top-level part of the package a module belongs to (``""``: the root)."""
+    return module.split(".")[1] if "." in module else ""
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(f"{prefix}.")
+
+
+def exception_for(edge: Edge) -> tuple[str, str] | None:
+    """:returns: the key of the exception that allows ``edge``, if one does."""
+    for importer, imported in EXCEPTIONS:
+        if _within(edge.importer, importer) and _within(edge.imported, imported):
+            return importer, imported
+    return None
+
+
+def by_table(edge: Edge) -> bool:
+    """:returns: whether the table alone allows ``edge``."""
+    source, target = part(edge.importer), part(edge.imported)
+    if source == target:
+        return True
+    if source == "jsontypes" or (source == "errors" and target != "jsontypes"):
+        return False  # the two leaves below everything else
+    return target in COMMON or target in LAYERS.get(source, frozenset())
+
+
+def allowed(edge: Edge) -> bool:
+    """:returns: whether the table or one of its exceptions allows ``edge``."""
+    return by_table(edge) or exception_for(edge) is not None
+
+
+def parts_present() -> set[str]:
+    """:returns: the top-level parts of the package as they exist on disk."""
+    found = {p.stem for p in ROOT.glob("*.py")} | {
+        p.parent.name for p in ROOT.glob("*/__init__.py")
+    }
+    return found - {"__init__"}
+
+
+def test_every_import_follows_the_layers() -> None:
+    violations = [
+        f"{e.where}: {e.importer} imports {e.imported} ({part(e.importer) or 'root'} may not "
+        f"import {part(e.imported) or 'root'})"
+        for e in edges()
+        if not allowed(e)
+    ]
+    assert not violations, "imports against the layers:\n" + "\n".join(violations)
+
+
+def test_every_part_has_a_row() -> None:
+    missing = sorted(parts_present() - set(LAYERS))
+    assert not missing, f"add a row to LAYERS saying what these may import: {missing}"
+
+
+def test_every_exception_is_still_needed() -> None:
+    used = {exception_for(e) for e in edges() if not by_table(e)}
+    stale = sorted(set(EXCEPTIONS) - used)
+    assert not stale, f"these exceptions allow nothing the table does not: remove them: {stale}"
+
+
+def test_the_walk_sees_every_kind_of_import() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import sevdesk_mcp.errors\n"
+        "from sevdesk_mcp import jsontypes\n"
+        "if TYPE_CHECKING:\n"
+        "    from sevdesk_mcp.sevdesk.client import SevdeskClient\n"
+        "def f():\n"
+        "    from sevdesk_mcp.fake import build_demo\n"
+        "    importlib.import_module('sevdesk_mcp.tools')\n"
+    )
+    tree = ast.parse(source)
+    found = [t for n in ast.walk(tree) for t in _targets(n, "sevdesk_mcp.mcp.x", False)]
+    assert set(found) >= {
+        "sevdesk_mcp.errors",
+        "sevdesk_mcp.jsontypes",
+        "sevdesk_mcp.sevdesk.client",
+        "sevdesk_mcp.fake",
+        "sevdesk_mcp.tools",
+    }
+    edge = Edge("x.py:5", "sevdesk_mcp.mcp.x", "sevdesk_mcp.sevdesk.client")
+    assert not allowed(edge)
+
+
+def test_relative_imports_resolve() -> None:
+    node = ast.parse("from ..errors import ToolError").body[0]
+    assert isinstance(node, ast.ImportFrom)
+    assert _absolute(node, "sevdesk_mcp.tools.registry", False) == "sevdesk_mcp.errors"
+    node = ast.parse("from . import registry").body[0]
+    assert isinstance(node, ast.ImportFrom)
+    assert _absolute(node, "sevdesk_mcp.tools", True) == "sevdesk_mcp.tools"
+
+
+def test_the_fake_is_imported_only_by_the_command_line() -> None:
+    importers = {part(e.importer) for e in edges() if part(e.imported) == "fake"} - {"fake"}
+    assert importers <= {"cli"}

@@ -193,6 +193,6 @@ async def test_eof_fails_a_pending_elicitation_at_once() -> None:
         )
         await wire.recv()
         await wire.close()
-        with anyio.fail_after(2):
+        with anyio.fail_after(60):  # a hang guard only
             answer = await wire.recv()
     assert "connection closed" in answer["result"]["content"][0]["text"]

@@ -5,8 +5,9 @@ Run by hand: ``python bench/http_bench.py`` (or ``make bench-http``). Never impo
 Scenarios of the team's performance notes over Streamable HTTP on 127.0.0.1, with the server
 pinned to CPU 0 and the load generator (``loadgen``, raw asyncio sockets) to CPU 1:
 
-1. protocol floor and 2. realistic read tool: N keep-alive clients sending 2026-07-28
-   ``tools/call`` requests back to back for a fixed time: requests per second, median, p99;
+1. protocol floor and 2. realistic read tool: N keep-alive clients sending ``tools/call``
+   requests back to back for a fixed time: requests per second, median, p99; the floor tool in
+   both eras (2026-07-28 with its ``_meta`` envelope and ``Mcp-*`` headers, and 2025-11-25);
 3. auth path: the floor with the right bearer secret, with a wrong one of the same length (401)
    and with none (401), each alone; then the right one while other clients hammer wrong secrets;
    and in-process, the median cost of our bearer check for right, wrong, one-bit-flipped and
@@ -18,8 +19,8 @@ pinned to CPU 0 and the load generator (``loadgen``, raw asyncio sockets) to CPU
 
 Every scenario runs against ours, then the peer, then the floor, ``BENCH_ROUNDS`` (3) times;
 figures are medians. The floor (``floor_server.py``: anyio + h11 + msgspec, keep-alive, decodes
-the body, answers a fixed result) takes part in the floor-tool rows of scenarios 1 and 2 only: it
-has no tools, no authentication and no slow-client rules. Each row says ours as a fraction of the
+the body, answers a fixed result) takes part in the floor-tool rows of scenario 1 only: it has
+no tools, no authentication and no slow-client rules. Each row says ours as a fraction of the
 peer and of the floor. ``BENCH_BASELINE=/path/to/a/checkout`` adds a fourth server, "base": the
 same ``--http --demo`` run from that checkout's code (a before/after comparison in one run).
 
@@ -333,7 +334,7 @@ def _ratio(mine: dict[str, float] | None, theirs: dict[str, float] | None) -> st
 
 
 def _latency(figures: dict[str, float] | None, key: str) -> str:
-    return "-" if figures is None else f"{figures.get(key, 0):.2f}"
+    return "-" if figures is None or key not in figures else f"{figures[key]:.2f}"
 
 
 def report(rows: dict[str, list[Row]]) -> None:

@@ -109,8 +109,8 @@ class Exchange:
     async def respond(self, status: int, headers: HeaderList, body: bytes = b"") -> None:
         """Send a complete response, in one write (the head alone for a ``HEAD`` request)."""
         head = self._head(status, [*headers, ("content-length", str(len(body)))])
-        with_body = body and self.request.method != "HEAD"
-        events: list[h11.Event] = [head, h11.Data(data=body)] if with_body else [head]
+        body = b"" if self.request.method == "HEAD" else body
+        events: list[h11.Event] = [head, h11.Data(data=body)] if body else [head]
         await self._conn.send(*events, h11.EndOfMessage())
         self.status = status
         self.sent_bytes += len(body)
@@ -125,7 +125,8 @@ class Exchange:
         all_headers = [*self._conn.wiring.base_headers, *headers]
         if closing:
             all_headers.append(("connection", "close"))
-        return h11.Response(status_code=status, headers=all_headers, reason=_REASONS[status])
+        reason = _REASONS.get(status, b"")
+        return h11.Response(status_code=status, headers=all_headers, reason=reason)
 
     async def send(self, data: bytes) -> None:
         """Send a piece of the body."""

@@ -34,7 +34,7 @@ _TOOLSET_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
 _FALSE: Final = frozenset({"0", "false", "no", "off"})
 _BOOL_HELP: Final = "use one of 1, true, yes, on, 0, false, no, off"
-MAX_TOKEN_FILE_BYTES: Final = 4096
+MAX_SECRET_FILE_BYTES: Final = 4096
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{8,256}$")
 _WORD_BREAK: Final = re.compile(r"[\s=]+")
 
@@ -156,20 +156,25 @@ def load_token(env: Mapping[str, str]) -> Secret | None:
     if direct and path:
         raise ConfigError("SEVDESK_API_TOKEN", "set either it or SEVDESK_API_TOKEN_FILE, not both")
     if path:
-        return _token("SEVDESK_API_TOKEN_FILE", _read_token_file(path))
+        text = read_secret_file("SEVDESK_API_TOKEN_FILE", path, "a token")
+        return _token("SEVDESK_API_TOKEN_FILE", text)
     return _token("SEVDESK_API_TOKEN", direct) if direct else None
 
 
-def _read_token_file(path: str) -> str:
+def read_secret_file(variable: str, path: str, what: str) -> str:
+    """:returns: the stripped text of a file holding one secret (at most 4 KiB), named by the
+        setting ``variable`` that points to it.
+
+    :param what: the secret in plain words, for the refusal (``"a token"``).
+    :raises ConfigError: if the file cannot be read or is too large to hold ``what``.
+    """
     try:
         with Path(path).open("rb") as handle:
-            data = handle.read(MAX_TOKEN_FILE_BYTES + 1)
+            data = handle.read(MAX_SECRET_FILE_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(
-            "SEVDESK_API_TOKEN_FILE", f"cannot read the file ({exc.strerror})"
-        ) from None
-    if len(data) > MAX_TOKEN_FILE_BYTES:
-        raise ConfigError("SEVDESK_API_TOKEN_FILE", "the file is too large to hold a token")
+        raise ConfigError(variable, f"cannot read the file ({exc.strerror})") from None
+    if len(data) > MAX_SECRET_FILE_BYTES:
+        raise ConfigError(variable, f"the file is too large to hold {what}")
     return data.decode("utf-8", errors="replace").strip()
 
 

@@ -15,11 +15,11 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.tools.define import Annotations
+from sevdesk_mcp.tools.vocabulary import BINDING_ANNOTATIONS as BINDING
+from sevdesk_mcp.tools.vocabulary import SevdeskId as Id
 from sevdesk_mcp.tools.write_flow import define_write_tool
 
-Id = Annotated[int, msgspec.Meta(ge=1, le=10**15)]
 Name = Annotated[str, msgspec.Meta(max_length=100)]
-BINDING = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 CHANGE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
 
 

@@ -17,6 +17,7 @@ from sevdesk_mcp.domain.contacts import CATEGORIES, STATUSES, Untrusted
 from sevdesk_mcp.domain.contacts import display_name as contact_name
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.records import read_one, read_raw
 from sevdesk_mcp.domain.whole_lists import read_whole
 from sevdesk_mcp.domain.writes import Prepared, Progress, change_fact, post, ref, reference_name
 from sevdesk_mcp.errors import MalformedResponseError, ToolError, ToolInputError
@@ -24,7 +25,6 @@ from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 
 ContactKind = Literal["organisation", "person"]
@@ -120,7 +120,7 @@ async def read_contact(client: SevdeskPort, contact_id: int) -> wire.Contact:
     :raises NotFoundError: if there is none.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    return wire.parse(one(await client.get(api_path("Contact", contact_id))), wire.Contact)
+    return await read_one(client, "Contact", contact_id, wire.Contact)
 
 
 async def prepare_create(client: SevdeskPort, new: NewContact) -> Prepared[CreatePlan]:
@@ -227,7 +227,7 @@ async def execute_update(
     """
     await client.send("PUT", api_path("Contact", plan.contact_id), json=plan.body)
     progress.done(f"updated contact {plan.contact_id}")
-    raw = one(await client.get(api_path("Contact", plan.contact_id)))
+    raw = await read_raw(client, "Contact", plan.contact_id)
     contact = wire.parse(raw, wire.Contact)
     lost = [f for f, v in plan.body.items() if str(raw.get(f)) != str(v)]
     note = f"sevDesk did not keep: {', '.join(lost)}." if lost else None

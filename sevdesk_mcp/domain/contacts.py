@@ -12,10 +12,10 @@ import msgspec
 
 from sevdesk_mcp.domain.common import omitted_note, web_link
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.records import read_one
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.envelope import one
-from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.paths import QueryValue
 
 MAX_SCANNED_CONTACTS: Final = 10_000
 CATEGORIES: Final = {2: "supplier", 3: "customer", 4: "partner", 28: "prospect"}
@@ -104,7 +104,7 @@ async def get_contact(client: SevdeskPort, api_url: str, contact_id: int) -> Con
     :raises NotFoundError: if there is no such contact.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    contact = wire.parse(one(await client.get(api_path("Contact", contact_id))), wire.Contact)
+    contact = await read_one(client, "Contact", contact_id, wire.Contact)
     by_contact: dict[str, QueryValue] = {
         "contact[id]": contact_id,
         "contact[objectName]": "Contact",
@@ -136,8 +136,8 @@ async def _relatives(
     client: SevdeskPort, api_url: str, contact: wire.Contact
 ) -> tuple[list[ContactSummary], ContactSummary | None]:
     if contact.parent is not None:
-        raw = one(await client.get(api_path("Contact", contact.parent.id)))
-        return [], summary(wire.parse(raw, wire.Contact), api_url)
+        parent = await read_one(client, "Contact", contact.parent.id, wire.Contact)
+        return [], summary(parent, api_url)
     if _is_person(contact):
         return [], None
     page = await client.get_all("/Contact", {"depth": 1}, max_items=MAX_SCANNED_CONTACTS)

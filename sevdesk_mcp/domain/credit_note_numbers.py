@@ -8,6 +8,7 @@ existing credit notes twice: when the draft is previewed, and again after it was
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Final
 
 from sevdesk_mcp.domain.document_types import KINDS
@@ -15,33 +16,33 @@ from sevdesk_mcp.domain.documents import list_documents
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import MalformedResponseError, ToolError
 from sevdesk_mcp.jsontypes import JsonValue
-from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.paths import QueryValue
 
 SEQUENCE: Final = "/SevSequence/Factory/getByType"
 _QUERY: Final[dict[str, QueryValue]] = {"objectType": "CreditNote", "type": "CN"}
 
 
-async def peek_number(client: SevdeskPort) -> str:
-    """:returns: the next credit-note number, without taking it (``useNextNumber=false``).
+async def peek_number(client: SevdeskPort, today: dt.date) -> str:
+    """:returns: the next credit-note number, without taking it (``useNextNumber=false``), its
+        date parts from the books' ``today``.
 
     :raises ToolError: if a credit note already carries it.
     :raises MalformedResponseError: if sevDesk's answer holds no number.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    number = formatted(await client.get(SEQUENCE, {**_QUERY, "useNextNumber": False}))
+    number = formatted(await client.get(SEQUENCE, {**_QUERY, "useNextNumber": False}), today)
     await refuse_used(client, number)
     return number
 
 
-async def take_number(client: SevdeskPort) -> str:
+async def take_number(client: SevdeskPort, today: dt.date) -> str:
     """Take the next credit-note number (this may reserve it in sevDesk).
 
-    :returns: the formatted number, e.g. ``GU-1005``.
+    :returns: the formatted number, e.g. ``GU-1005``, its date parts from the books' ``today``.
     :raises MalformedResponseError: if sevDesk's answer holds no number.
     :raises UpstreamError: if sevDesk cannot be reached.
     """
-    return formatted(await client.send("GET", SEQUENCE, query=_QUERY))
+    return formatted(await client.send("GET", SEQUENCE, query=_QUERY), today)
 
 
 async def refuse_used(client: SevdeskPort, number: str) -> None:
@@ -60,8 +61,9 @@ async def refuse_used(client: SevdeskPort, number: str) -> None:
             )
 
 
-def formatted(answer: JsonValue) -> str:
-    """:returns: the number in the sequence's format (``%YYYY``, ``%YY``, ``%MM``, ``%NUMBER``).
+def formatted(answer: JsonValue, today: dt.date) -> str:
+    """:returns: the number in the sequence's format (``%YYYY``, ``%YY``, ``%MM`` of ``today``,
+        ``%NUMBER``).
 
     :raises MalformedResponseError: if the answer holds no number.
     """
@@ -71,7 +73,6 @@ def formatted(answer: JsonValue) -> str:
         sequence, pattern = answer.get("nextSequence"), answer.get("format")
         if isinstance(sequence, str | int) and not isinstance(sequence, bool):
             if isinstance(pattern, str) and "%NUMBER" in pattern:
-                today = dates.today()
                 return (
                     pattern.replace("%YYYY", f"{today:%Y}")
                     .replace("%YY", f"{today:%y}")

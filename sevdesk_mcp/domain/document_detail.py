@@ -26,6 +26,7 @@ from sevdesk_mcp.domain.documents import (
 )
 from sevdesk_mcp.domain.money import money, total
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.records import read_one, read_raw
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
@@ -49,7 +50,7 @@ async def get_document(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     kind = KINDS[kind_name]
-    raw = one(await client.get(api_path(kind.model, document_id)))
+    raw = await read_raw(client, kind.model, document_id)
     doc = wire.parse(raw, Document)
     summary = summarize(doc, kind, api_url, today, await cancelled_ids(client, kind))
     names = await contact_names(client, {summary.contact_id})
@@ -170,8 +171,8 @@ async def _invoice_relations(client: SevdeskPort, doc: Document) -> list[Related
 async def _one_related(
     client: SevdeskPort, kind_name: KindName, document_id: int, relation: str
 ) -> Related:
-    raw = one(await client.get(api_path(KINDS[kind_name].model, document_id)))
-    return _as_related(wire.parse(raw, Document), kind_name, relation)
+    doc = await read_one(client, KINDS[kind_name].model, document_id, Document)
+    return _as_related(doc, kind_name, relation)
 
 
 def _as_related(doc: Document, kind_name: KindName, relation: str) -> Related:

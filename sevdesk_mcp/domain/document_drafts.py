@@ -11,6 +11,7 @@ number sequence when it is created (Q35), because sevDesk refuses to finalize on
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -34,8 +35,9 @@ from sevdesk_mcp.domain.lifecycle import send_once
 from sevdesk_mcp.domain.lifecycle_table import Step, refusal
 from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.records import find_one
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
-from sevdesk_mcp.errors import MalformedResponseError, NotFoundError, RejectedError
+from sevdesk_mcp.errors import MalformedResponseError, RejectedError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact, Preview
@@ -61,7 +63,7 @@ class DraftPlan:
     kind: KindName
     document_id: int | None
     body: JsonObject
-    needs_number: bool = False
+    number_day: dt.date | None = None  # the books' today, when the draft takes a number
     written: tuple[str, ...] = field(default=())
 
 
@@ -74,8 +76,12 @@ class DraftDeleted(msgspec.Struct, frozen=True, kw_only=True):
     written: list[str]
 
 
-async def prepare_create(client: SevdeskPort, draft: Draft) -> Prepared[DraftPlan]:
+async def prepare_create(
+    client: SevdeskPort, draft: Draft, *, today: dt.date
+) -> Prepared[DraftPlan]:
     """Check a new draft against sevDesk and plan its creation (reads only).
+
+    :param today: the books' today, the day in a credit note's number.
 
     :returns: the preview and the plan.
     :raises ToolInputError: for a wrong contact, tax rule, rate or amount.
@@ -84,7 +90,7 @@ async def prepare_create(client: SevdeskPort, draft: Draft) -> Prepared[DraftPla
     """
     body, facts = await document_body(client, draft, None)
     if draft.kind == "credit_note":
-        number = await numbers.peek_number(client)
+        number = await numbers.peek_number(client, today)
         facts.insert(
             1,
             Fact(
@@ -101,7 +107,8 @@ async def prepare_create(client: SevdeskPort, draft: Draft) -> Prepared[DraftPla
         "changed or deleted)",
         facts=facts,
     )
-    plan = DraftPlan(draft.kind, None, body, needs_number=draft.kind == "credit_note")
+    number_day = today if draft.kind == "credit_note" else None
+    plan = DraftPlan(draft.kind, None, body, number_day=number_day)
     return Prepared(preview, plan)
 
 
@@ -114,8 +121,8 @@ async def execute_create(
     :raises UpstreamError: if a write or the read-back fails.
     """
     body = plan.body
-    if plan.needs_number:
-        number = await numbers.take_number(client)
+    if plan.number_day is not None:
+        number = await numbers.take_number(client, plan.number_day)
         progress.done(f"took credit note number {number} from the number range")
         await numbers.refuse_used(client, number)  # the range may not have moved (D-066)
         inner = body["creditNote"]
@@ -201,12 +208,7 @@ async def execute_delete(client: SevdeskPort, plan: DraftPlan, progress: Progres
     place = where(plan.kind, plan.document_id)
     await send_once(client, "DELETE", path, codes=NO_LONGER_DRAFT, where=place)
     progress.done(f"deleted {KINDS[plan.kind].label} draft {plan.document_id}")
-    try:
-        await read_document(client, plan.kind, plan.document_id)
-    except NotFoundError:
-        gone = True
-    else:
-        gone = False
+    gone = await find_one(client, KINDS[plan.kind].model, plan.document_id, Document) is None
     written = [f"deleted draft {plan.document_id}"] if gone else []
     return DraftDeleted(id=plan.document_id, kind=plan.kind, deleted=gone, written=written)
 

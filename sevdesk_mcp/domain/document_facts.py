@@ -17,11 +17,11 @@ from sevdesk_mcp.domain.document_writes import label
 from sevdesk_mcp.domain.lifecycle_table import word
 from sevdesk_mcp.domain.money import ZERO, shown, shown_price
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.errors import NotFoundError, ToolError
+from sevdesk_mcp.domain.records import find_one
+from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document, Position
 
@@ -56,11 +56,9 @@ async def document_facts(client: SevdeskPort, kind_name: KindName, doc: Document
 async def _contact(client: SevdeskPort, doc: Document) -> str:
     if doc.contact is None:
         return NONE
-    try:
-        raw = one(await client.get(api_path("Contact", doc.contact.id)))
-    except NotFoundError:
+    contact = await find_one(client, "Contact", doc.contact.id, wire.Contact)
+    if contact is None:
         return f"contact {doc.contact.id} (not found in sevDesk)"
-    contact = wire.parse(raw, wire.Contact)
     return f"{fence(display_name(contact)) or '(no name)'} (id {contact.id})"
 
 

@@ -17,12 +17,11 @@ from sevdesk_mcp.domain.documents import cancelled_ids
 from sevdesk_mcp.domain.lifecycle_table import open_statuses
 from sevdesk_mcp.domain.money import ZERO, Money, money
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.records import read_one
 from sevdesk_mcp.errors import OutcomeUnknownError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.envelope import one
-from sevdesk_mcp.sevdesk.paths import api_path
+from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
 KIND_WORDS: Final[dict[str, str]] = {
@@ -58,8 +57,7 @@ async def read_document(client: SevdeskPort, kind_name: KindName, document_id: i
     :raises NotFoundError: if there is none.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    raw = one(await client.get(api_path(KINDS[kind_name].model, document_id)))
-    return wire.parse(raw, Document)
+    return await read_one(client, KINDS[kind_name].model, document_id, Document)
 
 
 async def read_back(

@@ -17,15 +17,17 @@ from sevdesk_mcp.domain.contacts import display_name
 from sevdesk_mcp.domain.document_types import KINDS, KindName
 from sevdesk_mcp.domain.documents import list_documents
 from sevdesk_mcp.domain.errors import Action, PreconditionError
+from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.errors import NotFoundError, ToolError, ToolInputError
+from sevdesk_mcp.domain.records import Missing, read_one
+from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.envelope import one
-from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.paths import QueryValue
 
 _ALL: Final = frozenset({Decimal(0), Decimal(7), Decimal(19)})
 _ZERO: Final = frozenset({Decimal(0)})
+CONTACT: Final = Missing("contact", Action.FIND_CONTACT, " finds the right id.", "contact_id")
 SALES_RULES: Final[dict[int, frozenset[Decimal]]] = {
     1: _ALL,  # Umsatzsteuerpflichtige Umsätze
     2: _ZERO,  # Ausfuhren
@@ -127,17 +129,7 @@ async def recipient(client: SevdeskPort, contact_id: int) -> Recipient:
     :raises PreconditionError: if there is no such contact.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    try:
-        raw = one(await client.get(api_path("Contact", contact_id)))
-    except NotFoundError:
-        raise PreconditionError(
-            f"There is no contact {contact_id}; ",
-            Action.FIND_CONTACT,
-            " finds the right id.",
-            record=f"contact {contact_id}",
-            field="contact_id",
-        ) from None
-    contact = wire.parse(raw, wire.Contact)
+    contact = await read_one(client, "Contact", contact_id, wire.Contact, missing=CONTACT)
     query: dict[str, QueryValue] = {"contact[id]": contact_id, "contact[objectName]": "Contact"}
     page = await client.get_all("/ContactAddress", query, max_items=100)
     addresses = [
@@ -194,7 +186,7 @@ async def refuse_lookalike(client: SevdeskPort, new: Fingerprint) -> None:
     for doc in await list_documents(client, kind, query, whole=True):
         same_day = dates.berlin_date(doc.date()) == new.day
         same_text = clean(doc.header or "").strip().casefold() == wanted
-        if same_day and same_text and (doc.sumGross or Decimal(0)) == new.gross:
+        if same_day and same_text and (doc.sumGross or ZERO) == new.gross:
             number = doc.number() or f"draft {doc.id}"
             raise PreconditionError(
                 f"{kind.label.capitalize()} {doc.id} ({number}) has the same contact, date, "

@@ -12,15 +12,20 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
-from sevdesk_mcp.domain.money import cents, shown, shown_price
+from sevdesk_mcp.domain.money import (
+    HUNDRED,
+    MAX_AMOUNT,
+    PRICE_PLACES,
+    cents,
+    shown,
+    shown_price,
+    total,
+)
 from sevdesk_mcp.domain.writes import ref
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.preview import Fact
 
-HUNDRED: Final = Decimal(100)
-MAX_AMOUNT: Final = Decimal(10) ** 9
-PRICE_PLACES: Final = 2
 QUANTITY_PLACES: Final = 4
 
 
@@ -87,7 +92,7 @@ def position_body(line: Line, object_name: str) -> JsonObject:
 
 def total_gross(lines: tuple[Line, ...]) -> Decimal:
     """:returns: the gross sum of all positions."""
-    return sum((line.net() + line.tax() for line in lines), Decimal(0))
+    return total(line.net() + line.tax() for line in lines)
 
 
 def sums_facts(lines: tuple[Line, ...]) -> list[Fact]:
@@ -100,7 +105,7 @@ def sums_facts(lines: tuple[Line, ...]) -> list[Fact]:
     by_rate: dict[Decimal, Decimal] = defaultdict(Decimal)
     for line in lines:
         by_rate[line.tax_rate.normalize()] += line.tax()
-    net = sum((line.net() for line in lines), Decimal(0))
+    net = total(line.net() for line in lines)
     facts = [Fact("Positions", "\n".join(rows)), Fact("Net", shown(net))]
     facts += [Fact(f"VAT {rate:f} %", shown(tax)) for rate, tax in sorted(by_rate.items())]
     facts.append(Fact("Gross", shown(total_gross(lines))))

@@ -30,12 +30,11 @@ from sevdesk_mcp.domain.errors import PreconditionError, Said
 from sevdesk_mcp.domain.lifecycle_table import open_statuses, word
 from sevdesk_mcp.domain.money import ZERO, Money, money, shown
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.errors import NotFoundError, RejectedError
+from sevdesk_mcp.domain.records import find_one, read_one
+from sevdesk_mcp.errors import RejectedError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.envelope import one
-from sevdesk_mcp.sevdesk.paths import api_path
 
 TargetKind = Literal["invoice", "credit_note", "voucher"]
 MODELS: Final[dict[str, str]] = {
@@ -164,7 +163,7 @@ async def read_voucher(client: SevdeskPort, ident: int) -> VoucherState:
     :raises NotFoundError: if there is none.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    return wire.parse(one(await client.get(api_path("Voucher", ident))), VoucherState)
+    return await read_one(client, "Voucher", ident, VoucherState)
 
 
 async def read_back_target(
@@ -250,8 +249,5 @@ def _voucher_target(voucher: VoucherState) -> Target:
 
 
 async def _contact_name(client: SevdeskPort, contact_id: int) -> str | None:
-    try:
-        raw = one(await client.get(api_path("Contact", contact_id)))
-    except NotFoundError:
-        return None
-    return fence(display_name(wire.parse(raw, wire.Contact)))
+    contact = await find_one(client, "Contact", contact_id, wire.Contact)
+    return fence(display_name(contact)) if contact is not None else None

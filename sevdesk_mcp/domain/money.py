@@ -16,6 +16,9 @@ import msgspec
 
 CENT: Final = Decimal("0.01")
 ZERO: Final = Decimal(0)
+HUNDRED: Final = Decimal(100)  # percent
+MAX_AMOUNT: Final = Decimal(10) ** 9  # no amount we send reaches a billion
+PRICE_PLACES: Final = 2  # decimal places of a price
 
 
 class Money(msgspec.Struct, frozen=True, kw_only=True):

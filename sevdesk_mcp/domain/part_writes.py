@@ -18,9 +18,10 @@ import msgspec
 
 from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.errors import Action, PreconditionError
-from sevdesk_mcp.domain.money import Money, cents, money, shown
+from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, Money, cents, money, shown
 from sevdesk_mcp.domain.parts import STATUSES
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.records import read_one
 from sevdesk_mcp.domain.whole_lists import read_whole
 from sevdesk_mcp.domain.writes import (
     Prepared,
@@ -35,7 +36,6 @@ from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import Part
 
@@ -43,9 +43,6 @@ TaxRate = Literal[0, 7, 19]
 
 ACTIVE: Final = 100
 INACTIVE: Final = 50
-HUNDRED: Final = Decimal(100)
-MAX_AMOUNT: Final = Decimal(10) ** 9
-PRICE_PLACES: Final = 2
 STOCK_PLACES: Final = 4
 
 
@@ -211,7 +208,7 @@ async def read_part(client: SevdeskPort, part_id: int) -> Part:
     :raises NotFoundError: if there is none.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    return wire.parse(one(await client.get(api_path("Part", part_id))), Part)
+    return await read_one(client, "Part", part_id, Part)
 
 
 def written_part(part: Part, written: list[str]) -> PartWritten:

@@ -16,7 +16,7 @@ import msgspec
 from sevdesk_mcp.domain.banking import decimal_scalar
 from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
-from sevdesk_mcp.domain.money import Money, money
+from sevdesk_mcp.domain.money import HUNDRED, Money, money
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.vouchers import contains
 from sevdesk_mcp.safety.fence import clean, fence
@@ -27,7 +27,6 @@ from sevdesk_mcp.sevdesk.wire_finance import Part
 MAX_SCANNED: Final = 20_000
 ACTIVE: Final = 100
 STATUSES: Final = {50: "inactive", ACTIVE: "active"}
-HUNDRED: Final = Decimal(100)
 
 
 class PartSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -22,16 +22,21 @@ from sevdesk_mcp.domain.banking import ACTIVE, bookings_for
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.money import ZERO, cents, money
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.errors import NotFoundError, ToolError, ToolInputError
+from sevdesk_mcp.domain.records import Missing, read_one
+from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.envelope import one
-from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccount
 
 ONLINE: Final = "online"
 PRIVATE: Final = 300
 BOOKED: Final = 400
+_ACCOUNT: Final = Missing(
+    "check account", Action.LIST_BANK_ACCOUNTS, " lists them.", "check_account_id"
+)
+_TRANSACTION: Final = Missing(
+    "transaction", Action.FIND_TRANSACTIONS, " lists them.", "transaction_id"
+)
 
 
 class TransactionState(msgspec.Struct, frozen=True):
@@ -80,17 +85,7 @@ async def check_account(
     :raises ToolError: for an archived account.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    try:
-        raw = one(await client.get(api_path("CheckAccount", account_id)))
-    except NotFoundError:
-        raise PreconditionError(
-            f"There is no check account {account_id}; ",
-            Action.LIST_BANK_ACCOUNTS,
-            " lists them.",
-            record=f"check account {account_id}",
-            field="check_account_id",
-        ) from None
-    account = wire.parse(raw, CheckAccount)
+    account = await read_one(client, "CheckAccount", account_id, CheckAccount, missing=_ACCOUNT)
     name = fence(account.name) or f"check account {account_id}"
     if account.status != ACTIVE:
         raise ToolError(f"Check account {account_id} is archived; book on an active account.")
@@ -158,17 +153,8 @@ async def check_transaction(
 
 
 async def _read_transaction(client: SevdeskPort, transaction_id: int) -> TransactionState:
-    try:
-        raw = one(await client.get(api_path("CheckAccountTransaction", transaction_id)))
-    except NotFoundError:
-        raise PreconditionError(
-            f"There is no transaction {transaction_id}; ",
-            Action.FIND_TRANSACTIONS,
-            " lists them.",
-            record=f"transaction {transaction_id}",
-            field="transaction_id",
-        ) from None
-    tx = wire.parse(raw, TransactionState)
+    model, missing = "CheckAccountTransaction", _TRANSACTION
+    tx = await read_one(client, model, transaction_id, TransactionState, missing=missing)
     if tx.deletedAt is not None:
         raise ToolInputError(
             f"Transaction {transaction_id} was deleted in sevDesk; choose another transaction."

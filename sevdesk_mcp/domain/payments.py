@@ -33,7 +33,7 @@ from sevdesk_mcp.domain.lifecycle import (
     send_once,
 )
 from sevdesk_mcp.domain.lifecycle_table import Step, Why, after, refusal
-from sevdesk_mcp.domain.money import ZERO, Money, cents, money
+from sevdesk_mcp.domain.money import MAX_AMOUNT, ZERO, Money, cents, money
 from sevdesk_mcp.domain.payment_checks import (
     AccountCheck,
     TransactionCheck,
@@ -50,7 +50,6 @@ from sevdesk_mcp.sevdesk.paths import api_path
 
 FULL_PAYMENT: Final = "FULL_PAYMENT"
 PARTIAL: Final = "N"
-MAX_AMOUNT: Final = Decimal(10) ** 9
 CODES: Final = {
     750: "the invoice or credit note is already paid (bezahlt); nothing was booked. Read it "
     "again to see its payments.",

@@ -22,12 +22,12 @@ from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.lifecycle_table import names, open_statuses
 from sevdesk_mcp.domain.money import ZERO, Money, money, total, totals_by_currency
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.records import read_raw
 from sevdesk_mcp.errors import NotFoundError, UpstreamValidationError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.envelope import one
-from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.version import System, object_system
 from sevdesk_mcp.sevdesk.wire_finance import AccountingType, Voucher, VoucherPos
 
@@ -172,7 +172,7 @@ async def get_voucher(client: SevdeskPort, api_url: str, voucher_id: int) -> Vou
     :raises NotFoundError: if there is no such receipt.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    raw = one(await client.get(api_path("Voucher", voucher_id)))
+    raw = await read_raw(client, "Voucher", voucher_id)
     account = await _account_system(client)
     read = Read(wire.parse(raw, Voucher), object_system(raw, account))
     query: dict[str, QueryValue] = {"voucher[id]": voucher_id, "voucher[objectName]": "Voucher"}
@@ -253,7 +253,7 @@ class AccountResolver:
     async def _load(self, model: str, ident: int) -> BookingAccount:
         system = "2.0" if model == "AccountDatev" else "1.0"
         try:
-            raw = one(await self._client.get(api_path(model, ident)))
+            raw = await read_raw(self._client, model, ident)
         except (NotFoundError, UpstreamValidationError):
             return BookingAccount(system=system, id=ident, number=None, name=None)
         if model == "AccountDatev":

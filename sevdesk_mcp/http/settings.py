@@ -16,11 +16,10 @@ import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
-from sevdesk_mcp.config import is_loopback, is_safe_url, setting
+from sevdesk_mcp.config import is_loopback, is_safe_url, read_secret_file, setting
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.http.limits import (
     MAX_CONNECTIONS,
@@ -41,7 +40,6 @@ DEFAULT_PORT: Final = 8080
 MAX_TRUST_PROXY: Final = 10
 MIN_SECRET_CHARS: Final = 32
 MAX_SECRET_CHARS: Final = 512
-MAX_SECRET_FILE_BYTES: Final = 4096
 LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1")
 _SECRET: Final = re.compile(r"^[A-Za-z0-9._~+/=-]+$")
 _HOSTNAME: Final = re.compile(
@@ -188,7 +186,10 @@ def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
             "SEVDESK_HTTP_SECRET", "set either it or SEVDESK_HTTP_SECRET_FILE, not both"
         )
     if path:
-        current = _secret("SEVDESK_HTTP_SECRET_FILE", _read_secret_file(path))
+        current = _secret(
+            "SEVDESK_HTTP_SECRET_FILE",
+            read_secret_file("SEVDESK_HTTP_SECRET_FILE", path, "a secret"),
+        )
     elif direct:
         current = _secret("SEVDESK_HTTP_SECRET", direct)
     else:
@@ -204,19 +205,6 @@ def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
     if old == current:
         raise ConfigError("SEVDESK_HTTP_SECRET_PREVIOUS", "must differ from the current secret")
     return (current, old)
-
-
-def _read_secret_file(path: str) -> str:
-    try:
-        with Path(path).open("rb") as handle:
-            data = handle.read(MAX_SECRET_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(
-            "SEVDESK_HTTP_SECRET_FILE", f"cannot read the file ({exc.strerror})"
-        ) from None
-    if len(data) > MAX_SECRET_FILE_BYTES:
-        raise ConfigError("SEVDESK_HTTP_SECRET_FILE", "the file is too large to hold a secret")
-    return data.decode("utf-8", errors="replace").strip()
 
 
 def _secret(variable: str, value: str) -> Secret:

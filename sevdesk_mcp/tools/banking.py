@@ -9,8 +9,9 @@ import msgspec
 
 from sevdesk_mcp.domain import banking
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.remedies import phrase
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, Limit, SevdeskId
 
 
 class AccountsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -28,9 +29,9 @@ class AccountsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 class TransactionsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_search_transactions``."""
 
-    account_id: (
-        Annotated[int, msgspec.Meta(ge=1, le=10**15, description="Only this check account")] | None
-    ) = None
+    account_id: Annotated[SevdeskId, msgspec.Meta(description="Only this check account")] | None = (
+        None
+    )
     state: Annotated[
         banking.State, msgspec.Meta(description="unmatched (not yet booked), booked, private…")
     ] = "any"
@@ -46,7 +47,7 @@ class TransactionsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     direction: Annotated[
         banking.Direction, msgspec.Meta(description="incoming (credit) or outgoing (debit)")
     ] = "any"
-    limit: Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")] = 25
+    limit: Limit = 25
 
 
 async def _accounts(args: AccountsInput, ctx: ToolContext) -> banking.BankAccountList:

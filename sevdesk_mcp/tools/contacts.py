@@ -8,9 +8,10 @@ import msgspec
 
 from sevdesk_mcp.domain import contacts
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, Limit, SevdeskId
 
-ContactId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The contact's sevDesk id")]
+ContactId = Annotated[SevdeskId, msgspec.Meta(description="The contact's sevDesk id")]
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -28,7 +29,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     category: Annotated[
         contacts.Category, msgspec.Meta(description="Only contacts of this category")
     ] = "any"
-    limit: Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")] = 25
+    limit: Limit = 25
 
 
 class GetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -17,13 +17,15 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import Annotations
+from sevdesk_mcp.tools.vocabulary import (
+    WRITE_ANNOTATIONS,
+    DryRun,
+    Email,
+    SevdeskId,
+    stripped,
+)
 from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
-WRITE_ANNOTATIONS: Final = Annotations(
-    read_only=False, destructive=False, idempotent=False, open_world=True
-)
-EMAIL_PATTERN: Final = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 PHONE_PATTERN: Final = r"^\+?[0-9][0-9 ()/.-]{2,39}$"
 
 
@@ -31,14 +33,13 @@ def _text(max_length: int, description: str) -> msgspec.Meta:
     return msgspec.Meta(max_length=max_length, description=description)
 
 
-Id = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="A sevDesk contact id")]
+Id = Annotated[SevdeskId, msgspec.Meta(description="A sevDesk contact id")]
 Name = Annotated[str, _text(200, "Organisation name")]
 FirstName = Annotated[str, _text(100, "A person's first name")]
 FamilyName = Annotated[str, _text(100, "A person's family name")]
 CustomerNumber = Annotated[str, _text(40, "Customer number")]
 VatNumber = Annotated[str, _text(30, "VAT identification number (USt-IdNr.), e.g. DE123456789")]
 TaxNumber = Annotated[str, _text(30, "Tax number (Steuernummer)")]
-DryRun = Annotated[bool, msgspec.Meta(description="Only preview; change nothing")]
 
 
 class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -57,8 +58,8 @@ class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     ) = None
     parent_id: (
         Annotated[
-            int,
-            msgspec.Meta(ge=1, le=10**15, description="For a person: the organisation's id"),
+            SevdeskId,
+            msgspec.Meta(description="For a person: the organisation's id"),
         ]
         | None
     ) = None
@@ -70,12 +71,7 @@ class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     country_id: Annotated[
         int, msgspec.Meta(ge=1, le=10**6, description="Invoice address: country id (1 Germany)")
     ] = 1
-    email: (
-        Annotated[
-            str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN, description="Email address")
-        ]
-        | None
-    ) = None
+    email: Annotated[Email, msgspec.Meta(description="Email address")] | None = None
     phone: (
         Annotated[
             str, msgspec.Meta(max_length=40, pattern=PHONE_PATTERN, description="Phone number")
@@ -102,21 +98,6 @@ class UpdateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
         Annotated[domain.ContactStatus, msgspec.Meta(description="active, lead or pending")] | None
     ) = None
     dryRun: DryRun = False
-
-
-def stripped(value: str | None, name: str) -> str | None:
-    """:returns: a one-line ``value`` without surrounding spaces; ``None`` stays ``None``.
-
-    :raises ToolInputError: for a value that is only spaces or has a line break (names, numbers,
-        subjects: a break would split a header line or hide text from the preview).
-    """
-    if value is None:
-        return None
-    if not value.strip():
-        raise ToolInputError(f"{name} is blank; give a value or leave it out.")
-    if "\n" in value or "\r" in value:
-        raise ToolInputError(f"{name} must be one line; remove the line break.")
-    return value.strip()
 
 
 def _new_contact(args: CreateContactInput) -> domain.NewContact:

@@ -55,11 +55,6 @@ class Annotations:
         }
 
 
-READ_ANNOTATIONS: Final = Annotations(
-    read_only=True, destructive=False, idempotent=True, open_world=True
-)
-
-
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a handler gets besides its arguments: the account and the MCP request."""

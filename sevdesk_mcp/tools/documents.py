@@ -19,10 +19,10 @@ from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.files import deliver
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, DocumentId, Limit, SevdeskId
 
 Kind = Annotated[KindName, msgspec.Meta(description="invoice, credit_note or order")]
-DocumentId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The document's id")]
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -36,9 +36,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     number: Annotated[str, msgspec.Meta(max_length=50, description="Part of the number")] | None = (
         None
     )
-    contact_id: (
-        Annotated[int, msgspec.Meta(ge=1, le=10**15, description="Only this contact")] | None
-    ) = None
+    contact_id: Annotated[SevdeskId, msgspec.Meta(description="Only this contact")] | None = None
     date_from: Annotated[dt.date, msgspec.Meta(description="Document date from (ISO)")] | None = (
         None
     )
@@ -47,7 +45,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         False
     )
     overdue_only: Annotated[bool, msgspec.Meta(description="Only open invoices past due")] = False
-    limit: Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")] = 25
+    limit: Limit = 25
 
 
 class GetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Annotated, Final
+from typing import Annotated
 
 import msgspec
 
@@ -23,17 +23,13 @@ from sevdesk_mcp.domain.resets import ResetPlan, ResetTo
 from sevdesk_mcp.domain.reversals import Cancelled, InvoicePlan
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import Annotations
+from sevdesk_mcp.tools.vocabulary import BINDING_ANNOTATIONS, DocumentId, DryRun, SevdeskId
 from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
-
-BINDING: Final = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 
 Kind = Annotated[
     TargetKind, msgspec.Meta(description="invoice, credit_note or voucher (a receipt, Beleg)")
 ]
-DocumentId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The document's id")]
-InvoiceId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The invoice's id")]
-DryRun = Annotated[bool, msgspec.Meta(description="Only preview; change nothing, ask nobody")]
+InvoiceId = Annotated[SevdeskId, msgspec.Meta(description="The invoice's id")]
 
 
 class BookPaymentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -50,14 +46,12 @@ class BookPaymentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     ]
     date: Annotated[dt.date, msgspec.Meta(description="Payment date, YYYY-MM-DD (Berlin)")]
     check_account_id: Annotated[
-        int, msgspec.Meta(ge=1, le=10**15, description="Bank account or cash register id")
+        SevdeskId, msgspec.Meta(description="Bank account or cash register id")
     ]
     transaction_id: (
         Annotated[
-            int,
+            SevdeskId,
             msgspec.Meta(
-                ge=1,
-                le=10**15,
                 description="The bank transaction; required on online accounts, omitted on "
                 "offline accounts and cash registers",
             ),
@@ -137,7 +131,7 @@ BOOK_PAYMENT = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.COMMIT,
-    annotations=BINDING,
+    annotations=BINDING_ANNOTATIONS,
     input=BookPaymentInput,
     output=PaymentBooked,
     prepare=_prepare_payment,
@@ -158,7 +152,7 @@ CANCEL_INVOICE = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.COMMIT,
-    annotations=BINDING,
+    annotations=BINDING_ANNOTATIONS,
     input=CancelInvoiceInput,
     output=Cancelled,
     prepare=_prepare_cancel,
@@ -179,7 +173,7 @@ CREDIT_NOTE_FROM_INVOICE = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.COMMIT,
-    annotations=BINDING,
+    annotations=BINDING_ANNOTATIONS,
     input=CreditNoteInput,
     output=DocumentWritten,
     prepare=_prepare_credit_note,
@@ -200,7 +194,7 @@ RESET_DOCUMENT = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.COMMIT,
-    annotations=BINDING,
+    annotations=BINDING_ANNOTATIONS,
     input=ResetInput,
     output=Written,
     prepare=_prepare_reset,

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Annotated, Final, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from sevdesk_mcp.domain import document_actions as actions
 from sevdesk_mcp.domain import document_drafts as drafts
-from sevdesk_mcp.domain.calendar import today
 from sevdesk_mcp.domain.document_actions import ActionPlan
 from sevdesk_mcp.domain.document_drafts import DraftDeleted, DraftPlan
 from sevdesk_mcp.domain.document_types import KindName
@@ -26,15 +25,19 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.contacts_write import EMAIL_PATTERN, WRITE_ANNOTATIONS, DryRun, stripped
-from sevdesk_mcp.tools.define import Annotations
-from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
-
-BINDING: Final = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
-DELETE: Final = Annotations(read_only=False, destructive=True, idempotent=True, open_world=True)
+from sevdesk_mcp.tools.vocabulary import (
+    BINDING_ANNOTATIONS,
+    DELETE_ANNOTATIONS,
+    WRITE_ANNOTATIONS,
+    DocumentId,
+    DryRun,
+    Email,
+    SevdeskId,
+    stripped,
+)
+from sevdesk_mcp.tools.write_flow import Dated, define_write_tool, plan_only
 
 Kind = Annotated[KindName, msgspec.Meta(description="invoice, credit_note or order")]
-DocumentId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The document's id")]
 Text = Annotated[str, msgspec.Meta(max_length=5000, description="Text printed on the document")]
 Day = Annotated[dt.date, msgspec.Meta(description="A date, YYYY-MM-DD")]
 
@@ -49,7 +52,7 @@ class PositionInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     ]
     tax_rate: Annotated[Literal[0, 7, 19], msgspec.Meta(description="VAT rate in percent")]
     unit_id: Annotated[int, msgspec.Meta(ge=1, le=10**6, description="Unit id (1 is Stk)")] = 1
-    part_id: Annotated[int, msgspec.Meta(ge=1, le=10**15, description="Article id")] | None = None
+    part_id: Annotated[SevdeskId, msgspec.Meta(description="Article id")] | None = None
     text: Annotated[str, msgspec.Meta(max_length=2000, description="Position text")] | None = None
 
 
@@ -62,7 +65,7 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     """The content of a document draft (shared by create and update)."""
 
     kind: Kind
-    contact_id: Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The customer")]
+    contact_id: Annotated[SevdeskId, msgspec.Meta(description="The customer")]
     positions: Positions
     date: Day | None = None
     tax_rule_id: Annotated[
@@ -76,10 +79,7 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     ) = None
     delivery_date: Day | None = None
     source_invoice_id: (
-        Annotated[
-            int, msgspec.Meta(ge=1, le=10**15, description="Credit notes: the invoice corrected")
-        ]
-        | None
+        Annotated[SevdeskId, msgspec.Meta(description="Credit notes: the invoice corrected")] | None
     ) = None
     credit_note_category: Annotated[
         CreditNoteCategory,
@@ -120,15 +120,15 @@ class EmailInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
     kind: Kind
     document_id: DocumentId
-    to_email: Annotated[str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN)]
+    to_email: Email
     subject: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
     text: Annotated[str, msgspec.Meta(min_length=1, max_length=5000, description="Email body")]
-    cc_email: Annotated[str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN)] | None = None
+    cc_email: Email | None = None
     copy_to_self: Annotated[bool, msgspec.Meta(description="Copy to the sevDesk user")] = False
     dryRun: DryRun = False
 
 
-def _draft(args: DraftFields, *, allow_duplicate: bool = False) -> Draft:
+def _draft(args: DraftFields, today: dt.date, *, allow_duplicate: bool = False) -> Draft:
     lines = tuple(
         checked_line(
             Line(
@@ -151,7 +151,7 @@ def _draft(args: DraftFields, *, allow_duplicate: bool = False) -> Draft:
     return Draft(
         kind=args.kind,
         contact_id=args.contact_id,
-        day=args.date or today(),
+        day=args.date or today,
         lines=lines,
         tax_rule_id=args.tax_rule_id,
         header=stripped(args.header, "header"),
@@ -166,12 +166,17 @@ def _draft(args: DraftFields, *, allow_duplicate: bool = False) -> Draft:
     )
 
 
-async def _prepare_create(args: DraftInput, client: SevdeskPort) -> Prepared[DraftPlan]:
-    return await drafts.prepare_create(client, _draft(args, allow_duplicate=args.allow_duplicate))
+async def _prepare_create(
+    args: DraftInput, client: SevdeskPort, today: dt.date
+) -> Prepared[DraftPlan]:
+    draft = _draft(args, today, allow_duplicate=args.allow_duplicate)
+    return await drafts.prepare_create(client, draft, today=today)
 
 
-async def _prepare_update(args: UpdateDraftInput, client: SevdeskPort) -> Prepared[DraftPlan]:
-    return await drafts.prepare_update(client, args.document_id, _draft(args))
+async def _prepare_update(
+    args: UpdateDraftInput, client: SevdeskPort, today: dt.date
+) -> Prepared[DraftPlan]:
+    return await drafts.prepare_update(client, args.document_id, _draft(args, today))
 
 
 async def _prepare_delete(args: DocumentRef, client: SevdeskPort) -> Prepared[DraftPlan]:
@@ -226,7 +231,7 @@ CREATE_DRAFT = define_write_tool(
     annotations=WRITE_ANNOTATIONS,
     input=DraftInput,
     output=DocumentWritten,
-    prepare=_prepare_create,
+    prepare=Dated(_prepare_create),
     execute=plan_only(drafts.execute_create),
     locks=_create_locks,
 )
@@ -245,7 +250,7 @@ UPDATE_DRAFT = define_write_tool(
     annotations=WRITE_ANNOTATIONS,
     input=UpdateDraftInput,
     output=DocumentWritten,
-    prepare=_prepare_update,
+    prepare=Dated(_prepare_update),
     execute=plan_only(drafts.execute_update),
     locks=_document_lock,
 )
@@ -259,7 +264,7 @@ DELETE_DRAFT = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.WRITE,
-    annotations=DELETE,
+    annotations=DELETE_ANNOTATIONS,
     input=DocumentRef,
     output=DraftDeleted,
     prepare=_prepare_delete,
@@ -278,7 +283,7 @@ FINALIZE = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.COMMIT,
-    annotations=BINDING,
+    annotations=BINDING_ANNOTATIONS,
     input=DocumentRef,
     output=DocumentWritten,
     prepare=_prepare_finalize,
@@ -296,7 +301,7 @@ ENSHRINE = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.COMMIT,
-    annotations=BINDING,
+    annotations=BINDING_ANNOTATIONS,
     input=DocumentRef,
     output=DocumentWritten,
     prepare=_prepare_enshrine,
@@ -316,7 +321,7 @@ SEND_EMAIL = define_write_tool(
     ),
     toolset="documents",
     tier=Tier.EXTERNAL,
-    annotations=BINDING,
+    annotations=BINDING_ANNOTATIONS,
     input=EmailInput,
     output=DocumentWritten,
     prepare=_prepare_email,

@@ -9,7 +9,8 @@ import msgspec
 from sevdesk_mcp import __version__
 from sevdesk_mcp.domain import reference
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, Annotations, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import LOCAL_READ_ANNOTATIONS, READ_ANNOTATIONS
 
 
 class StatusInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -58,7 +59,7 @@ SERVER_STATUS = define_tool(
     ),
     toolset="meta",
     tier=Tier.READ,
-    annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),
+    annotations=LOCAL_READ_ANNOTATIONS,
     input=StatusInput,
     output=ServerStatus,
     handler=_status,

@@ -8,7 +8,8 @@ import msgspec
 
 from sevdesk_mcp.domain import parts
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, Limit
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -26,7 +27,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     active_only: Annotated[
         bool, msgspec.Meta(description="Leave out inactive articles (default true)")
     ] = True
-    limit: Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")] = 25
+    limit: Limit = 25
 
 
 async def _search(args: SearchInput, ctx: ToolContext) -> parts.PartList:

@@ -18,7 +18,7 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.contacts_write import WRITE_ANNOTATIONS, DryRun, stripped
+from sevdesk_mcp.tools.vocabulary import WRITE_ANNOTATIONS, DryRun, SevdeskId, stripped
 from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
 PartName = Annotated[str, msgspec.Meta(max_length=200, description="Article name")]
@@ -51,7 +51,7 @@ class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 class UpdatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_update_part``; omitted fields stay as they are."""
 
-    part_id: Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The article's id")]
+    part_id: Annotated[SevdeskId, msgspec.Meta(description="The article's id")]
     name: PartName | None = None
     net_price: NetPrice | None = None
     tax_rate: Rate | None = None

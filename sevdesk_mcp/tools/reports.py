@@ -11,7 +11,8 @@ from sevdesk_mcp.domain import calendar as dates
 from sevdesk_mcp.domain import reports
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
 
 DEFAULT_LOOKBACK: Final = dt.timedelta(days=7)
 

@@ -9,9 +9,10 @@ import msgspec
 
 from sevdesk_mcp.domain import vouchers
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, Limit, SevdeskId
 
-VoucherId = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="The receipt's sevDesk id")]
+VoucherId = Annotated[SevdeskId, msgspec.Meta(description="The receipt's sevDesk id")]
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -36,7 +37,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         None
     )
     date_to: Annotated[dt.date, msgspec.Meta(description="Receipt date on or before")] | None = None
-    limit: Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")] = 25
+    limit: Limit = 25
 
 
 class GetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -26,6 +26,7 @@ Results are ``{status: done|dry_run|approval_pending|declined, result?, preview?
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import secrets
@@ -82,6 +83,16 @@ class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
 
 
 Prepare = Callable[[I, SevdeskPort], Awaitable[Prepared[P]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Dated(Generic[I, P]):
+    """A ``prepare`` that also takes the books' today (``AccountContext.today``: the demo books
+    have their own), for defaults such as a draft's date and the date in a number."""
+
+    prepare: Callable[[I, SevdeskPort, dt.date], Awaitable[Prepared[P]]]
+
+
 Execute = Callable[[I, P, SevdeskPort, Progress], Awaitable[O]]
 Locks = Callable[[I], Iterable[str]]
 
@@ -108,7 +119,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     annotations: Annotations,
     input: type[I],
     output: type[O],
-    prepare: Prepare[I, P],
+    prepare: Prepare[I, P] | Dated[I, P],
     execute: Execute[I, P, O],
     locks: Locks[I],
 ) -> ToolDef[I, WriteResult[O]]:
@@ -117,6 +128,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     ``locks`` names, for the arguments of a call, every record the write depends on or creates
     a number in (``invoice/42``, ``transaction/7``, ``numbers/contact``): no other write of the
     account touches them while this one re-checks and executes.
+    ``prepare`` wrapped in :class:`Dated` also gets the books' today.
 
     :raises ToolDefinitionError: for a read tier or an input without ``dryRun``.
     """
@@ -143,7 +155,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
 class _Flow(Generic[I, P, O]):
     name: str
     tier: Tier
-    prepare: Prepare[I, P]
+    prepare: Prepare[I, P] | Dated[I, P]
     execute: Execute[I, P, O]
     locks: Locks[I]
 
@@ -151,7 +163,7 @@ class _Flow(Generic[I, P, O]):
         refuse_hidden_characters(args)
         account = ctx.account
         if getattr(args, "dryRun", False) or account.config.dry_run:
-            prepared = await self.prepare(args, account.reader())
+            prepared = await self._prepare(args, account.reader(), account.today())
             return WriteResult(
                 status="dry_run",
                 preview=prepared.preview,
@@ -160,9 +172,14 @@ class _Flow(Generic[I, P, O]):
         async with ctx.safety.locks.hold(account.lock_scope, self.locks(args)):
             return await self._locked(args, ctx)
 
+    async def _prepare(self, args: I, reader: SevdeskPort, today: dt.date) -> Prepared[P]:
+        if isinstance(self.prepare, Dated):
+            return await self.prepare.prepare(args, reader, today)
+        return await self.prepare(args, reader)
+
     async def _locked(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
         reader = ctx.account.reader(witnessed=True)
-        prepared = await self.prepare(args, reader)
+        prepared = await self._prepare(args, reader, ctx.account.today())
         arguments = _arguments_digest(args)
         if self.tier < Tier.COMMIT or ctx.account.config.confirm == "off":
             return await self._execute(args, ctx, prepared, arguments, secrets.token_hex(8))

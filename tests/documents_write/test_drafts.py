@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 import pytest
 
 from sevdesk_mcp.fake import build_demo
+from sevdesk_mcp.sevdesk import dates
 from tests.documents_write.helpers import CUSTOMER, DRAFT_INVOICE, LINE, OPEN_INVOICE, app
 from tests.writes_tools.helpers import body, call, error_text, facts, writes
 
@@ -187,3 +189,16 @@ async def test_delete_removes_the_draft_and_checks_it_is_gone() -> None:
         "written": [f"deleted draft {DRAFT_INVOICE}"],
     }
     assert writes(fake) == [f"DELETE /Invoice/{DRAFT_INVOICE}"]
+
+
+async def test_a_draft_without_date_is_dated_on_the_books_today() -> None:
+    """In demo mode the default date is the demo books' today, not the real one."""
+    fake = build_demo()
+    fake.today = date(2025, 3, 14)
+    assert fake.today != dates.today()
+    undated = {k: v for k, v in DRAFT.items() if k != "date"}
+    data = (await call(app(fake), CREATE, **undated))["structuredContent"]
+    assert data["status"] == "done", data
+    assert body(fake, "POST", "/Invoice/Factory/saveInvoice")["invoice"]["invoiceDate"] == (
+        "14.03.2025"
+    )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from sevdesk_mcp.domain.credit_note_numbers import formatted as _formatted
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.fake import build_demo
-from sevdesk_mcp.sevdesk import dates
 from tests.documents_write.helpers import CUSTOMER, DRAFT_CREDIT_NOTE, LINE, OPEN_INVOICE, app
 from tests.writes_tools.helpers import body, call, error_text, facts, writes
 
@@ -100,9 +101,10 @@ async def test_updating_a_credit_note_draft_keeps_its_number() -> None:
 
 
 def test_the_number_sequence_answer_is_formatted() -> None:
-    year = f"{dates.today():%Y}"
-    assert _formatted("1005") == "1005"
-    assert _formatted({"nextSequence": "7", "format": "GU-%YYYY-%NUMBER"}) == f"GU-{year}-7"
-    assert _formatted({"nextSequence": 7}) == "7"
+    day = dt.date(2026, 3, 9)
+    assert _formatted("1005", day) == "1005"
+    pattern = {"nextSequence": "7", "format": "GU-%YYYY-%MM-%NUMBER"}
+    assert _formatted(dict(pattern), day) == "GU-2026-03-7"
+    assert _formatted({"nextSequence": 7}, day) == "7"
     with pytest.raises(MalformedResponseError, match="Nummernkreise"):
-        _formatted({"format": "GU-%NUMBER"})
+        _formatted({"format": "GU-%NUMBER"}, day)

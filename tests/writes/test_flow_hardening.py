@@ -18,7 +18,8 @@ from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.tools import catalog
-from sevdesk_mcp.tools.define import READ_ANNOTATIONS, ToolContext, define_tool
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
 from tests.demo_account import DEMO_URL
 from tests.sevdesk.mock import Script, client
 from tests.wire import meta, open_wire

@@ -45,7 +45,7 @@ async def test_the_write_tools_are_listed_with_the_write_tier() -> None:
         }
         assert tool["inputSchema"]["properties"]["dryRun"] == {
             "type": "boolean",
-            "description": "Only preview; change nothing",
+            "description": "Only preview; change nothing, ask nobody",
         }
         assert "dryRun" in tool["description"] and "changes sevDesk" in tool["description"]
 

@@ -9,7 +9,7 @@ import pytest
 from sevdesk_mcp.domain.email_address import recipient
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.fake import build_demo
-from tests.documents_commit.helpers import OPEN_INVOICE
+from tests.documents.commit_helpers import OPEN_INVOICE
 from tests.wire import FORM, open_wire
 from tests.writes.helpers import write_app, writes
 

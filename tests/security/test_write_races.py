@@ -18,7 +18,7 @@ from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.safety.locks import RecordLocks
 from sevdesk_mcp.server import ServerFactory
 from tests.demo_account import DEMO_URL
-from tests.documents_commit.helpers import PARTLY_PAID, REGISTER
+from tests.documents.commit_helpers import PARTLY_PAID, REGISTER
 from tests.http.helpers import http, post_modern, running
 from tests.wire import FORM, Wire, meta, open_wire
 from tests.writes.helpers import ALL, approve, write_app, writes

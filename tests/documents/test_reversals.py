@@ -10,7 +10,7 @@ import pytest
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.fake.cancellation import cancel_invoice, credit_note_from_invoice
 from sevdesk_mcp.fake.store import Store
-from tests.documents_commit.helpers import (
+from tests.documents.commit_helpers import (
     CANCELLED,
     DRAFT_INVOICE,
     PAID_INVOICE,
@@ -27,7 +27,7 @@ from tests.documents_commit.helpers import (
     writes,
 )
 from tests.writes.helpers import approve
-from tests.writes_tools.helpers import FailAfter
+from tests.writes.tool_helpers import FailAfter
 
 pytestmark = pytest.mark.anyio
 CANCEL = "sevdesk_cancel_invoice"

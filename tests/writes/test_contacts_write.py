@@ -6,7 +6,7 @@ import pytest
 
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.fake.models import Contact
-from tests.writes_tools.helpers import (
+from tests.writes.tool_helpers import (
     FailAfter,
     body,
     call,

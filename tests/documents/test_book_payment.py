@@ -11,7 +11,7 @@ import pytest
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.sevdesk import dates
-from tests.documents_commit.helpers import (
+from tests.documents.commit_helpers import (
     EXPENSE,
     ONLINE,
     OPEN_CREDIT_NOTE,

@@ -12,8 +12,8 @@ import pytest
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.mcp.app import McpApp
 from tests.demo_account import demo_app
-from tests.documents_write.helpers import CUSTOMER, approved
-from tests.writes_tools.helpers import call, error_text, writes
+from tests.documents.draft_helpers import CUSTOMER, approved
+from tests.writes.tool_helpers import call, error_text, writes
 
 pytestmark = pytest.mark.anyio
 REGISTER = 5002  # Kasse Werkstattladen: an offline account, sevDesk books the cash itself

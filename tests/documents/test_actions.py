@@ -10,7 +10,7 @@ import pytest
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.catalog import ALL_TOOLS
-from tests.documents_write.helpers import (
+from tests.documents.draft_helpers import (
     DRAFT_CREDIT_NOTE,
     DRAFT_INVOICE,
     OPEN_INVOICE,
@@ -19,7 +19,7 @@ from tests.documents_write.helpers import (
 )
 from tests.wire import open_wire
 from tests.writes.helpers import approve, write_app
-from tests.writes_tools.helpers import body, call, error_text, facts, writes
+from tests.writes.tool_helpers import body, call, error_text, facts, writes
 
 pytestmark = pytest.mark.anyio
 FINALIZE = "sevdesk_finalize_document"

@@ -13,7 +13,7 @@ from sevdesk_mcp.fake.transport import api_path
 from sevdesk_mcp.mcp.app import McpApp
 from tests.wire import open_wire
 from tests.writes.helpers import approved
-from tests.writes_tools.helpers import body, error_text, facts, write_app, writes
+from tests.writes.tool_helpers import body, error_text, facts, write_app, writes
 
 __all__ = ["approved", "body", "facts", "writes"]
 

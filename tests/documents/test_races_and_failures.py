@@ -10,15 +10,15 @@ import pytest
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.fake.sending import finalise
 from sevdesk_mcp.fake.store import Store
-from tests.documents_commit.helpers import ChangeBefore
-from tests.documents_write.helpers import (
+from tests.documents.commit_helpers import ChangeBefore
+from tests.documents.draft_helpers import (
     CUSTOMER,
     DRAFT_CREDIT_NOTE,
     DRAFT_INVOICE,
     LINE,
     OPEN_INVOICE,
 )
-from tests.writes_tools.helpers import call, error_text, facts, write_app, writes
+from tests.writes.tool_helpers import call, error_text, facts, write_app, writes
 
 pytestmark = pytest.mark.anyio
 ALL = {"SEVDESK_ALLOW": "write,commit,external"}

@@ -9,8 +9,8 @@ import pytest
 from sevdesk_mcp.domain.credit_note_numbers import formatted as _formatted
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.fake import build_demo
-from tests.documents_write.helpers import CUSTOMER, DRAFT_CREDIT_NOTE, LINE, OPEN_INVOICE, app
-from tests.writes_tools.helpers import body, call, error_text, facts, writes
+from tests.documents.draft_helpers import CUSTOMER, DRAFT_CREDIT_NOTE, LINE, OPEN_INVOICE, app
+from tests.writes.tool_helpers import body, call, error_text, facts, writes
 
 pytestmark = pytest.mark.anyio
 CREATE = "sevdesk_create_document_draft"

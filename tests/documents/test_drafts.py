@@ -9,8 +9,8 @@ import pytest
 
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.sevdesk import dates
-from tests.documents_write.helpers import CUSTOMER, DRAFT_INVOICE, LINE, OPEN_INVOICE, app
-from tests.writes_tools.helpers import body, call, error_text, facts, writes
+from tests.documents.draft_helpers import CUSTOMER, DRAFT_INVOICE, LINE, OPEN_INVOICE, app
+from tests.writes.tool_helpers import body, call, error_text, facts, writes
 
 pytestmark = pytest.mark.anyio
 CREATE = "sevdesk_create_document_draft"

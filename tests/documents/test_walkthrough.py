@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from sevdesk_mcp.fake import build_demo
-from tests.documents_commit.helpers import REGISTER, approved, commit_app, refusal, writes
+from tests.documents.commit_helpers import REGISTER, approved, commit_app, refusal, writes
 
 pytestmark = pytest.mark.anyio
 INVOICE = 700039  # RE-1039, open, 318.56 EUR

@@ -12,7 +12,7 @@ from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.fake.cancellation import credit_note_from_invoice
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.sevdesk import dates
-from tests.documents_commit.helpers import (
+from tests.documents.commit_helpers import (
     CANCELLED,
     DRAFT_INVOICE,
     EXPENSE,

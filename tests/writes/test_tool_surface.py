@@ -10,7 +10,7 @@ import pytest
 from sevdesk_mcp.fake import build_demo
 from tests.demo_account import demo_app
 from tests.wire import open_wire
-from tests.writes_tools.helpers import WRITE, WRITE_TOOLS, call, error_text, write_app
+from tests.writes.tool_helpers import WRITE, WRITE_TOOLS, call, error_text, write_app
 
 pytestmark = pytest.mark.anyio
 

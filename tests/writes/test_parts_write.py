@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from sevdesk_mcp.fake import build_demo
-from tests.writes_tools.helpers import body, call, error_text, facts, write_app, writes
+from tests.writes.tool_helpers import body, call, error_text, facts, write_app, writes
 
 pytestmark = pytest.mark.anyio
 

@@ -59,7 +59,8 @@ class AccountContext:
     def lock_scope(self) -> str:
         """:returns: the account's name for record locks. Over stdio and in bearer mode one
         account serves the process, whoever asks, so the scope is that one account's API
-        root; an OAuth deployment of many accounts keys it by the sevDesk account."""
+        root. (A deployment of many accounts on one API root must key it by the sevDesk
+        account instead; none exists yet.)"""
         return self.config.api_url
 
     def writer(self, tier: Tier) -> SevdeskClient:

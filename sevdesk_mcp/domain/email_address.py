@@ -37,7 +37,7 @@ def recipient(value: str, argument: str) -> Recipient:
     :raises ToolInputError: naming ``argument`` and what is wrong with the address.
     """
     local, at, domain = value.strip().rpartition("@")
-    if not at or not _LOCAL.match(local):
+    if not at or not _LOCAL.fullmatch(local):
         raise ToolInputError(
             f"{argument} must be one plain email address like name@example.com (ASCII before "
             "the @, no spaces, no name or list)."
@@ -68,7 +68,7 @@ def _ascii_label(label: str, argument: str, domain: str) -> str:
             raise ToolInputError(
                 f"{argument}: the domain '{domain}' is not a valid internationalized domain."
             ) from None
-    if not _ASCII_LABEL.match(label):
+    if not _ASCII_LABEL.fullmatch(label):
         raise ToolInputError(f"{argument}: the domain '{domain}' is not a valid domain name.")
     return label.lower()
 

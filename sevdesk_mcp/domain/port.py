@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
-from sevdesk_mcp.sevdesk.client import Page
+from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from sevdesk_mcp.mcp.shutdown import SHUTDOWN_GRACE_S
+
 KIB: Final = 1024
 MIB: Final = 1024 * KIB
 
@@ -29,7 +31,6 @@ RECEIVE_DEADLINE_S: Final = 30.0
 KEEPALIVE_IDLE_S: Final = 65.0
 MAX_REQUESTS_PER_CONNECTION: Final = 1000
 REQUEST_DEADLINE_S: Final = 120.0
-SHUTDOWN_GRACE_S: Final = 10.0
 RATE_PER_S: Final = 10.0
 RATE_BURST: Final = 60
 MAX_INFLIGHT_PER_CLIENT: Final = 16

@@ -71,7 +71,7 @@ def page_handler(app: PageApp, host: Callable[[], str]) -> Handler:
         try:
             response = app.handle(page)
         except Exception:  # the page is ours; a bug in it must not end the listener
-            log.exception("a page failed on %s", request.path[:100])
+            log.exception("a page failed on /%s", request.path.split("/")[1][:20])  # no page id
             raise HttpError(500, "The page failed; see the server's log.") from None
         await exchange.respond(response.status, list(response.headers), response.body)
 
@@ -111,7 +111,8 @@ class PageServer:
         :raises PageServerError: if it cannot listen.
         """
         with self._lock:
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():  # never started, or ended
+                self._ready.clear()
                 self._thread = threading.Thread(
                     target=self._run, name="sevdesk-approval-page", daemon=True
                 )

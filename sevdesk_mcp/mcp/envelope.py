@@ -169,12 +169,13 @@ def decode_prompt_get(params: JsonObject) -> PromptGetParams:
         names to strings.
     """
     name = _string(params, "name")
-    raw = params.get("arguments") or {}
+    raw = params.get("arguments")
+    raw = {} if raw is None else raw
     if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
         raise ProtocolError(INVALID_PARAMS, "prompts/get: arguments must map names to strings")
     return PromptGetParams(
         name=name,
-        arguments={k: v for k, v in raw.items() if isinstance(v, str)},
+        arguments={k: str(v) for k, v in raw.items()},
         request_state=params.get("requestState", UNSET),
         input_responses=params.get("inputResponses", UNSET),
     )

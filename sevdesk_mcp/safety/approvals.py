@@ -66,11 +66,6 @@ class Approval:
     status: Status = "pending"
 
     @property
-    def preview_hash(self) -> str:
-        """:returns: the digest this approval binds (preview and records), for the audit."""
-        return self.basis.digest
-
-    @property
     def expires_at(self) -> str:
         """:returns: the expiry as ISO 8601 in UTC, to the second."""
         return dt.datetime.fromtimestamp(self.expires, dt.UTC).isoformat(timespec="seconds")

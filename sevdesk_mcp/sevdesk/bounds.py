@@ -26,7 +26,9 @@ from typing import Final
 import msgspec
 import msgspec.structs
 
-LIMIT: Final = 10**15
+from sevdesk_mcp.sevdesk.paths import MAX_ID
+
+LIMIT: Final = MAX_ID
 _DECIMAL_LIMIT: Final = Decimal(LIMIT)
 FIRST_YEAR: Final = 1900
 LAST_YEAR: Final = 2199

@@ -53,6 +53,7 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.envelope import many, unwrap
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
+from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query, minimum_tier
 from sevdesk_mcp.sevdesk.witness import Witness
 
@@ -83,14 +84,6 @@ class Limits:
     backoff_base_s: float = 0.25
     backoff_cap_s: float = 2.0
     max_retry_after_s: float = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    """Objects of a list, and whether more existed than were asked for."""
-
-    items: list[dict[str, JsonValue]]
-    truncated: bool
 
 
 @dataclass(slots=True)
@@ -390,6 +383,11 @@ def _translated(exc: httpx.HTTPError | TimeoutError, call: _Call, budget_s: floa
         )
     if call.write and call.sent:
         return _unknown(call)
+    if isinstance(exc, TimeoutError) and call.write:  # still waiting for its turn to be sent
+        return UnavailableError(
+            f"sevDesk could not be asked within {budget_s:g} s; nothing was sent or changed. "
+            "Try again later."
+        )
     if isinstance(exc, TimeoutError):
         return UpstreamTimeoutError(
             f"sevDesk did not answer within {budget_s:g} s; try again later."

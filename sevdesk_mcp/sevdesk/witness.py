@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from urllib.parse import urlencode
 
 import msgspec
 
 from sevdesk_mcp.jsontypes import JsonValue
-
-_PAGING = frozenset({"limit", "offset"})
 
 
 class Witness:
@@ -43,6 +42,7 @@ class Witness:
 
 
 def label(path: str, params: Mapping[str, str]) -> str:
-    """:returns: the request as a human can name it: the path and its query without paging."""
-    query = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _PAGING)
+    """:returns: the request as a human can name it and as the witness keys it: the path and
+    its query without the offset, escaped, so two different requests never share a name."""
+    query = urlencode(sorted((k, v) for k, v in params.items() if k != "offset"))
     return f"{path}?{query}" if query else path

@@ -227,7 +227,7 @@ def in_browser(
         tool=tool,
         call=approval.call,
         principal=principal,
-        preview=approval.preview_hash,
+        preview=approval.basis.digest,
         reference=approval.reference,
     )
     log.warning("Approve or decline %s on %s", approval.reference, link)

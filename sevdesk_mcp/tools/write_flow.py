@@ -53,7 +53,7 @@ from sevdesk_mcp.mcp.types import InputRequired
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.fence import hidden_characters
-from sevdesk_mcp.safety.preview import Preview, digest
+from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.confirmation import (
     ApprovalInfo,
@@ -181,14 +181,16 @@ class _Flow(Generic[I, P, O]):
         reader = ctx.account.reader(witnessed=True)
         prepared = await self._prepare(args, reader, ctx.account.today())
         arguments = _arguments_digest(args)
-        if self.tier < Tier.COMMIT or ctx.account.config.confirm == "off":
-            return await self._execute(args, ctx, prepared, arguments, secrets.token_hex(8))
         witness = reader.witness
-        records = witness.records() if witness is not None else {}
-        basis = basis_of(prepared.preview, records)
+        basis = basis_of(prepared.preview, witness.records() if witness is not None else {})
+        if self.tier < Tier.COMMIT or ctx.account.config.confirm == "off":
+            call = secrets.token_hex(8)
+            return await self._execute(args, ctx, prepared, (arguments, basis.digest), call)
         decision = await confirm(ctx, self.name, arguments, prepared.preview, basis)
         if isinstance(decision, Approved):
-            return await self._execute(args, ctx, prepared, arguments, decision.call)
+            return await self._execute(
+                args, ctx, prepared, (arguments, basis.digest), decision.call
+            )
         if isinstance(decision, Declined):
             return WriteResult(
                 status="declined",
@@ -207,15 +209,18 @@ class _Flow(Generic[I, P, O]):
         assert_never(decision)
 
     async def _execute(
-        self, args: I, ctx: ToolContext, prepared: Prepared[P], arguments: str, call: str
+        self, args: I, ctx: ToolContext, prepared: Prepared[P], bound: tuple[str, str], call: str
     ) -> WriteResult[O]:
+        """:param bound: the argument digest and the basis digest (the same ``preview`` field
+        the ``asked`` line carries), for the audit."""
         account, audit_log = ctx.account, ctx.safety.audit
+        arguments, basis = bound
         audit: dict[str, JsonValue] = {
             "tool": self.name,
             "call": call,
             "principal": account.principal,
             "arguments": arguments,
-            "preview": digest(prepared.preview),
+            "preview": basis,
         }
         try:
             audit_log.write("executing", **audit)

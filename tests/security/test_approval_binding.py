@@ -132,3 +132,14 @@ async def test_on_the_browser_page_an_approval_is_void_after_the_record_changed(
     assert retry["note"].startswith("The records changed since the user was asked (")
     assert SENT not in writes(setup.fake)
     assert "Changed: " in page.response.text and "Pauschale" in page.response.text
+
+
+def test_two_different_reads_never_share_one_entry_of_the_witness() -> None:
+    from sevdesk_mcp.sevdesk.witness import Witness
+
+    witness = Witness()
+    witness.saw("/Contact", {"name": "a&b=c"}, [1])
+    witness.saw("/Contact", {"name": "a", "b": "c"}, [2])
+    witness.saw("/Invoice", {"limit": "1", "offset": "0"}, [3])
+    witness.saw("/Invoice", {"limit": "1000", "offset": "0"}, [4])
+    assert len(witness.records()) == 4

@@ -80,3 +80,6 @@ def test_plain_addresses_pass_unchanged_and_mixed_scripts_never() -> None:
     assert recipient("Kunde@Example.COM", "to_email").sent == "Kunde@example.com"
     with pytest.raises(ToolInputError, match="look-alike"):
         recipient("a@g\u043eogle.com", "to_email")  # Cyrillic o
+    for broken in ("ab\n@example.com", "ab@exa\n.com"):  # the domain check stands alone
+        with pytest.raises(ToolInputError):
+            recipient(broken, "to_email")

@@ -29,7 +29,6 @@ import pytest
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import DEMO_TOKEN, FakeSevdesk, build_demo, serve_fake
-from sevdesk_mcp.http.limits import SHUTDOWN_GRACE_S as HTTP_GRACE_S
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import AccessLog
 from sevdesk_mcp.http.serve import bind_service
@@ -327,5 +326,5 @@ async def test_an_http_write_outliving_the_grace_ends_with_it_as_outcome_unknown
 
 
 def test_every_transport_has_the_one_documented_grace() -> None:
-    assert SHUTDOWN_GRACE_S == HTTP_GRACE_S == stdio.EOF_GRACE_S == Limits().shutdown_grace_s
+    assert SHUTDOWN_GRACE_S == stdio.EOF_GRACE_S == Limits().shutdown_grace_s
     assert SHUTDOWN_GRACE_S == 10.0  # as docs/remote.md and docs/security.md say

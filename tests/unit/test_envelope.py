@@ -196,7 +196,7 @@ def test_malformed_tools_call_params_are_32602(params: dict[str, Any], message: 
 def test_prompts_get_params_map_names_to_strings() -> None:
     decoded = envelope.decode_prompt_get({"name": "p", "arguments": {"who": "Ada"}})
     assert decoded == PromptGetParams(name="p", arguments={"who": "Ada"})
-    assert envelope.decode_prompt_get({"name": "p", "arguments": ""}).arguments == {}
+    assert envelope.decode_prompt_get({"name": "p", "arguments": None}).arguments == {}
     assert envelope.decode_prompt_get({"name": "p", "requestState": "s"}).request_state == "s"
 
 
@@ -206,6 +206,8 @@ def test_prompts_get_params_map_names_to_strings() -> None:
         ({"arguments": {}}, "The parameter 'name' must be a string"),
         ({"name": "p", "arguments": {"n": 1}}, "prompts/get: arguments must map names to strings"),
         ({"name": "p", "arguments": ["x"]}, "prompts/get: arguments must map names to strings"),
+        ({"name": "p", "arguments": ""}, "prompts/get: arguments must map names to strings"),
+        ({"name": "p", "arguments": []}, "prompts/get: arguments must map names to strings"),
     ],
 )
 def test_malformed_prompts_get_params_are_32602(params: dict[str, Any], message: str) -> None:

@@ -11,7 +11,7 @@ from sevdesk_mcp.domain.document_types import KINDS
 from sevdesk_mcp.domain.documents import list_documents
 from sevdesk_mcp.domain.whole_lists import ListTooLongError, read_whole
 from sevdesk_mcp.jsontypes import JsonValue
-from sevdesk_mcp.sevdesk.client import Page
+from sevdesk_mcp.sevdesk.page import Page
 
 pytestmark = pytest.mark.anyio
 

@@ -257,6 +257,7 @@ async def test_the_audit_line_comes_before_the_request_and_carries_no_token(tmp_
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert [line["event"] for line in lines] == ["asked", "approved", "executing", "done"]
     assert len({line["call"] for line in lines}) == 1  # one action, one call id
+    assert lines[0]["preview"] == lines[2]["preview"]  # asked and executed: the same basis
     assert all(list(line)[:2] == ["ts", "v"] for line in lines)
     assert lines[3]["completed"] == [f"finalized invoice {DRAFT_ID}"]
     assert fake.token not in log.read_text()

@@ -3,8 +3,9 @@
 ::
 
     mcp-server-sevdesk [--stdio] [--demo]          serve MCP over stdio (the default)
-    mcp-server-sevdesk --http [--demo]             serve MCP over Streamable HTTP (bearer auth)
-    mcp-server-sevdesk healthcheck                 ask the local HTTP server's /healthz (0/1)
+    mcp-server-sevdesk --http [--demo] [--host H] [--port N]
+                                                   serve MCP over Streamable HTTP (bearer auth)
+    mcp-server-sevdesk healthcheck [--port N]      ask the local HTTP server's /healthz (0/1)
     mcp-server-sevdesk generate-secret             print a new random bearer secret
     mcp-server-sevdesk fake-sevdesk [--port N]     serve the fake sevDesk with the demo books
     mcp-server-sevdesk --version
@@ -54,6 +55,9 @@ DEMO_BANNER: Final = (
     f"{PROG}: DEMO MODE. Serving invented books from memory; nothing here is real, and every "
     "change is gone when the server stops. Confirmations are still asked."
 )
+DEFAULT_HTTP_PORT: Final = 8080  # the HTTP settings' default, named in the help
+FAKE_PORT: Final = 8089
+LISTENING_FLAGS: Final = ("--host", "--port")
 HTTP_PRINCIPAL: Final = "bearer"  # bearer mode: one account, one shared secret
 log = logging.getLogger("sevdesk_mcp")
 
@@ -79,10 +83,27 @@ def _parser() -> argparse.ArgumentParser:
         help="serve MCP over Streamable HTTP (needs SEVDESK_HTTP_AUTH=bearer and a secret)",
     )
     parser.add_argument("--demo", action="store_true", help="serve the built-in demo books")
-    parser.add_argument("--port", type=int, default=8089, help="port for fake-sevdesk")
-    parser.add_argument("--host", default="127.0.0.1", help="loopback address for fake-sevdesk")
+    parser.add_argument(
+        "--port",
+        type=_port,
+        help="port to listen on: with --http and healthcheck it wins over SEVDESK_HTTP_PORT "
+        f"(default {DEFAULT_HTTP_PORT}); for fake-sevdesk the default is {FAKE_PORT}; 0 picks a "
+        "free port",
+    )
+    parser.add_argument(
+        "--host",
+        help="address to listen on: with --http and healthcheck it wins over SEVDESK_HTTP_HOST "
+        "(default 127.0.0.1); fake-sevdesk listens on loopback only",
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
+
+
+def _port(text: str) -> int:
+    """:raises argparse.ArgumentTypeError: unless ``text`` is a port number (0 picks one)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: use a number from 0 to 65535")
+    return int(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,7 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     :returns: the process exit status.
     """
-    args = _parser().parse_args(argv)  # exits with status 2 on unknown arguments
+    parser = _parser()
+    args = parser.parse_args(argv)  # exits with status 2 on unknown arguments
+    _refuse_meaningless_flags(parser, args)
     _setup_logging()
     try:
         return _run(args)
@@ -99,6 +122,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+
+
+def _refuse_meaningless_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with status 2 when ``--host`` or ``--port`` is given to a command that listens on
+    nothing, instead of ignoring it."""
+    listens = args.http or args.command in ("fake-sevdesk", "healthcheck")
+    given = [flag for flag in LISTENING_FLAGS if getattr(args, flag[2:]) is not None]
+    if given and not listens:
+        what = args.command or "stdio (the default transport)"
+        parser.error(
+            f"{' and '.join(given)} mean nothing for {what}: it listens on no port. Use them "
+            "with --http, healthcheck or fake-sevdesk."
+        )
+
+
+def _listening_env(args: argparse.Namespace) -> dict[str, str]:
+    """:returns: the environment with ``--host``/``--port`` in place of the HTTP settings
+    (flags win over ``SEVDESK_HTTP_HOST``/``SEVDESK_HTTP_PORT``)."""
+    env = dict(os.environ)
+    if args.host is not None:
+        env["SEVDESK_HTTP_HOST"] = args.host
+    if args.port is not None:
+        env["SEVDESK_HTTP_PORT"] = str(args.port)
+    return env
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -110,11 +157,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "healthcheck":
         from sevdesk_mcp.http.commands import healthcheck  # noqa: PLC0415
 
-        return healthcheck(os.environ)
+        return healthcheck(_listening_env(args))
     if args.command == "fake-sevdesk":
-        return _fake_sevdesk(args.host, args.port)
+        port = FAKE_PORT if args.port is None else args.port
+        return _fake_sevdesk(args.host or "127.0.0.1", port)
     if args.http:
-        return _serve_http(demo=args.demo)
+        return _serve_http(_listening_env(args), demo=args.demo)
     return _serve_stdio(demo=args.demo)
 
 
@@ -173,7 +221,7 @@ def _serve_stdio(*, demo: bool) -> int:
     return 0
 
 
-def _serve_http(*, demo: bool) -> int:
+def _serve_http(env: dict[str, str], *, demo: bool) -> int:
     from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
     from sevdesk_mcp.http.serve import bind_service  # noqa: PLC0415
     from sevdesk_mcp.http.settings import (  # noqa: PLC0415
@@ -182,8 +230,8 @@ def _serve_http(*, demo: bool) -> int:
         require_auth,
     )
 
-    config = load_config(os.environ)
-    settings = load_http_settings(os.environ)
+    config = load_config(env)
+    settings = load_http_settings(env)
     require_auth(settings)
     factory = ServerFactory(config, pages=approval_pages)
     account = _demo_account(config) if demo else _account(config)

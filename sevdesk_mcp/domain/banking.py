@@ -19,7 +19,7 @@ import datetime as dt
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 
@@ -45,6 +45,7 @@ MAX_LOG: Final = 100_000
 PER_TRANSACTION_LOOKUPS: Final = 5
 UNMATCHED: Final = 100
 ACTIVE: Final = 100
+ONLINE: Final = "online"
 ACCOUNT_STATUSES: Final = {0: "archived", ACTIVE: "active"}
 STATES: Final = {
     100: "unmatched",
@@ -70,7 +71,16 @@ class BankAccount(msgspec.Struct, frozen=True, kw_only=True):
 
     id: int
     name: Untrusted | None
-    type: str
+    type: Annotated[
+        str, msgspec.Meta(description="online (bank feed), offline (manual) or register (cash)")
+    ]
+    online: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Transactions arrive from the bank; a payment booked on it names the "
+            "bank transaction it comes from"
+        ),
+    ]
     iban: str | None
     accounting_number: str | None
     currency: str
@@ -252,6 +262,7 @@ async def _bank_account(
         id=account.id,
         name=fence(account.name),
         type=clean(account.type or "") or "unknown",
+        online=is_online(account),
         iban=clean(account.iban) or None if account.iban else None,
         accounting_number=account.accountingNumber,
         currency=(account.currency or "EUR").upper(),
@@ -351,3 +362,8 @@ def _warning(
     if log_cut:
         return f"Only {MAX_LOG} booking-log entries were read; some bookings may be missing."
     return None
+
+
+def is_online(account: CheckAccount) -> bool:
+    """:returns: whether the bank feeds the account (a payment on it needs its transaction)."""
+    return clean(account.type or "").casefold() == ONLINE

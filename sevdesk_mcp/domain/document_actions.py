@@ -41,8 +41,8 @@ GOBD: Final = (
     "cancellation invoice (Stornorechnung) or a credit note (Gutschrift)."
 )
 NEGATIVE_SUM: Final[Said] = (
-    "sevDesk does not festschreiben a document whose sum would be negative (code 7100). Correct "
-    "the positions of the draft (",
+    "sevDesk does not enshrine (festschreiben) a document whose sum would be negative (code "
+    "7100). Correct the positions of the draft (",
     Action.UPDATE_DRAFT,
     "), or issue a credit note instead.",
 )
@@ -117,15 +117,15 @@ async def prepare_enshrine(
     if refused is not None and refused.why is Why.NOT_FOR_KIND:
         raise ToolError(
             "sevDesk has no enshrine for orders (offers, confirmations, delivery notes); only "
-            "invoices and credit notes are festgeschrieben."
+            "invoices and credit notes are enshrined (festgeschrieben)."
         )
     if doc.enshrined is not None:
-        raise ToolError(f"{label(kind_name, doc)} is already festgeschrieben (enshrined).")
+        raise ToolError(f"{label(kind_name, doc)} is already enshrined (festgeschrieben).")
     if refused is not None:  # a draft
         raise PreconditionError(
             f"{label(kind_name, doc)} is a draft. Finalize it first (",
             Action.FINALIZE,
-            "), which also festschreibt it.",
+            "), which also enshrines it (festschreiben).",
             record=label(kind_name, doc),
         )
     preview = Preview(
@@ -249,7 +249,7 @@ def _finalize_warning(kind_name: KindName) -> str:
     if kind_name == "order":
         return "The order is marked as sent (versendet) and can no longer be edited as a draft."
     return (
-        "Finalizing gives the document its number and festschreibt it (enshrined, GoBD): it "
+        "Finalizing gives the document its number and enshrines it (festschreiben, GoBD): it "
         "becomes a binding document in the books and can never again be changed or deleted; "
         "corrections need a cancellation invoice (Stornorechnung) or a credit note."
     )

@@ -87,6 +87,10 @@ class DocumentSummary(msgspec.Struct, frozen=True, kw_only=True):
     status: str
     contact_id: int | None
     contact_name: Untrusted | None
+    enshrined: Annotated[
+        bool,
+        msgspec.Meta(description="festgeschrieben (GoBD): locked, can never change again"),
+    ]
     net: Money
     gross: Money
     paid: Money
@@ -150,9 +154,9 @@ class DocumentDetail(msgspec.Struct, frozen=True, kw_only=True):
     foot_text: Untrusted | None
     address: Untrusted | None
     delivery_date: dt.date | None
+    payment_days: Annotated[int, msgspec.Meta(description="Invoices: days to pay")] | None
     sent_date: dt.date | None
     paid_date: dt.date | None
-    finalized: bool
     tax: TaxInfo
     positions: list[PositionLine]
     positions_total: Money

@@ -41,8 +41,10 @@ class Search:
     """What to look for."""
 
     kind: KindName
-    status: StatusWord = "any"
+    status: tuple[StatusWord, ...] = ("any",)
     number: str | None = None
+    number_contains: str | None = None
+    order_type: str | None = None
     contact_id: int | None = None
     date_from: dt.date | None = None
     date_to: dt.date | None = None
@@ -60,11 +62,12 @@ async def search(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     kind = KINDS[query.kind]
-    if query.status not in ("any", "cancelled") and query.status not in kind.statuses.values():
-        allowed = ", ".join(["any", *kind.statuses.values()])
-        raise ToolError(
-            f"The status {query.status!r} does not exist for {kind.label}s; use one of {allowed}."
-        )
+    for status in query.status:
+        if status not in ("any", "cancelled") and status not in kind.statuses.values():
+            allowed = ", ".join(["any", *kind.statuses.values()])
+            raise ToolError(
+                f"The status {status!r} does not exist for {kind.label}s; use one of {allowed}."
+            )
     documents = await list_documents(client, kind, _server_filters(query))
     cancelled = await cancelled_ids(client, kind)
     rows = [summarize(d, kind, api_url, today, cancelled) for d in documents]
@@ -146,6 +149,7 @@ def summarize(
         status=_status(doc, kind, cancelled),
         contact_id=doc.contact.id if doc.contact else None,
         contact_name=None,
+        enshrined=doc.enshrined is not None,
         net=money(doc.sumNet, doc.currency),
         gross=money(doc.sumGross, doc.currency),
         paid=money(doc.paidAmount, doc.currency),
@@ -180,9 +184,12 @@ def _server_filters(query: Search) -> dict[str, QueryValue]:
 
 def _matches(row: DocumentSummary, query: Search, today: dt.date) -> bool:
     checks = (
-        query.status in ("any", row.status),
+        "any" in query.status or row.status in query.status,
         query.contact_id is None or row.contact_id == query.contact_id,
-        query.number is None or query.number.casefold() in (row.number or "").casefold(),
+        query.number is None or query.number.casefold() == (row.number or "").casefold(),
+        query.number_contains is None
+        or query.number_contains.casefold() in (row.number or "").casefold(),
+        query.order_type is None or row.type == query.order_type,
         query.date_from is None or (row.date is not None and row.date >= query.date_from),
         query.date_to is None or (row.date is not None and row.date <= query.date_to),
         not query.open_only or row.open.amount != ZERO,

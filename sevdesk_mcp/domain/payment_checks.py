@@ -18,17 +18,16 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.banking import ACTIVE, bookings_for
+from sevdesk_mcp.domain.banking import ACTIVE, bookings_for, is_online
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.money import ZERO, cents, money
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import Missing, read_one
 from sevdesk_mcp.errors import ToolError, ToolInputError
-from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccount
 
-ONLINE: Final = "online"
 PRIVATE: Final = 300
 BOOKED: Final = 400
 _ACCOUNT: Final = Missing(
@@ -89,7 +88,7 @@ async def check_account(
     name = fence(account.name) or f"check account {account_id}"
     if account.status != ACTIVE:
         raise ToolError(f"Check account {account_id} is archived; book on an active account.")
-    online = clean(account.type or "").casefold() == ONLINE
+    online = is_online(account)
     if online and transaction_id is None:
         raise PreconditionError(
             f"Check account {account_id} is an online bank account: sevDesk books on it only "

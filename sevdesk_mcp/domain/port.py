@@ -4,6 +4,7 @@ Domain functions, and the tools that call them, take a :class:`SevdeskPort`. The
 :class:`~sevdesk_mcp.sevdesk.client.SevdeskClient` and each of its views satisfy it
 structurally; a test may hand in anything else that does. The port has no tier: the write flow
 gives ``execute`` a view that stamps the tool's tier, so domain code never declares one.
+Tools watch the requests of a call through :func:`observed` (progress, debug logs).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.sevdesk.observe import Observer as Observer  # noqa: PLC0414 - for tools
+from sevdesk_mcp.sevdesk.observe import observed as observed  # noqa: PLC0414 - for tools
 from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue
 

@@ -3,8 +3,9 @@ methods. This is sevDesk's own data (not third-party text), so it is cleaned but
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Awaitable, Callable
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 
@@ -28,6 +29,10 @@ class AccountInfo(msgspec.Struct, frozen=True, kw_only=True):
     bookkeeping_system: str
     users: list[str]
     demo: bool
+    today: Annotated[
+        dt.date,
+        msgspec.Meta(description="Today in Berlin (the demo books' today in demo mode)"),
+    ]
     notes: list[str]
 
 
@@ -49,8 +54,9 @@ class ReferenceData(msgspec.Struct, frozen=True, kw_only=True):
     note: str | None
 
 
-async def account_info(client: SevdeskPort, *, demo: bool) -> AccountInfo:
-    """:returns: company, bookkeeping system version and users of the account.
+async def account_info(client: SevdeskPort, *, demo: bool, today: dt.date) -> AccountInfo:
+    """:returns: company, bookkeeping system version and users of the account, and ``today``
+        (Berlin) for relative dates.
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
@@ -70,6 +76,7 @@ async def account_info(client: SevdeskPort, *, demo: bool) -> AccountInfo:
         bookkeeping_system=version,
         users=[clean(_user_name(u)) for u in users],
         demo=demo,
+        today=today,
         notes=notes,
     )
 

@@ -164,7 +164,14 @@ async def _ask(
 ) -> dict[str, ElicitResponse]:
     if not outcome.requests and outcome.client_requests:
         return {}  # only sampling or roots: asked by _ask_client
-    if not ctx.peer.can_request or not ctx.can_elicit_form():
+    if not ctx.peer.can_request:
+        raise InputUnavailableError(
+            "This action needs a human decision, but this connection cannot carry a question "
+            f"to the client: the server serves protocol {ctx.protocol_version} here without a "
+            "session (stateless HTTP), whatever the client declared. Use a client that speaks "
+            "protocol 2026-07-28, or the server over stdio; nothing was changed."
+        )
+    if not ctx.can_elicit_form():
         raise InputUnavailableError(
             "This action needs a human decision, but this client cannot be asked (it did not "
             f"declare form elicitation for this connection). {app.legacy_elicitation_hint}"

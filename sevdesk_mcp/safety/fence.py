@@ -72,3 +72,15 @@ def fence(text: str | None) -> str | None:
         return None
     cleaned = clean(text).replace(OPEN, "(").replace(CLOSE, ")")
     return f"{OPEN}{cleaned}{CLOSE}" if cleaned else None
+
+
+def unfenced(text: str) -> str:
+    """:returns: ``text`` without one enclosing ``⟦ ⟧`` pair: a value copied from an earlier
+    result back into an argument means the text inside, not the marks (fenced text never holds
+    fence characters inside)."""
+    inner = text.strip()
+    if len(inner) > 1 and inner[0] == OPEN and inner[-1] == CLOSE:
+        body = inner[1:-1]
+        if OPEN not in body and CLOSE not in body:
+            return body
+    return text

@@ -52,6 +52,7 @@ from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.envelope import many, unwrap
 from sevdesk_mcp.sevdesk.gate import WriteGate
+from sevdesk_mcp.sevdesk.observe import OBSERVER
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query, minimum_tier
@@ -221,6 +222,9 @@ class SevdeskClient:
             items += page
             if len(page) < limit or len(items) > max_items:
                 return Page(items[:max_items], truncated=len(items) > max_items)
+            observer = OBSERVER.get()
+            if observer is not None:  # more pages follow: worth telling
+                await observer.listed(path, len(items), None)
 
     async def system_version(self) -> str:
         """:returns: the account's bookkeeping system version, ``"1.0"`` or ``"2.0"`` (cached).
@@ -253,8 +257,13 @@ class SevdeskClient:
         budget_s = self._limits.budget_s
         with _map_exceptions(call, budget_s), anyio.fail_after(budget_s):
             if is_write:
-                return await self._write(call, params, json)
-            return await self._read(call, params)
+                answer = await self._write(call, params, json)
+            else:
+                answer = await self._read(call, params)
+        observer = OBSERVER.get()
+        if observer is not None:
+            await observer.answered(method, path)
+        return answer
 
     async def _read(self, call: _Call, params: dict[str, str]) -> JsonValue:
         while True:

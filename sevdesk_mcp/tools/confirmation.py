@@ -64,6 +64,15 @@ STILL_WAITING: Final = (
     "The approval (reference {ref}) still waits for the user. Ask them to approve or decline "
     "it on the page; then call the tool again with the same arguments."
 )
+UNREACHABLE: Final = (
+    "{tool} needs a human's approval, and this server cannot ask for it on this connection: "
+    "over HTTP it serves clients of protocol {version} (the 2025 era) without a session, so it "
+    "has no way to send them a question, whatever the client supports. Ways that work: connect "
+    "with a client that speaks protocol 2026-07-28 (the approval travels inside the request), "
+    "run the server over stdio on the user's machine, or, when this HTTP server runs on the "
+    "user's own machine, set SEVDESK_CONFIRM=browser to approve on a local web page. Nothing "
+    "was changed."
+)
 APPROVAL_SCHEMA: Final[dict[str, JsonValue]] = {
     "type": "object",
     "properties": {
@@ -178,12 +187,7 @@ def _ask(  # noqa: PLR0913 - the call id and the changes carry over from the ear
     call: str | None = None,
     changed: list[str] | None = None,
 ) -> InputRequired:
-    if not ctx.request.can_elicit_form():
-        raise ToolError(
-            f"{tool} needs a human's approval, but this client cannot show approval forms "
-            "(MCP form elicitation). Use a client that supports elicitation, or set "
-            "SEVDESK_CONFIRM=browser to approve on a local web page. Nothing was changed."
-        )
+    _require_a_way_to_ask(ctx, tool)
     state = ApprovalState(
         tool=tool,
         arguments=arguments,
@@ -201,6 +205,19 @@ def _ask(  # noqa: PLR0913 - the call id and the changes carry over from the ear
     note = CHANGED_NOTE.format(what=", ".join(changed)) if changed else ""
     form = ElicitForm(note + render(preview), APPROVAL_SCHEMA)
     return InputRequired({APPROVE_KEY: form}, msgspec.to_builtins(state))
+
+
+def _require_a_way_to_ask(ctx: ToolContext, tool: str) -> None:
+    """:raises ToolError: if this request cannot carry a question to the human, naming why."""
+    request = ctx.request
+    if request.era == "legacy" and not request.peer.can_request:
+        raise ToolError(UNREACHABLE.format(tool=tool, version=request.protocol_version))
+    if not request.can_elicit_form():
+        raise ToolError(
+            f"{tool} needs a human's approval, but this client cannot show approval forms "
+            "(MCP form elicitation). Use a client that supports elicitation, or set "
+            "SEVDESK_CONFIRM=browser to approve on a local web page. Nothing was changed."
+        )
 
 
 def in_browser(

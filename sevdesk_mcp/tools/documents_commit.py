@@ -186,9 +186,11 @@ RESET_DOCUMENT = define_write_tool(
     title="Reset a document to open or draft",
     description=(
         "Resets an invoice, credit note or receipt (voucher) in sevDesk. to=open removes ALL "
-        "payment bookings of the document (the bank transactions become unbooked again); "
-        "to=draft makes an open document without payments editable again, and is refused for "
-        "documents that are enshrined (festgeschrieben, GoBD). It refuses cancelled invoices "
+        "payment bookings of the document (the bank transactions become unbooked again), also "
+        "for enshrined invoices and credit notes; to=draft makes an open document without "
+        "payments editable again, and is refused for documents that are enshrined "
+        "(festgeschrieben, GoBD), which includes every invoice or credit note finalized with "
+        "sevdesk_finalize_document. It refuses cancelled invoices "
         "and invoices with a credit note. A human approves the preview, which lists the "
         "bookings to be removed; dryRun=true only previews. Returns the document as read back."
     ),

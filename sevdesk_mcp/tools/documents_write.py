@@ -240,10 +240,15 @@ UPDATE_DRAFT = define_write_tool(
     name="sevdesk_update_document_draft",
     title="Change a document draft",
     description=(
-        "Replaces the content of a draft invoice, credit note or order: give the complete new "
-        "content (contact, positions, texts, dates); all old positions are replaced. Only "
-        "drafts can change; finalized documents are corrected by cancellation or credit "
-        "note. dryRun=true shows the new content without changing anything."
+        "Replaces the whole content of a draft invoice, credit note or order; it is not a "
+        "patch. Read the draft with sevdesk_get_document first and send everything back with "
+        "your one edit: contact, every position (name, text, quantity, unit_id, part_id, "
+        "unit_price, tax_rate), date, tax_rule_id, header, head and foot text, payment_days, "
+        "delivery_date. All old positions are replaced by the ones given; an omitted optional "
+        "field is cleared or set to its default (date: today in Berlin, tax_rule_id 1, unit 1), "
+        "never kept from the old draft. Texts may be sent with or without their ⟦ ⟧ fence. Only "
+        "drafts can change; finalized documents are corrected by cancellation or credit note. "
+        "dryRun=true shows the new content without changing anything."
     ),
     toolset="documents",
     tier=Tier.WRITE,
@@ -276,10 +281,15 @@ FINALIZE = define_write_tool(
     name="sevdesk_finalize_document",
     title="Finalize a document draft",
     description=(
-        "Finalizes a draft invoice, credit note or order without sending it: sevDesk gives it "
-        "its number, sets it to open and festschreibt it (GoBD), after which it can never be "
-        "changed or deleted. Needs a human's approval of the preview. dryRun=true shows the "
-        "preview only. Returns the document with its new number."
+        "Finalizes a draft without sending it anywhere (sevDesk's 'finalize without sending'). "
+        "Invoice or credit note: sevDesk assigns the next number of the number range, the "
+        "status becomes open and the document is enshrined (festschreiben, GoBD) at once: "
+        "locked for good, it can never be changed, reset to draft or deleted; it can still be "
+        "reset to open (removing payments), cancelled or corrected by a credit note. Order "
+        "(offer, order confirmation, delivery note): marks it as sent (versendet), which "
+        "ends its draft state; orders keep their number and are never enshrined. Needs a "
+        "human's approval of the preview. dryRun=true shows the preview only. Returns the "
+        "document with its number."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -293,11 +303,14 @@ FINALIZE = define_write_tool(
 
 ENSHRINE = define_write_tool(
     name="sevdesk_enshrine_document",
-    title="Festschreiben (enshrine) a document",
+    title="Enshrine (festschreiben) a document",
     description=(
-        "Enshrines (festschreiben) a finalized invoice, credit note or order that is not yet "
-        "locked. Irreversible (GoBD): afterwards it can never be changed, reset or deleted. "
-        "Needs a human's approval. dryRun=true shows the preview only."
+        "Enshrines (festschreiben, GoBD) an invoice or credit note that is finalized (open or "
+        "paid) but not yet locked, as documents finalized in other ways can be; the "
+        "enshrined flag of sevdesk_get_document and search results tells. Documents finalized "
+        "with sevdesk_finalize_document are enshrined already; orders cannot be enshrined. "
+        "Irreversible: afterwards the document can never be changed, reset to draft or "
+        "deleted. Needs a human's approval. dryRun=true shows the preview only."
     ),
     toolset="documents",
     tier=Tier.COMMIT,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated
 
 import msgspec
 
 from sevdesk_mcp import __version__
 from sevdesk_mcp.domain import reference
+from sevdesk_mcp.domain.calendar import BERLIN
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import LOCAL_READ_ANNOTATIONS, READ_ANNOTATIONS
@@ -21,9 +23,18 @@ class ServerStatus(msgspec.Struct, frozen=True, kw_only=True):
     """The server's own settings, as the model should understand them."""
 
     version: str
-    tiers: list[str]
-    read_only: bool
+    tiers: Annotated[
+        list[str], msgspec.Meta(description="What is on: read, write, commit, external")
+    ]
+    read_only_setting: Annotated[
+        bool, msgspec.Meta(description="SEVDESK_READ_ONLY: when set, only read is on")
+    ]
     dry_run: bool
+    today: Annotated[
+        dt.date, msgspec.Meta(description="Today in Berlin (the demo books' today in demo mode)")
+    ]
+    time_zone: str
+    demo: bool
     tools: list[str]
     protocol_version: str
     notes: list[Annotated[str, msgspec.Meta(max_length=300)]]
@@ -31,30 +42,44 @@ class ServerStatus(msgspec.Struct, frozen=True, kw_only=True):
 
 async def _status(_: StatusInput, ctx: ToolContext) -> ServerStatus:
     config = ctx.account.config
-    notes = []
-    if config.read_only:
-        notes.append("SEVDESK_READ_ONLY is set: nothing can be changed in sevDesk.")
-    elif config.tiers == {Tier.READ}:
-        notes.append("Only reading is enabled; the user can enable writes with SEVDESK_ALLOW.")
-    if config.dry_run:
-        notes.append("SEVDESK_DRY_RUN is set: write tools only show what they would do.")
     return ServerStatus(
         version=__version__,
         tiers=[str(t) for t in sorted(config.tiers)],
-        read_only=config.read_only,
+        read_only_setting=config.read_only,
         dry_run=config.dry_run,
+        today=ctx.account.today(),
+        time_zone=str(BERLIN),
+        demo=ctx.account.demo,
         tools=list(ctx.registered),
         protocol_version=ctx.request.protocol_version,
-        notes=notes,
+        notes=_notes(ctx),
     )
+
+
+def _notes(ctx: ToolContext) -> list[str]:
+    config = ctx.account.config
+    notes = []
+    if config.read_only:
+        notes.append("SEVDESK_READ_ONLY is set: only reading is on, whatever SEVDESK_ALLOW says.")
+    elif config.tiers == {Tier.READ}:
+        notes.append(
+            "Only reading is on (the default); the user can turn on writes with SEVDESK_ALLOW."
+        )
+    if config.dry_run:
+        notes.append("SEVDESK_DRY_RUN is set: write tools only show what they would do.")
+    if ctx.account.demo:
+        notes.append("DEMO MODE: invented books in memory; today is the demo books' today.")
+    return notes
 
 
 SERVER_STATUS = define_tool(
     name="sevdesk_server_status",
     title="Server status and permissions",
     description=(
-        "Shows what this sevDesk server may do right now: the enabled permission tiers "
-        "(read, write, commit, external), whether it is read-only or in dry-run mode, and the "
+        "Shows what this sevDesk server may do right now, without contacting sevDesk: the "
+        "permission tiers that are on (read, write, commit, external) and why, the "
+        "SEVDESK_READ_ONLY and dry-run settings, today's date in Berlin (for relative dates "
+        "such as 'yesterday' or 'last quarter'; the demo books' today in demo mode) and the "
         "registered tools. Use it to explain to the user why an action is unavailable."
     ),
     toolset="meta",
@@ -72,7 +97,7 @@ class AccountInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
 async def _account(_: AccountInput, ctx: ToolContext) -> reference.AccountInfo:
     client = ctx.account.require_client()
-    return await reference.account_info(client, demo=ctx.account.demo)
+    return await reference.account_info(client, demo=ctx.account.demo, today=ctx.account.today())
 
 
 ACCOUNT_INFO = define_tool(
@@ -80,8 +105,9 @@ ACCOUNT_INFO = define_tool(
     title="Account and bookkeeping system",
     description=(
         "Reads which sevDesk account this is: the company, its users and its bookkeeping "
-        "system version (2.0 uses tax rules and booking accounts; 1.0 uses tax types). "
-        "Says when the server runs on the invented demo books."
+        "system version (2.0 uses tax rules and booking accounts; 1.0 uses tax types), and "
+        "today's date in Berlin. A result means sevDesk was reached; when it cannot be, the "
+        "error says why. Says when the server runs on the invented demo books."
     ),
     toolset="meta",
     tier=Tier.READ,

@@ -22,6 +22,7 @@ import msgspec
 
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import Config
+from sevdesk_mcp.domain.port import observed
 from sevdesk_mcp.errors import (
     INVALID_PARAMS,
     ProtocolError,
@@ -36,6 +37,7 @@ from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, Too
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, ToolDef
+from sevdesk_mcp.tools.progress import CallObserver
 from sevdesk_mcp.tools.remedies import message
 from sevdesk_mcp.tools.schema import DECIMAL_PATTERN
 
@@ -113,7 +115,8 @@ class Registry:
             registered=self._names,
             safety=self._safety,
         )
-        output = await tool.handler(parsed, tool_ctx)
+        with observed(CallObserver(ctx, tool.name)):
+            output = await tool.handler(parsed, tool_ctx)
         if isinstance(output, InputRequired):
             return output
         data = check_output(tool, output)

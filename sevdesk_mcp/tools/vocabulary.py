@@ -17,6 +17,7 @@ import msgspec
 
 from sevdesk_mcp.domain.records import MAX_ID
 from sevdesk_mcp.errors import ToolInputError
+from sevdesk_mcp.safety.fence import unfenced
 from sevdesk_mcp.tools.define import Annotations
 
 SevdeskId = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
@@ -53,13 +54,15 @@ BINDING_ANNOTATIONS: Final = Annotations(
 
 
 def stripped(value: str | None, name: str) -> str | None:
-    """:returns: a one-line ``value`` without surrounding spaces; ``None`` stays ``None``.
+    """:returns: a one-line ``value`` without surrounding spaces and without the ``⟦ ⟧`` fence a
+        model may copy from an earlier result; ``None`` stays ``None``.
 
     :raises ToolInputError: for a value that is only spaces or has a line break (names, numbers,
         subjects: a break would split a header line or hide text from the preview).
     """
     if value is None:
         return None
+    value = unfenced(value)
     if not value.strip():
         raise ToolInputError(f"{name} is blank; give a value or leave it out.")
     if "\n" in value or "\r" in value:

@@ -20,7 +20,10 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     status: Annotated[
         vouchers.StatusFilter,
-        msgspec.Meta(description="draft, open (unpaid), transferred, partially_paid or paid"),
+        msgspec.Meta(
+            description="draft, open (unpaid), transferred (überwiesen: a payment was sent, "
+            "not yet matched to a bank transaction), partially_paid or paid; default any"
+        ),
     ] = "any"
     kind: Annotated[
         vouchers.KindFilter, msgspec.Meta(description="expense (creditDebit C) or revenue (D)")

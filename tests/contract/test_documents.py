@@ -74,7 +74,7 @@ async def test_date_range_number_and_contact_filters() -> None:
     march = await search(date_from="2026-03-01", date_to="2026-03-31", limit=200)
     assert march["documents"]
     assert all("2026-03-01" <= d["date"] <= "2026-03-31" for d in march["documents"])
-    one = await search(number="1037")
+    one = await search(number_contains="1037")
     assert [d["number"] for d in one["documents"]] == ["RE-1037"]
     contact_id = one["documents"][0]["contact_id"]
     theirs = await search(contact_id=contact_id, limit=200)

@@ -35,7 +35,8 @@ MAIL = {
 async def test_finalize_asks_naming_number_and_festschreiben_then_sends_by_once() -> None:
     fake = build_demo()
     message, result = await approved(app(fake), FINALIZE, kind="invoice", document_id=DRAFT_INVOICE)
-    assert "festschreibt" in message and "can never again be changed or deleted" in message
+    assert "enshrines it (festschreiben, GoBD)" in message
+    assert "can never again be changed or deleted" in message
     assert "WARNING: This cannot be undone." in message
     assert "Sent to the customer: no" in message
     data = result["structuredContent"]
@@ -114,7 +115,7 @@ async def test_enshrine_always_warns_that_it_is_irreversible_gobd() -> None:
 
 @pytest.mark.parametrize(
     ("document", "said"),
-    [(OPEN_INVOICE, "already festgeschrieben"), (DRAFT_INVOICE, "Finalize it first")],
+    [(OPEN_INVOICE, "already enshrined (festgeschrieben)"), (DRAFT_INVOICE, "Finalize it first")],
 )
 async def test_enshrine_refuses_what_it_cannot_do(document: int, said: str) -> None:
     fake = build_demo()

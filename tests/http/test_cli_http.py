@@ -130,3 +130,51 @@ async def test_a_port_in_use_stops_start_up_with_one_line() -> None:
 
 def run_command() -> list[str]:
     return [sys.executable, "-m", "sevdesk_mcp"]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.anyio
+async def test_port_flag_wins_over_the_setting_for_http_and_healthcheck() -> None:
+    """Issue 14, point 3: ``--port`` with ``--http`` was silently ignored (8080 was announced)."""
+    port = _free_port()
+    async with http_server("--demo", "--port", str(port)) as server:  # the env says port 0
+        assert server.url == f"http://127.0.0.1:{port}/mcp"
+        env = http_env(SEVDESK_HTTP_PORT="1")  # the flag wins here too
+        health = await anyio.run_process(
+            [*run_command(), "healthcheck", "--port", str(port)], env=env, check=False
+        )
+    assert health.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--port", "9000"], "--port mean nothing for stdio"),
+        (["--stdio", "--host", "127.0.0.1"], "--host mean nothing for stdio"),
+        (["generate-secret", "--port", "1"], "--port mean nothing for generate-secret"),
+    ],
+)
+def test_listening_flags_are_refused_where_nothing_listens(args: list[str], named: str) -> None:
+    proc = run(args)
+    assert proc.returncode == 2 and named in proc.stderr and proc.stdout == ""
+    assert "Use them with --http, healthcheck or fake-sevdesk." in proc.stderr
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "x"])
+def test_a_bad_port_flag_is_refused_with_its_range(port: str) -> None:
+    proc = run(["--http", "--demo", "--port", port], BEARER)
+    assert proc.returncode == 2 and "use a number from 0 to 65535" in proc.stderr
+
+
+def test_the_help_names_the_http_default_port() -> None:
+    from sevdesk_mcp import cli
+    from sevdesk_mcp.http.settings import DEFAULT_PORT
+
+    assert cli.DEFAULT_HTTP_PORT == DEFAULT_PORT
+    help_text = " ".join(run(["--help"]).stdout.split())  # argparse wraps lines
+    assert "wins over SEVDESK_HTTP_PORT" in help_text

@@ -303,8 +303,10 @@ async def test_a_2025_client_that_would_need_an_elicitation_gets_the_actionable_
     async with running(build=build) as server, http(server) as client:
         response = await post(client, body, {"mcp-protocol-version": "2025-11-25"})
     result = response.json()["result"]
+    text = result["content"][0]["text"]
     assert response.status_code == 200 and result["isError"] is True
-    assert "SEVDESK_CONFIRM=browser" in result["content"][0]["text"]
+    assert "without a session (stateless HTTP), whatever the client declared" in text
+    assert "2026-07-28" in text and "stdio" in text
 
 
 async def test_legacy_progress_streams_too() -> None:

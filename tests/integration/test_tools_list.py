@@ -175,7 +175,7 @@ async def test_every_result_shape_validates_against_the_official_schema(version:
     [
         ({"SEVDESK_READ_ONLY": "1"}, "SEVDESK_READ_ONLY is set"),
         ({"SEVDESK_DRY_RUN": "1"}, "SEVDESK_DRY_RUN is set"),
-        ({}, "Only reading is enabled"),
+        ({}, "Only reading is on (the default)"),
     ],
 )
 async def test_the_status_tool_explains_the_configuration(env: dict[str, str], note: str) -> None:

@@ -21,7 +21,9 @@ from mcp.client.streamable_http import streamable_http_client
 from sevdesk_mcp.http.settings import HttpSettings
 from tests.http.conformance.server import LIMITS, app_factory
 from tests.http.helpers import HANG_GUARD_S, SECRET, running
-from tests.http.process import HttpProcess, http_server
+from tests.http.process import HttpProcess, http_env, http_server
+from tests.security.test_approval_binding import FINALIZE, FINALIZE_DRAFT
+from tests.writes.helpers import DRAFT_ID
 
 pytestmark = pytest.mark.anyio
 
@@ -109,3 +111,28 @@ async def test_sampling_and_roots_input_requests_reach_the_sdk_callbacks() -> No
     assert asked == ["sampling", "roots"]
     assert sampled.content[0].text == "The model said: Paris"
     assert listed.content[0].text == "Roots: file:///books"
+
+
+async def test_an_approval_over_http_in_the_2025_era_names_the_real_reason() -> None:
+    """Issue 14, point 1: the client declared form elicitation; the transport is what cannot ask."""
+    asked: list[str] = []
+
+    async def answer(ctx: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    env = http_env(SEVDESK_ALLOW="write,commit")
+    async with (
+        http_server("--demo", env=env) as server,
+        client(server.url, mode="legacy", elicitation_callback=answer) as c,
+    ):
+        result = await c.call_tool(FINALIZE, FINALIZE_DRAFT)
+        draft = await c.call_tool(
+            "sevdesk_get_document", {"kind": "invoice", "document_id": DRAFT_ID}
+        )
+    text = result.content[0].text
+    assert result.is_error is True and asked == []
+    assert "without a session" in text and "whatever the client supports" in text
+    assert "2026-07-28" in text and "stdio" in text and "Nothing was changed." in text
+    assert "cannot show approval forms" not in text
+    assert json.loads(draft.content[0].text)["document"]["status"] == "draft"

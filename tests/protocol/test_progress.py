@@ -1,0 +1,91 @@
+"""Progress and debug logs of tool calls (issue 14, point 2), on the wire: a long list reports
+the items read so far, every sevDesk request is a step and, at log level debug, a log line with
+method and path; nothing is sent to a client that did not ask."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from sevdesk_mcp.fake import FakeSevdesk
+from sevdesk_mcp.fake.documents import Invoice
+from sevdesk_mcp.fake.token import DEMO_TOKEN
+from sevdesk_mcp.fake.wire import Ref
+from sevdesk_mcp.sevdesk.dates import BERLIN
+from tests.demo_account import demo_app
+from tests.wire import Wire, meta, open_wire
+
+pytestmark = pytest.mark.anyio
+SEARCH = {"name": "sevdesk_search_documents", "arguments": {"limit": 1}}
+
+
+def many_invoices(count: int) -> FakeSevdesk:
+    fake = FakeSevdesk(token=DEMO_TOKEN)
+    day = dt.datetime(2026, 5, 4, tzinfo=BERLIN)
+    for i in range(count):
+        invoice = Invoice(
+            invoiceDate=day,
+            invoiceNumber=f"RE-{5000 + i}",
+            status=200,
+            sumNet=Decimal("10"),
+            sumTax=Decimal("1.90"),
+            sumGross=Decimal("11.90"),
+            contact=Ref("Contact", 1),
+            taxRule=Ref("TaxRule", 1),
+        )
+        fake.store.add(fake.store.invoices, invoice)
+    return fake
+
+
+async def frames_until_answer(wire: Wire, request_id: int) -> tuple[list[Any], dict[str, Any]]:
+    notes: list[Any] = []
+    while True:
+        frame = await wire.recv()
+        if frame.get("id") == request_id:
+            return notes, frame
+        notes.append(frame)
+
+
+async def test_a_long_list_reports_progress_and_logs_each_request_at_debug() -> None:
+    extra = {"progressToken": "p1", "io.modelcontextprotocol/logLevel": "debug"}
+    async with open_wire(demo_app(fake=many_invoices(2500))) as wire:
+        params = {**SEARCH, "_meta": wire_meta(extra)}
+        await wire.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params})
+        notes, answer = await frames_until_answer(wire, 7)
+    assert answer["result"]["structuredContent"]["total_matches"] == 2500
+    progress = [n["params"] for n in notes if n["method"] == "notifications/progress"]
+    logs = [n["params"] for n in notes if n["method"] == "notifications/message"]
+    values = [p["progress"] for p in progress]
+    assert values == sorted(set(values)) and len(values) >= 4
+    assert all(p["progressToken"] == "p1" for p in progress)
+    messages = [p["message"] for p in progress]
+    assert "sevdesk_search_documents: 1,000 read from /Invoice" in messages
+    assert "sevdesk_search_documents: 2,000 read from /Invoice" in messages
+    assert {"tool": "sevdesk_search_documents", "sevdesk": "GET /Invoice"} in [
+        log["data"] for log in logs
+    ]
+    assert all(log["level"] == "debug" for log in logs)
+
+
+async def test_nothing_is_sent_without_a_progress_token_or_log_level() -> None:
+    async with open_wire(demo_app()) as wire:
+        params = {**SEARCH, "_meta": wire_meta({})}
+        await wire.send({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": params})
+        notes, answer = await frames_until_answer(wire, 8)
+    assert notes == [] and "result" in answer
+
+
+async def test_a_log_level_above_debug_gets_progress_but_no_request_logs() -> None:
+    extra = {"progressToken": 3, "io.modelcontextprotocol/logLevel": "info"}
+    async with open_wire(demo_app()) as wire:
+        params = {**SEARCH, "_meta": wire_meta(extra)}
+        await wire.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params})
+        notes, _ = await frames_until_answer(wire, 9)
+    assert notes and {n["method"] for n in notes} == {"notifications/progress"}
+
+
+def wire_meta(extra: dict[str, Any]) -> dict[str, Any]:
+    return meta(None, extra)

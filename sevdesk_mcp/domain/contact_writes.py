@@ -1,9 +1,11 @@
-"""Creating and updating contacts, with an invoice address and communication ways (§2.2).
+"""Creating contacts, with an invoice address and communication ways (§2.2), and what
+creating and updating (:mod:`sevdesk_mcp.domain.contact_updates`) share.
 
-``prepare_*`` only reads; ``execute_*`` sends the planned bodies, each once (Q33), and reads the
-contact back. Only documented fields are sent, since others are dropped silently (Q16), spelled
-as sevDesk spells them (``surename``, Q37), relations with ``objectName`` (Q38). A person under
-an organisation may get its customer number (Q31): it is read back and fixed with a PUT.
+``prepare_create`` only reads; ``execute_create`` sends the planned bodies, each once (Q33), and
+reads the contact back. Only documented fields are sent, since others are dropped silently
+(Q16), spelled as sevDesk spells them (``surename``, Q37), relations with ``objectName`` (Q38).
+A person under an organisation may get its customer number (Q31): it is read back and fixed
+with a PUT.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from typing import Final, Literal
 
 import msgspec
 
+from sevdesk_mcp.domain.contact_details import WayType, address_body, way_body
 from sevdesk_mcp.domain.contacts import CATEGORIES, STATUSES, Untrusted
 from sevdesk_mcp.domain.contacts import display_name as contact_name
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.records import read_one, read_raw
+from sevdesk_mcp.domain.records import Missing, read_one
 from sevdesk_mcp.domain.whole_lists import read_whole
-from sevdesk_mcp.domain.writes import Prepared, Progress, change_fact, post, ref, reference_name
-from sevdesk_mcp.errors import MalformedResponseError, ToolError, ToolInputError
-from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.domain.writes import Prepared, Progress, post, ref, reference_name
+from sevdesk_mcp.errors import MalformedResponseError, ToolError
+from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.sevdesk import wire
@@ -29,26 +32,10 @@ from sevdesk_mcp.sevdesk.paths import api_path
 
 ContactKind = Literal["organisation", "person"]
 ContactCategory = Literal["customer", "supplier", "partner", "prospect"]
-ContactStatus = Literal["active", "lead", "pending"]
-ContactField = Literal[
-    "name", "surename", "familyname", "customerNumber", "vatNumber", "taxNumber", "status"
-]
 
 CATEGORY_IDS: Final = {name: ident for ident, name in CATEGORIES.items()}
-STATUS_CODES: Final = {name: code for code, name in STATUSES.items()}
 ACTIVE: Final = 1000
-INVOICE_ADDRESS: Final = 47
-WORK_KEY: Final = 2
 MAX_NAMED_MATCHES: Final = 5
-LABELS: Final[dict[ContactField, str]] = {
-    "name": "name",
-    "surename": "first name",
-    "familyname": "family name",
-    "customerNumber": "customer number",
-    "vatNumber": "VAT number",
-    "taxNumber": "tax number",
-    "status": "status",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,15 +78,6 @@ class CreatePlan:
     ways: tuple[tuple[str, JsonObject], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class UpdatePlan:
-    """The body of the PUT and the labels of what it changes."""
-
-    contact_id: int
-    body: JsonObject
-    labels: tuple[str, ...]
-
-
 class ContactWritten(msgspec.Struct, frozen=True, kw_only=True):
     """A contact as sevDesk holds it after the write (read back), and what was written."""
 
@@ -114,13 +92,29 @@ class ContactWritten(msgspec.Struct, frozen=True, kw_only=True):
     note: str | None = None
 
 
-async def read_contact(client: SevdeskPort, contact_id: int) -> wire.Contact:
+async def read_contact(
+    client: SevdeskPort, contact_id: int, field: str | None = None
+) -> wire.Contact:
     """:returns: the contact with id ``contact_id``.
 
-    :raises NotFoundError: if there is none.
+    :param field: the argument that named the contact; a missing contact is then refused
+        saying it takes the sevDesk id, not the customer number, and where to find it.
+    :raises PreconditionError: if there is none and ``field`` is given.
+    :raises NotFoundError: if there is none otherwise.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    return await read_one(client, "Contact", contact_id, wire.Contact)
+    missing = None if field is None else _missing_contact(field)
+    return await read_one(client, "Contact", contact_id, wire.Contact, missing=missing)
+
+
+def _missing_contact(field: str) -> Missing:
+    return Missing(
+        "contact",
+        Action.FIND_CONTACT,
+        f" finds the contact by name or customer number and gives its id: {field} is the "
+        "sevDesk id of the contact, not its customer number.",
+        field,
+    )
 
 
 async def prepare_create(client: SevdeskPort, new: NewContact) -> Prepared[CreatePlan]:
@@ -132,7 +126,7 @@ async def prepare_create(client: SevdeskPort, new: NewContact) -> Prepared[Creat
     :raises ToolError: for a parent that is not an organisation.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    parent = await read_contact(client, new.parent_id) if new.parent_id else None
+    parent = await read_contact(client, new.parent_id, "parent_id") if new.parent_id else None
     if parent is not None and is_person(parent):
         raise ToolError(f"Contact {new.parent_id} is a person; a parent must be an organisation.")
     country = await reference_name(client, "StaticCountry", new.country_id) if new.city else ""
@@ -186,54 +180,6 @@ async def execute_create(
     return written_contact(contact, written, note)
 
 
-async def prepare_update(
-    client: SevdeskPort, contact_id: int, changes: dict[ContactField, str]
-) -> Prepared[UpdatePlan]:
-    """Plan one PUT of the wanted values (by wire field) that differ from the contact's.
-
-    :returns: the preview (each change as ``old → new``) and the plan.
-    :raises ToolInputError: for name fields that do not fit the contact's kind.
-    :raises ToolError: if nothing would change, or the customer number is taken.
-    :raises NotFoundError: for an unknown contact.
-    :raises UpstreamError: if sevDesk cannot be read.
-    """
-    current = await read_contact(client, contact_id)
-    _check_update_kind(changes, current)
-    diffs = _diffs(changes, current)
-    if not diffs:
-        raise ToolError(f"Nothing would change: contact {contact_id} already has these values.")
-    body: JsonObject = {field: value for field, _, value in diffs}
-    if "customerNumber" in body:
-        contacts = await _contacts(client)
-        taken = [c.id for c in contacts if _same(c.customerNumber, changes["customerNumber"])]
-        if set(taken) - {contact_id}:
-            raise ToolError(
-                f"Customer number {changes['customerNumber']} is already used by "
-                f"contact {min(set(taken) - {contact_id})}; choose another one."
-            )
-    facts = [change_fact(LABELS[field], old, changes[field]) for field, old, _ in diffs]
-    preview = Preview(action=f"Update contact {contact_id} in sevDesk", facts=facts)
-    labels = tuple(LABELS[field] for field, _, _ in diffs)
-    return Prepared(preview, UpdatePlan(contact_id, body, labels))
-
-
-async def execute_update(
-    client: SevdeskPort, plan: UpdatePlan, progress: Progress
-) -> ContactWritten:
-    """Send the planned PUT and read the contact back.
-
-    :returns: the contact as sevDesk holds it, with the changed fields.
-    :raises UpstreamError: if the write or the read-back fails.
-    """
-    await client.send("PUT", api_path("Contact", plan.contact_id), json=plan.body)
-    progress.done(f"updated contact {plan.contact_id}")
-    raw = await read_raw(client, "Contact", plan.contact_id)
-    contact = wire.parse(raw, wire.Contact)
-    lost = [f for f, v in plan.body.items() if str(raw.get(f)) != str(v)]
-    note = f"sevDesk did not keep: {', '.join(lost)}." if lost else None
-    return written_contact(contact, [f"changed {label}" for label in plan.labels], note)
-
-
 async def _next_number(client: SevdeskPort) -> str:
     value = await client.get("/Contact/Factory/getNextCustomerNumber")  # a plain read
     if isinstance(value, bool) or not isinstance(value, str | int) or not clean(str(value)):
@@ -262,42 +208,19 @@ def written_contact(contact: wire.Contact, written: list[str], note: str | None)
     )
 
 
-def _check_update_kind(changes: dict[ContactField, str], current: wire.Contact) -> None:
-    if is_person(current) and "name" in changes:
-        raise ToolInputError(
-            f"Contact {current.id} is a person: change first_name or family_name, not name."
-        )
-    if not is_person(current) and {"surename", "familyname"} & set(changes):
-        raise ToolInputError(f"Contact {current.id} is an organisation: change name instead.")
-
-
-def _diffs(
-    changes: dict[ContactField, str], current: wire.Contact
-) -> list[tuple[ContactField, str | None, JsonValue]]:
-    diffs: list[tuple[ContactField, str | None, JsonValue]] = []
-    for field, new in changes.items():
-        if field == "status":
-            if STATUS_CODES[new] != current.status:
-                old = STATUSES.get(current.status or 0, f"status {current.status}")
-                diffs.append((field, old, STATUS_CODES[new]))
-        elif new != (getattr(current, field) or ""):
-            diffs.append((field, fence(getattr(current, field)), new))
-    return diffs
-
-
-async def _contacts(client: SevdeskPort) -> list[wire.Contact]:
+async def all_contacts(client: SevdeskPort) -> list[wire.Contact]:
     entries = await read_whole(client, "/Contact", {"depth": 1}, what="contacts")
     return wire.parse_all(entries, wire.Contact)
 
 
 async def _duplicates(client: SevdeskPort, new: NewContact, number: str) -> list[tuple[int, str]]:
-    contacts = await _contacts(client)
+    contacts = await all_contacts(client)
     wanted = CATEGORY_IDS[new.category]
     matches = []
     for contact in contacts:
-        if _same(contact.customerNumber, number):
+        if same_text(contact.customerNumber, number):
             matches.append((contact.id, "the same customer number"))
-        elif _same(_plain_name(contact), full_name(new)) and _category(contact) == wanted:
+        elif same_text(_plain_name(contact), full_name(new)) and _category(contact) == wanted:
             matches.append((contact.id, f"the same name, also a {new.category}"))
     return matches
 
@@ -312,7 +235,7 @@ def _plain_name(contact: wire.Contact) -> str:
     return contact.name or ""
 
 
-def _same(text: str | None, other: str) -> bool:
+def same_text(text: str | None, other: str) -> bool:
     return bool(text) and clean(text or "").casefold() == clean(other).casefold()
 
 
@@ -336,26 +259,17 @@ def _create_plan(new: NewContact, number: str) -> CreatePlan:
             contact["parent"] = ref(new.parent_id, "Contact")
     optional = {"vatNumber": new.vat_number, "taxNumber": new.tax_number}
     contact.update({k: v for k, v in optional.items() if v})
-    ways: list[tuple[str, JsonObject]] = []
-    for label, kind, value in (("email", "EMAIL", new.email), ("phone", "PHONE", new.phone)):
-        if value:
-            key = ref(WORK_KEY, "CommunicationWayKey")
-            ways.append((label, {"type": kind, "value": value, "key": key, "main": True}))
-    return CreatePlan(contact, number, _address_body(new), tuple(ways))
-
-
-def _address_body(new: NewContact) -> JsonObject | None:
-    if not new.city:
-        return None
-    body: JsonObject = {
-        "name": full_name(new),
-        "city": new.city,
-        "country": ref(new.country_id, "StaticCountry"),
-        "category": ref(INVOICE_ADDRESS, "Category"),
-    }
-    optional = {"street": new.street, "zip": new.zip}
-    body.update({k: v for k, v in optional.items() if v})
-    return body
+    wanted: tuple[tuple[str, WayType, str | None], ...] = (
+        ("email", "EMAIL", new.email),
+        ("phone", "PHONE", new.phone),
+    )
+    ways = tuple((label, way_body(kind, value)) for label, kind, value in wanted if value)
+    address = (
+        address_body(full_name(new), new.street, new.zip, new.city, new.country_id)
+        if new.city
+        else None
+    )
+    return CreatePlan(contact, number, address, ways)
 
 
 def _create_facts(
@@ -384,13 +298,13 @@ async def _settle_number(
     client: SevdeskPort, contact_id: int, planned: str, progress: Progress
 ) -> tuple[wire.Contact, str | None]:
     contact = await read_contact(client, contact_id)
-    if _same(contact.customerNumber, planned):
+    if same_text(contact.customerNumber, planned):
         return contact, None
     # Q31: a person under an organisation may get the organisation's number
     await client.send("PUT", api_path("Contact", contact_id), json={"customerNumber": planned})
     progress.done(f"corrected the customer number of contact {contact_id}")
     contact = await read_contact(client, contact_id)
-    fixed = _same(contact.customerNumber, planned)
+    fixed = same_text(contact.customerNumber, planned)
     outcome = "corrected it" if fixed else "did not hold; check the contact in sevDesk"
     return contact, (
         f"sevDesk stored another customer number than {planned} (a known sevDesk quirk for "

@@ -2,7 +2,9 @@
 every write of contacts and articles shares (relations, creates, ``old → new`` facts).
 
 ``prepare_*`` only reads: it checks the amounts, the unit and that no article has the same
-number (ignoring case), computes the gross price and builds the preview and the exact body.
+number (ignoring case), proposes the next free number when none is given
+(:mod:`sevdesk_mcp.domain.part_numbers`: sevDesk has no endpoint for it), computes the gross
+price and builds the preview and the exact body.
 ``execute_*`` sends that body once (Q33) and reads the article back. Money stays
 :class:`~decimal.Decimal` and goes out as decimal strings; the gross price is net * (1 + rate)
 rounded half-up to cents. On bookkeeping 2.0 only the rates 0, 7 and 19 are valid.
@@ -19,6 +21,7 @@ import msgspec
 from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, Money, cents, money, shown
+from sevdesk_mcp.domain.part_numbers import next_part_number
 from sevdesk_mcp.domain.parts import STATUSES
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import read_one
@@ -48,10 +51,10 @@ STOCK_PLACES: Final = 4
 
 @dataclass(frozen=True, slots=True)
 class NewPart:
-    """An article to create."""
+    """An article to create; without ``part_number`` it gets the next free one."""
 
     name: str
-    part_number: str
+    part_number: str | None
     unit_id: int
     tax_rate: TaxRate
     net_price: Decimal
@@ -120,16 +123,27 @@ async def prepare_create(client: SevdeskPort, new: NewPart) -> Prepared[PartPlan
     :raises ToolInputError: for an invalid amount.
     :raises PreconditionError: for an unknown unit, or if an article has the same number
         (naming its id).
+    :raises ToolError: without ``part_number``, if the article numbers follow no single pattern.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     price = checked_amount(new.net_price, "net_price", PRICE_PLACES)
     stock = checked_amount(new.stock, "stock", STOCK_PLACES)
     unit = await _unit_name(client, new.unit_id)
-    await _refuse_same_number(client, new.part_number)
+    parts = wire.parse_all(await read_whole(client, "/Part", what="articles"), Part)
+    if new.part_number is None:
+        proposed = next_part_number(p.partNumber for p in parts)
+        number = proposed.number
+        shown = (
+            f"{number} (the next free number, computed from the existing articles: the "
+            f"highest is {proposed.highest})"
+        )
+    else:
+        number = shown = new.part_number
+    _refuse_same_number(parts, number)
     gross = gross_price(price, Decimal(new.tax_rate))
     body: JsonObject = {
         "name": new.name,
-        "partNumber": new.part_number,
+        "partNumber": number,
         "unity": ref(new.unit_id, "Unity"),
         "taxRate": new.tax_rate,
         "price": _plain(price),
@@ -140,7 +154,7 @@ async def prepare_create(client: SevdeskPort, new: NewPart) -> Prepared[PartPlan
         "status": ACTIVE,
     }
     facts = [
-        Fact("Article number", new.part_number),
+        Fact("Article number", shown),
         Fact("Name", new.name),
         Fact("Unit", unit),
         Fact("Tax rate", f"{new.tax_rate} %"),
@@ -241,8 +255,7 @@ async def _unit_name(client: SevdeskPort, unit_id: int) -> str:
     return unit
 
 
-async def _refuse_same_number(client: SevdeskPort, part_number: str) -> None:
-    parts = wire.parse_all(await read_whole(client, "/Part", what="articles"), Part)
+def _refuse_same_number(parts: list[Part], part_number: str) -> None:
     wanted = clean(part_number).casefold()
     for part in parts:
         if part.partNumber and clean(part.partNumber).casefold() == wanted:

@@ -7,11 +7,15 @@ from typing import Annotated
 import msgspec
 
 from sevdesk_mcp.domain import contacts
+from sevdesk_mcp.errors import NotFoundError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, Limit, SevdeskId
 
-ContactId = Annotated[SevdeskId, msgspec.Meta(description="The contact's sevDesk id")]
+ContactId = Annotated[
+    SevdeskId,
+    msgspec.Meta(description="The contact's sevDesk id (not the customer number)"),
+]
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -47,7 +51,15 @@ async def _search(args: SearchInput, ctx: ToolContext) -> contacts.ContactList:
 
 async def _get(args: GetInput, ctx: ToolContext) -> contacts.ContactDetail:
     client = ctx.account.require_client()
-    return await contacts.get_contact(client, ctx.account.api_url, args.contact_id)
+    try:
+        return await contacts.get_contact(client, ctx.account.api_url, args.contact_id)
+    except NotFoundError as exc:
+        raise NotFoundError(
+            f"{exc} contact_id is the sevDesk id of the contact, not its customer number; "
+            "sevdesk_search_contacts finds a contact by name or customer number and gives its id.",
+            status=exc.status,
+            code=exc.code,
+        ) from None
 
 
 SEARCH_CONTACTS = define_tool(

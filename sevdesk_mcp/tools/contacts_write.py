@@ -11,8 +11,11 @@ from typing import Annotated, Final
 
 import msgspec
 
+from sevdesk_mcp.domain import contact_updates as updates
 from sevdesk_mcp.domain import contact_writes as domain
-from sevdesk_mcp.domain.contact_writes import ContactField, ContactWritten, CreatePlan, UpdatePlan
+from sevdesk_mcp.domain.contact_details import AddressChange, DetailChanges
+from sevdesk_mcp.domain.contact_updates import ContactField, UpdatePlan
+from sevdesk_mcp.domain.contact_writes import ContactWritten, CreatePlan
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import ToolInputError
@@ -33,13 +36,24 @@ def _text(max_length: int, description: str) -> msgspec.Meta:
     return msgspec.Meta(max_length=max_length, description=description)
 
 
-Id = Annotated[SevdeskId, msgspec.Meta(description="A sevDesk contact id")]
+Id = Annotated[
+    SevdeskId, msgspec.Meta(description="The contact's sevDesk id (not the customer number)")
+]
 Name = Annotated[str, _text(200, "Organisation name")]
 FirstName = Annotated[str, _text(100, "A person's first name")]
 FamilyName = Annotated[str, _text(100, "A person's family name")]
-CustomerNumber = Annotated[str, _text(40, "Customer number")]
+CustomerNumber = Annotated[str, _text(40, "Customer number (e.g. 1001), not the sevDesk id")]
 VatNumber = Annotated[str, _text(30, "VAT identification number (USt-IdNr.), e.g. DE123456789")]
 TaxNumber = Annotated[str, _text(30, "Tax number (Steuernummer)")]
+Street = Annotated[str, _text(200, "Invoice address: street and number")]
+Zip = Annotated[str, _text(20, "Invoice address: postal code")]
+CountryId = Annotated[
+    int, msgspec.Meta(ge=1, le=10**6, description="Invoice address: country id (1 Germany)")
+]
+EmailAddress = Annotated[Email, msgspec.Meta(description="Email address")]
+Phone = Annotated[
+    str, msgspec.Meta(max_length=40, pattern=PHONE_PATTERN, description="Phone number")
+]
 
 
 class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -54,30 +68,28 @@ class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     first_name: FirstName | None = None
     family_name: FamilyName | None = None
     customer_number: (
-        Annotated[str, _text(40, "Customer number; omit for sevDesk's next free one")] | None
+        Annotated[
+            str, _text(40, "Customer number (e.g. 1001), not the sevDesk id; omit for next free")
+        ]
+        | None
     ) = None
     parent_id: (
         Annotated[
             SevdeskId,
-            msgspec.Meta(description="For a person: the organisation's id"),
+            msgspec.Meta(
+                description="For a person: the organisation's sevDesk id (not customer number)"
+            ),
         ]
         | None
     ) = None
     vat_number: VatNumber | None = None
     tax_number: TaxNumber | None = None
-    street: Annotated[str, _text(200, "Invoice address: street and number")] | None = None
-    zip: Annotated[str, _text(20, "Invoice address: postal code")] | None = None
+    street: Street | None = None
+    zip: Zip | None = None
     city: Annotated[str, _text(100, "Invoice address: city (gives the address)")] | None = None
-    country_id: Annotated[
-        int, msgspec.Meta(ge=1, le=10**6, description="Invoice address: country id (1 Germany)")
-    ] = 1
-    email: Annotated[Email, msgspec.Meta(description="Email address")] | None = None
-    phone: (
-        Annotated[
-            str, msgspec.Meta(max_length=40, pattern=PHONE_PATTERN, description="Phone number")
-        ]
-        | None
-    ) = None
+    country_id: CountryId = 1
+    email: EmailAddress | None = None
+    phone: Phone | None = None
     allow_duplicate: Annotated[
         bool, msgspec.Meta(description="Create even if a contact with this name or number exists")
     ] = False
@@ -95,8 +107,16 @@ class UpdateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     vat_number: VatNumber | None = None
     tax_number: TaxNumber | None = None
     status: (
-        Annotated[domain.ContactStatus, msgspec.Meta(description="active, lead or pending")] | None
+        Annotated[updates.ContactStatus, msgspec.Meta(description="active, lead or pending")] | None
     ) = None
+    email: EmailAddress | None = None
+    phone: Phone | None = None
+    street: Street | None = None
+    zip: Zip | None = None
+    city: Annotated[str, _text(100, "Invoice address: city (needed for a new address)")] | None = (
+        None
+    )
+    country_id: CountryId | None = None
     dryRun: DryRun = False
 
 
@@ -146,12 +166,25 @@ async def _prepare_update(args: UpdateContactInput, client: SevdeskPort) -> Prep
         "status": args.status,
     }
     changes: dict[ContactField, str] = {f: v for f, v in fields.items() if v is not None}
-    if not changes:
+    details = DetailChanges(
+        email=stripped(args.email, "email"),
+        phone=stripped(args.phone, "phone"),
+        address=AddressChange(
+            street=stripped(args.street, "street"),
+            zip=stripped(args.zip, "zip"),
+            city=stripped(args.city, "city"),
+            country_id=args.country_id,
+        ),
+    )
+    if not changes and details == DetailChanges():
         raise ToolInputError("Give at least one field to change besides contact_id.")
-    return await domain.prepare_update(client, args.contact_id, changes)
+    return await updates.prepare_update(client, args.contact_id, changes, details)
 
 
 def _update_locks(args: UpdateContactInput) -> tuple[str, ...]:
+    """:returns: the contact (its invoice address and communication ways belong to it, so two
+    updates of one contact never both create a missing one), and the customer number range
+    when a customer number is set."""
     numbers = ("numbers/contact",) if args.customer_number is not None else ()
     return (f"contact/{args.contact_id}", *numbers)
 
@@ -182,11 +215,12 @@ UPDATE_CONTACT = define_write_tool(
     name="sevdesk_update_contact",
     title="Update a contact",
     description=(
-        "Changes fields of an existing sevDesk contact: the organisation name or a person's "
-        "first and family name, customer number, VAT number, tax number or status (active, "
-        "lead, pending). This changes sevDesk; only the fields given are sent, and only if "
-        "they differ. dryRun=true shows each change as old → new without changing anything. "
-        "Returns the contact as read back from sevDesk."
+        "Changes an existing sevDesk contact: organisation name or a person's first and "
+        "family name, customer number, VAT and tax number, status, email, phone, and invoice "
+        "address (street, zip, city, country_id; a missing one is created and needs city). "
+        "email and phone replace the main one of that kind; other addresses, emails and "
+        "phones stay. This changes sevDesk; only what differs is sent. dryRun=true shows each "
+        "change as old → new without changing anything. Returns the contact as read back."
     ),
     toolset="contacts",
     tier=Tier.WRITE,
@@ -194,7 +228,7 @@ UPDATE_CONTACT = define_write_tool(
     input=UpdateContactInput,
     output=ContactWritten,
     prepare=_prepare_update,
-    execute=plan_only(domain.execute_update),
+    execute=plan_only(updates.execute_update),
     locks=_update_locks,
 )
 

@@ -13,10 +13,11 @@ from typing import Annotated
 import msgspec
 
 from sevdesk_mcp.domain import part_writes as domain
+from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.part_writes import PartPlan, PartWritten, TaxRate
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared
-from sevdesk_mcp.errors import ToolInputError
+from sevdesk_mcp.errors import NotFoundError, ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.vocabulary import WRITE_ANNOTATIONS, DryRun, SevdeskId, stripped
 from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
@@ -33,9 +34,16 @@ class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     """Arguments of ``sevdesk_create_part``."""
 
     name: PartName
-    part_number: Annotated[
-        str, msgspec.Meta(max_length=60, description="Article number, unique in the account")
-    ]
+    part_number: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                max_length=60,
+                description="Article number (e.g. HS-1001), unique; omit for the next free one",
+            ),
+        ]
+        | None
+    ) = None
     tax_rate: Rate
     net_price: NetPrice
     unit_id: Annotated[
@@ -51,7 +59,10 @@ class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 class UpdatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_update_part``; omitted fields stay as they are."""
 
-    part_id: Annotated[SevdeskId, msgspec.Meta(description="The article's id")]
+    part_id: Annotated[
+        SevdeskId,
+        msgspec.Meta(description="The article's sevDesk id (not the article number)"),
+    ]
     name: PartName | None = None
     net_price: NetPrice | None = None
     tax_rate: Rate | None = None
@@ -62,12 +73,11 @@ class UpdatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 
 async def _prepare_create(args: CreatePartInput, client: SevdeskPort) -> Prepared[PartPlan]:
     name = stripped(args.name, "name")
-    number = stripped(args.part_number, "part_number")
-    if not name or not number:
-        raise ToolInputError("An article needs name and part_number.")
+    if not name:
+        raise ToolInputError("An article needs name.")
     new = domain.NewPart(
         name=name,
-        part_number=number,
+        part_number=stripped(args.part_number, "part_number"),
         unit_id=args.unit_id,
         tax_rate=args.tax_rate,
         net_price=args.net_price,
@@ -88,7 +98,16 @@ async def _prepare_update(args: UpdatePartInput, client: SevdeskPort) -> Prepare
     )
     if changes == domain.PartChanges(part_id=args.part_id):
         raise ToolInputError("Give at least one field to change besides part_id.")
-    return await domain.prepare_update(client, changes)
+    try:
+        return await domain.prepare_update(client, changes)
+    except NotFoundError:  # the only record prepare_update reads is the article
+        raise PreconditionError(
+            f"There is no article {args.part_id}. part_id is the sevDesk id of the article, not "
+            "its article number; sevdesk_search_parts finds an article by name or article "
+            "number and gives its id.",
+            record=f"article {args.part_id}",
+            field="part_id",
+        ) from None
 
 
 CREATE_PART = define_write_tool(
@@ -97,9 +116,12 @@ CREATE_PART = define_write_tool(
     description=(
         "Creates an article (part) in sevDesk with name, article number, unit, VAT rate (0, 7 "
         "or 19 %), net selling price and stock; the gross price is computed (net plus VAT, "
-        "rounded to cents). This changes sevDesk. It refuses when an article with the same "
-        "number (ignoring case) exists and names its id. dryRun=true shows the preview "
-        "without changing anything. Returns the article as read back from sevDesk."
+        "rounded to cents). This changes sevDesk. Without part_number it takes the highest "
+        "existing article number ending in digits plus one (HS-4002 → HS-4003; sevDesk has no "
+        "next-number service for articles), and asks for one when the numbers use several "
+        "prefixes. It refuses when an article with the same number (ignoring case) exists "
+        "and names its id. dryRun=true shows the preview without changing anything. Returns "
+        "the article as read back from sevDesk."
     ),
     toolset="parts",
     tier=Tier.WRITE,

@@ -78,7 +78,7 @@ async def test_create_makes_the_contact_address_and_ways_once_each_and_reads_bac
     assert written["id"] == contact.id and written["name"] == f"⟦{NEW_ORG['name']}⟧"
     assert written["customer_number"] == NEXT_NUMBER and written["category"] == "customer"
     assert written["written"][0] == f"contact {contact.id}" and len(written["written"]) == 4
-    assert written["note"] is None
+    assert written.get("note") is None
     sent = body(fake, "POST", "/Contact")
     assert sent["category"] == {"id": 3, "objectName": "Category"}
     assert set(sent) == {"category", "status", "customerNumber", "name", "vatNumber"}
@@ -202,6 +202,10 @@ async def test_a_person_cannot_be_a_parent_and_a_country_must_exist() -> None:
     assert "There is no country 99" in error_text(
         await call(app, "sevdesk_create_contact", **org, country_id=99)
     )
+    by_number = {**person, "parent_id": 1001}  # Brandt's customer number, not its id
+    text = error_text(await call(app, "sevdesk_create_contact", **by_number))
+    assert "There is no contact 1001; sevdesk_search_contacts finds the contact" in text
+    assert "parent_id is the sevDesk id of the contact, not its customer number" in text
     assert writes(fake) == []
 
 
@@ -247,7 +251,7 @@ async def test_update_previews_old_to_new_and_sends_only_the_changed_fields() ->
     assert sent == {"name": "Café Kastanie & Co. GmbH", "vatNumber": "DE987654321"}
     assert data["result"]["name"] == "⟦Café Kastanie & Co. GmbH⟧"
     assert data["result"]["written"] == ["changed name", "changed VAT number"]
-    assert data["result"]["note"] is None
+    assert data["result"].get("note") is None
     assert fake.store.contacts.get(KASTANIE).vatNumber == "DE987654321"
 
 
@@ -269,7 +273,8 @@ async def test_update_changes_a_persons_names_and_the_status() -> None:
         ({"contact_id": KASTANIE, "first_name": "A"}, "is an organisation"),
         ({"contact_id": JONAS, "name": "A"}, "is a person"),
         ({"contact_id": KASTANIE, "customer_number": "1001"}, f"used by contact {BRANDT}"),
-        ({"contact_id": 999_999, "name": "A"}, "no such object"),
+        ({"contact_id": 999_999, "name": "A"}, "There is no contact 999999"),
+        ({"contact_id": 1002, "name": "A"}, "sevdesk_search_contacts finds the contact by name"),
     ],
 )
 async def test_update_refuses_what_would_change_nothing_or_does_not_fit(

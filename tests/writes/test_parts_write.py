@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from sevdesk_mcp.fake import build_demo
+from sevdesk_mcp.fake.models import Part
+from sevdesk_mcp.fake.wire import Ref
+from tests.wire import meta, open_wire
 from tests.writes.tool_helpers import body, call, error_text, facts, write_app, writes
 
 pytestmark = pytest.mark.anyio
@@ -87,6 +91,7 @@ async def test_a_taken_article_number_is_refused_ignoring_case() -> None:
         ({"net_price": "NaN"}, "net_price must be a decimal number"),
         ({"stock": "1e12"}, "stock must be a decimal number"),
         ({"part_number": "  "}, "part_number is blank"),
+        ({"name": "  "}, "name is blank"),
         ({"unknown": 1}, "Unknown argument"),
     ],
 )
@@ -160,7 +165,8 @@ async def test_update_sets_stock_and_deactivates() -> None:
         ({"part_id": TABLE, "active": True, "stock": "2"}, "Nothing would change"),
         ({"part_id": TABLE}, "at least one field"),
         ({"part_id": TABLE, "tax_rate": 16}, "Invalid arguments"),
-        ({"part_id": 999_999, "name": "X"}, "no such object"),
+        ({"part_id": 999_999, "name": "X"}, "There is no article 999999"),
+        ({"part_id": 1001, "name": "X"}, "not its article number; sevdesk_search_parts finds"),
     ],
 )
 async def test_update_refuses_what_would_change_nothing(
@@ -169,3 +175,63 @@ async def test_update_refuses_what_would_change_nothing(
     fake = build_demo()
     assert expected in error_text(await call(write_app(fake), "sevdesk_update_part", **arguments))
     assert writes(fake) == []
+
+
+UNNUMBERED = {k: v for k, v in NEW_PART.items() if k != "part_number"}
+NEXT_SHOWN = (
+    "HS-4003 (the next free number, computed from the existing articles: the highest is HS-4002)"
+)
+
+
+async def test_without_a_part_number_the_preview_proposes_the_next_free_one() -> None:
+    fake = build_demo()  # the demo's article numbers run HS-1001 .. HS-4002
+    data = (await call(write_app(fake), "sevdesk_create_part", **UNNUMBERED, dryRun=True))[
+        "structuredContent"
+    ]
+    assert facts(data["preview"])["Article number"] == NEXT_SHOWN
+    assert writes(fake) == []
+
+
+async def test_without_a_part_number_the_article_gets_the_next_free_one() -> None:
+    fake = build_demo()
+    data = (await call(write_app(fake), "sevdesk_create_part", **UNNUMBERED))["structuredContent"]
+    assert writes(fake) == ["POST /Part"]
+    assert body(fake, "POST", "/Part")["partNumber"] == "HS-4003"
+    (part,) = [p for p in fake.store.parts if p.partNumber == "HS-4003"]
+    assert data["result"]["part_number"] == "HS-4003"
+    assert data["result"]["written"] == [f"article {part.id}"]
+
+
+async def test_the_next_number_counts_inactive_articles_and_keeps_leading_zeros() -> None:
+    fake = build_demo()
+    fake.store.add(
+        fake.store.parts, Part(name="Alt", partNumber="hs-04100", unity=Ref("Unity", 1), status=50)
+    )
+    data = (await call(write_app(fake), "sevdesk_create_part", **UNNUMBERED))["structuredContent"]
+    assert data["result"]["part_number"] == "hs-04101"
+
+
+async def test_articles_numbered_in_several_patterns_are_refused_asking_for_a_number() -> None:
+    fake = build_demo()
+    fake.store.add(fake.store.parts, Part(name="Dienst", partNumber="DL-7", unity=Ref("Unity", 1)))
+    text = error_text(await call(write_app(fake), "sevdesk_create_part", **UNNUMBERED))
+    assert "The article numbers follow 2 patterns (DL-…, HS-…)" in text
+    assert "give part_number" in text
+    assert writes(fake) == []
+
+
+async def test_two_articles_created_at_once_get_two_numbers() -> None:
+    fake = build_demo()  # both take the lock numbers/part: the second sees the first article
+    params = {"name": "sevdesk_create_part", "arguments": UNNUMBERED, "_meta": meta()}
+    results: dict[int, dict[str, Any]] = {}
+    async with open_wire(write_app(fake)) as wire:
+        for ident in (9001, 9002):
+            await wire.send(
+                {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
+            )
+        while len(results) < 2:
+            frame = await wire.recv(timeout=60)
+            if frame.get("id") in (9001, 9002):
+                results[frame["id"]] = frame["result"]
+    numbers = sorted(r["structuredContent"]["result"]["part_number"] for r in results.values())
+    assert numbers == ["HS-4003", "HS-4004"]

@@ -108,21 +108,14 @@ async def prepare_cancel(client: SevdeskPort, invoice_id: int) -> Prepared[Invoi
             ", then cancel it.",
             record=where,
         )
-    facts = [
-        *_invoice_facts(invoice),
-        Fact(
-            "Stornorechnung (cancellation invoice)",
-            f"new invoice of type SR over {invoice.euros(-invoice.gross)}, numbered, "
-            "festgeschrieben (enshrined)",
-        ),
-        Fact("Status danach (status after)", "storniert (cancelled)"),
-    ]
-    preview = Preview(
-        action=f"Stornieren (cancel) {invoice.label}",
-        facts=facts,
-        warnings=[IRREVERSIBLE_STORNO],
-        irreversible=True,
+    made = Fact(
+        "Stornorechnung (cancellation invoice)",
+        f"new invoice of type SR over {invoice.euros(-invoice.gross)}, numbered, "
+        "enshrined (festgeschrieben)",
     )
+    after = "storniert (cancelled)"
+    action = f"Stornieren (cancel) {invoice.label}"
+    preview = _preview(invoice, made, after, action, IRREVERSIBLE_STORNO, irreversible=True)
     return Prepared(preview, InvoicePlan(invoice))
 
 
@@ -165,20 +158,14 @@ async def prepare_credit_note(client: SevdeskPort, invoice_id: int) -> Prepared[
             f"{invoice.where()} already has the credit note {_numbers(notes)}; a credit note over "
             "the whole invoice would exceed it (code 455). Change that credit note instead."
         )
-    facts = [
-        *_invoice_facts(invoice),
-        Fact(
-            "Gutschrift/Rechnungskorrektur (credit note)",
-            f"new draft (Entwurf) against {invoice.label} over {invoice.euros(invoice.gross)}, "
-            "with the invoice's positions",
-        ),
-        Fact("Status danach (status after)", "Gutschrift als Entwurf (credit note draft)"),
-    ]
-    preview = Preview(
-        action=f"Gutschrift erstellen (create credit note) from {invoice.label}",
-        facts=facts,
-        warnings=[CREDIT_NOTE_LOCK],
+    made = Fact(
+        "Gutschrift/Rechnungskorrektur (credit note)",
+        f"new draft (Entwurf) against {invoice.label} over {invoice.euros(invoice.gross)}, "
+        "with the invoice's positions",
     )
+    after = "Gutschrift als Entwurf (credit note draft)"
+    action = f"Gutschrift erstellen (create credit note) from {invoice.label}"
+    preview = _preview(invoice, made, after, action, CREDIT_NOTE_LOCK, irreversible=False)
     return Prepared(preview, InvoicePlan(invoice))
 
 
@@ -245,13 +232,19 @@ async def cancellations_of(client: SevdeskPort, invoice_id: int) -> list[Documen
     ]
 
 
-def _invoice_facts(invoice: Target) -> list[Fact]:
+def _preview(  # noqa: PLR0913 - the parts of the two reversal previews
+    invoice: Target, made: Fact, after: str, action: str, warning: str, *, irreversible: bool
+) -> Preview:
+    """:returns: the preview of a reversal: the invoice, what is made, the status after."""
     day = invoice.date.isoformat() if invoice.date else "no date"
-    return [
+    facts = [
         Fact("Rechnung (invoice)", f"{invoice.where()}, {invoice.status_word}, dated {day}"),
         Fact("Kunde (customer)", invoice.contact or "(none)"),
         Fact("Betrag (gross amount)", invoice.euros(invoice.gross)),
+        made,
+        Fact("Status danach (status after)", after),
     ]
+    return Preview(action=action, facts=facts, warnings=[warning], irreversible=irreversible)
 
 
 def _numbers(documents: list[Document]) -> str:

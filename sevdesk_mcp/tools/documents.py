@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Final, Literal
+from typing import Annotated
 
 import msgspec
 
@@ -15,6 +15,7 @@ from sevdesk_mcp.domain.document_types import (
     KindName,
     StatusWord,
 )
+from sevdesk_mcp.domain.draft_body import OrderType
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.files import deliver
@@ -23,7 +24,6 @@ from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, DocumentId, Limit, SevdeskId
 
 Kind = Annotated[KindName, msgspec.Meta(description="invoice (the default), credit_note or order")]
-OrderType = Literal["offer", "order_confirmation", "delivery_note"]
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -67,8 +67,8 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         Annotated[
             OrderType,
             msgspec.Meta(
-                description="Orders only: offer (Angebot), order_confirmation "
-                "(Auftragsbestätigung) or delivery_note (Lieferschein)"
+                description="Orders only: AN offer (Angebot), AB order confirmation "
+                "(Auftragsbestätigung), LI delivery note (Lieferschein), as a document's type"
             ),
         ]
         | None
@@ -108,13 +108,6 @@ class PdfResult(msgspec.Struct, frozen=True, kw_only=True):
     note: str
 
 
-ORDER_TYPES: Final[dict[str, str]] = {
-    "offer": "AN",
-    "order_confirmation": "AB",
-    "delivery_note": "LI",
-}
-
-
 async def _search(args: SearchInput, ctx: ToolContext) -> DocumentList:
     if args.order_type is not None and args.kind != "order":
         raise ToolError(
@@ -125,10 +118,7 @@ async def _search(args: SearchInput, ctx: ToolContext) -> DocumentList:
         raise ToolError("Give status or statuses, not both; put every status into statuses.")
     fields = msgspec.structs.asdict(args)
     del fields["statuses"]
-    fields |= {
-        "status": tuple(args.statuses or [args.status]),
-        "order_type": ORDER_TYPES[args.order_type] if args.order_type else None,
-    }
+    fields["status"] = tuple(args.statuses or [args.status])
     query = documents.Search(**fields)
     client = ctx.account.require_client()
     return await documents.search(client, ctx.account.api_url, query, today=ctx.account.today())

@@ -46,16 +46,16 @@ async def test_status_and_statuses_together_are_refused() -> None:
 
 
 async def test_orders_filter_by_type() -> None:
-    offers = await search(kind="order", order_type="offer", limit=200)
+    offers = await search(kind="order", order_type="AN", limit=200)
     every = await search(kind="order", limit=200)
-    confirmations = await search(kind="order", order_type="order_confirmation")
+    confirmations = await search(kind="order", order_type="AB")
     assert {d["type"] for d in offers["documents"]} == {"AN"}  # the demo books hold offers only
     assert offers["total_matches"] == every["total_matches"] > 0
     assert confirmations["total_matches"] == 0
 
 
 async def test_order_type_on_invoices_is_refused_with_the_fix() -> None:
-    result = await call(demo_app(), "sevdesk_search_documents", order_type="offer")
+    result = await call(demo_app(), "sevdesk_search_documents", order_type="AN")
     text = result["content"][0]["text"]
     assert result["isError"] is True
     assert "order_type applies to orders only" in text and "kind='order'" in text

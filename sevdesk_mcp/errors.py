@@ -28,7 +28,10 @@
     │   └── MalformedResponseError    the answer is not what sevDesk sends
     ├── SafetyError            a safety control refused an action
     │   └── WriteRefusedError  the write gate refused a request before it was sent
-    └── HttpError              an HTTP request refused before a handler answers (HTTP mode)
+    ├── HttpError              an HTTP request refused before a handler answers (HTTP mode)
+    ├── OAuthError             an OAuth request refused with an RFC 6749 error code (OAuth mode)
+    │   └── UnsafeClientError  a client (its metadata document or registration) is refused
+    └── InvalidTokenError      a sealed token does not open: one opaque reason for every cause
 
 Every message is written for the person reading it: it says what was wrong and how to fix it,
 and never contains a secret or untrusted text from sevDesk.
@@ -210,3 +213,34 @@ class HttpError(SevdeskMcpError):
         self.status = status
         self.message = message
         self.headers = headers
+
+
+class OAuthError(SevdeskMcpError):
+    """An OAuth request is refused (RFC 6749 section 5.2 and 4.1.2.1; OAuth mode only).
+
+    :param error: the error code, such as ``invalid_request`` or ``invalid_grant``.
+    :param description: what was wrong and how to fix it (never a secret, never client text).
+    :param status: the HTTP status when answered as JSON (400; 401 for ``invalid_client``).
+    """
+
+    def __init__(self, error: str, description: str, status: int = 400) -> None:
+        super().__init__(f"{error}: {description}")
+        self.error = error
+        self.description = description
+        self.status = status
+
+
+class UnsafeClientError(OAuthError):
+    """A client cannot be used: its metadata document could not be fetched safely or is
+    invalid, or its registration is refused. Never answered by a redirect."""
+
+    def __init__(self, description: str, error: str = "invalid_client") -> None:
+        super().__init__(error, description)
+
+
+class InvalidTokenError(SevdeskMcpError):
+    """A sealed token does not open or is no longer valid.
+
+    One opaque error for every cause (bad encoding, another key or purpose, a flipped bit,
+    truncation, expiry), so the answer is no oracle; only the audit log learns the reason.
+    """

@@ -25,6 +25,8 @@ class AccountContext:
     :param client: the account's sevDesk client; ``None`` when no account is connected.
     :param demo: whether the client talks to the built-in demo company.
     :param today: today's date in Berlin (the demo books have their own "today").
+    :param account: the sevDesk account id in OAuth mode (``None`` where one account serves the
+        process).
     """
 
     config: Config
@@ -32,6 +34,7 @@ class AccountContext:
     client: SevdeskClient | None = None
     demo: bool = False
     today: Callable[[], dt.date] = dates.today
+    account: str | None = None
 
     def require_client(self) -> SevdeskClient:
         """:returns: the sevDesk client.
@@ -59,9 +62,11 @@ class AccountContext:
     def lock_scope(self) -> str:
         """:returns: the account's name for record locks. Over stdio and in bearer mode one
         account serves the process, whoever asks, so the scope is that one account's API
-        root. (A deployment of many accounts on one API root must key it by the sevDesk
-        account instead; none exists yet.)"""
-        return self.config.api_url
+        root; in OAuth mode many accounts share the API root, so the scope adds the sevDesk
+        account id (every grant of one account shares its locks, other accounts do not)."""
+        if self.account is None:
+            return self.config.api_url
+        return f"{self.config.api_url}#account={self.account}"
 
     def writer(self, tier: Tier) -> SevdeskClient:
         """:returns: a view of the client that stamps ``tier`` on every request (for

@@ -1,16 +1,28 @@
-"""Operator commands of HTTP mode: ``healthcheck`` and ``generate-secret``."""
+"""Operator commands of HTTP mode: ``healthcheck``, ``generate-secret``, ``grants list`` and
+``grants revoke ID``.
+
+``grants`` works on the grant store in ``SEVDESK_HTTP_STATE_DIR``. ``grants list`` reads it as
+it is; ``grants revoke`` takes the directory's lock, so it runs while the server is stopped (a
+running server holds the lock; a client can revoke its own grant at ``/revoke`` meanwhile).
+``account-id`` lives with the identity lookup (``accounts.identity``).
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
 import sys
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 import httpx
 
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.http.settings import load_http_settings
+
+if TYPE_CHECKING:
+    from sevdesk_mcp.http.oauth.store import MemoryGrantStore
 
 HEALTHCHECK_TIMEOUT_S: Final = 5.0
 SECRET_BYTES: Final = 32
@@ -49,3 +61,64 @@ def healthcheck(env: Mapping[str, str]) -> int:
 def _unhealthy(reason: str) -> int:
     print(f"mcp-server-sevdesk healthcheck: unhealthy: {reason}", file=sys.stderr)  # noqa: T201
     return 1
+
+
+GRANTS_USAGE: Final = "use: grants list, or grants revoke ID"
+
+
+def grants(env: Mapping[str, str], operands: Sequence[str]) -> int:
+    """``grants list`` and ``grants revoke ID``.
+
+    :returns: 0 on success, 1 if the grant does not exist.
+    :raises ConfigError: if OAuth mode is not configured or the operands are wrong.
+    :raises StartupError: if the state cannot be read, or (revoke) the server holds the lock.
+    """
+    from sevdesk_mcp.http.oauth.store import (  # noqa: PLC0415 - OAuth mode only
+        STATE_FILE,
+        FileGrantStore,
+        MemoryGrantStore,
+        read_state,
+    )
+
+    state_dir = _state_dir(env)
+    if list(operands) == ["list"]:
+        _print_grants(MemoryGrantStore(read_state(state_dir / STATE_FILE)))
+        return 0
+    if len(operands) == 2 and operands[0] == "revoke":
+        store = FileGrantStore(state_dir)
+        try:
+            found = store.revoke(operands[1])
+        finally:
+            store.close()
+        print(f"revoked {operands[1]}" if found else f"no grant {operands[1]}")  # noqa: T201
+        return 0 if found else 1
+    raise ConfigError("grants", GRANTS_USAGE)
+
+
+def _state_dir(env: Mapping[str, str]) -> Path:
+    settings = load_http_settings(env)
+    if settings.oauth is None:
+        raise ConfigError("SEVDESK_HTTP_AUTH", "grants exist in OAuth mode only; set it to oauth")
+    return settings.oauth.state_dir
+
+
+def _print_grants(store: MemoryGrantStore) -> None:
+    rows = [("grant", "account", "client", "tiers", "created", "expires")]
+    rows += [
+        (
+            g.id,
+            f"{g.account} {g.account_name}".strip(),
+            g.client_id,
+            ",".join(g.tiers),
+            _date(g.created),
+            _date(g.expires),
+        )
+        for g in store.grants()
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())  # noqa: T201
+
+
+def _date(epoch_s: int) -> str:
+    return dt.datetime.fromtimestamp(epoch_s, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -5,9 +5,15 @@
    access (``/healthz``), which skip every rule up to the handler;
 3. the client's token bucket (429 with ``Retry-After``), except on exempt routes;
 4. the route: 404 for an unknown path, 405 with ``Allow`` for another method;
-5. the route's ``Origin`` policy (403) and authentication (401 with ``WWW-Authenticate``);
+5. the route's ``Origin`` policy (403; not on ``cross_origin`` routes, which use no cookies and
+   answer with CORS) and authentication (401 with ``WWW-Authenticate``; not on ``public``
+   routes such as the OAuth endpoints, which check their own credentials);
 6. a slot among the requests in flight (429 per client, 503 overall);
-7. the handler, which reads the body with its route's cap.
+7. the handler, which reads the body with its route's cap; the principal the authenticator
+   vouched for is :data:`~sevdesk_mcp.http.auth.CURRENT_PRINCIPAL` meanwhile.
+
+In bearer mode the OAuth discovery paths are answered with a 404 that says how to send the
+secret instead (issue 14), so a client that tries OAuth after a 401 learns why it cannot.
 
 A handler failing unexpectedly is answered with 500 and a short reference; the details go to the
 log (redacted), never to the client.
@@ -22,7 +28,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from sevdesk_mcp.errors import HttpError
-from sevdesk_mcp.http.auth import BearerAuth
+from sevdesk_mcp.http.auth import (
+    BEARER_DISCOVERY_MESSAGE,
+    CURRENT_PRINCIPAL,
+    DISCOVERY_PATHS,
+    Authenticator,
+    BearerAuth,
+)
 from sevdesk_mcp.http.connection import SOCKET_ERRORS, Exchange, Handler
 from sevdesk_mcp.http.hardening import (
     check_path,
@@ -47,13 +59,15 @@ class Route:
 
     handlers: Mapping[str, Handler]
     open_access: bool = False  # no Host, Origin, auth, rate or in-flight rules (health checks)
+    public: bool = False  # no authentication (the OAuth endpoints check their own credentials)
+    cross_origin: bool = False  # no Origin rule: no cookies, answered with CORS (OAuth)
 
 
 class Router:
     """Applies the rules, then calls the route's handler.
 
-    :param auth: the bearer check, or ``None`` (tests and the conformance fixture only; the
-        command line refuses to start without authentication).
+    :param auth: the bearer check or the OAuth verifier, or ``None`` (tests and the
+        conformance fixture only; the command line refuses to start without authentication).
     """
 
     def __init__(
@@ -62,7 +76,7 @@ class Router:
         site: Site,
         limits: Limits,
         *,
-        auth: BearerAuth | None = None,
+        auth: Authenticator | None = None,
         lifecycle: Lifecycle | None = None,
     ) -> None:
         self._routes = routes
@@ -99,12 +113,20 @@ class Router:
         key = client_key(exchange.client)
         self._guard(exchange, key)
         handler = self._handler(route, exchange)
-        if not origin_allowed(request.headers, self._site):
+        assert route is not None  # _handler refused a missing route
+        if not route.cross_origin and not origin_allowed(request.headers, self._site):
             raise HttpError(403, "This Origin is not allowed.")
-        if self._auth is not None:
-            self._auth.check(request.headers)
-        with self.inflight.slot(key):
-            await handler(exchange)
+        principal = None
+        if self._auth is not None and not route.public:
+            principal = self._auth.check(request.headers)
+        if principal is not None:
+            exchange.notes["principal"] = principal.principal
+        reset = CURRENT_PRINCIPAL.set(principal)
+        try:
+            with self.inflight.slot(key):
+                await handler(exchange)
+        finally:
+            CURRENT_PRINCIPAL.reset(reset)
 
     def _guard(self, exchange: Exchange, key: str) -> None:
         if self._lifecycle.draining:
@@ -117,6 +139,8 @@ class Router:
 
     def _handler(self, route: Route | None, exchange: Exchange) -> Handler:
         if route is None:
+            if isinstance(self._auth, BearerAuth) and exchange.request.path in DISCOVERY_PATHS:
+                raise HttpError(404, BEARER_DISCOVERY_MESSAGE)
             raise HttpError(404, "Not found.")
         handler = route.handlers.get(exchange.request.method)
         if handler is None:

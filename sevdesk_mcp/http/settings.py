@@ -31,9 +31,10 @@ from sevdesk_mcp.http.limits import (
     Limits,
 )
 from sevdesk_mcp.http.log import SECRET_PIECES
+from sevdesk_mcp.http.oauth.settings import OAuthSettings, load_oauth_settings
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 
-AuthMode = Literal["bearer"]
+AuthMode = Literal["bearer", "oauth"]
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8080
@@ -60,7 +61,9 @@ class HttpSettings:
     :param allowed_origins: origins accepted in ``Origin`` besides the derived ones.
     :param trust_proxy: how many reverse proxies append to ``X-Forwarded-For``.
     :param auth: the authentication mode, or ``None`` if none is configured.
-    :param secrets: the accepted bearer secrets: the current one first, then the previous one.
+    :param secrets: the accepted bearer secrets (in OAuth mode, the secrets the token keys are
+        derived from): the current one first, then the previous one.
+    :param oauth: the OAuth settings, in OAuth mode only.
     :param rate_per_s: requests per second one client address regains (token bucket).
     :param inflight_per_client: requests one client address may have running at once.
     :param connections_per_client: connections one client address may hold at once; ``None``
@@ -79,6 +82,7 @@ class HttpSettings:
     rate_per_s: int = int(RATE_PER_S)
     inflight_per_client: int = MAX_INFLIGHT_PER_CLIENT
     connections_per_client: int | None = None
+    oauth: OAuthSettings | None = None
 
 
 def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
@@ -103,7 +107,7 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
         allowed_origins=_origins(env),
         trust_proxy=_int(env, "SEVDESK_HTTP_TRUST_PROXY", 0, 0, MAX_TRUST_PROXY),
         auth=auth,
-        secrets=_secrets(env) if auth == "bearer" else (),
+        secrets=_secrets(env) if auth is not None else (),
         rate_per_s=_int(env, "SEVDESK_HTTP_RATE_PER_S", int(RATE_PER_S), 1, 100_000),
         inflight_per_client=_int(
             env, "SEVDESK_HTTP_INFLIGHT_PER_CLIENT", MAX_INFLIGHT_PER_CLIENT, 1, MAX_INFLIGHT
@@ -111,6 +115,7 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
         connections_per_client=_optional_int(
             env, "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT", 1, MAX_CONNECTIONS
         ),
+        oauth=load_oauth_settings(env) if auth == "oauth" else None,
     )
 
 
@@ -136,7 +141,8 @@ def require_auth(settings: HttpSettings) -> None:
     if settings.auth is None:
         raise ConfigError(
             "SEVDESK_HTTP_AUTH",
-            "the HTTP server refuses to start without authentication; set it to bearer and set "
+            "the HTTP server refuses to start without authentication; set it to bearer (one "
+            "shared secret) or oauth (each user signs in with their own sevDesk token), and set "
             "SEVDESK_HTTP_SECRET (create one with: mcp-server-sevdesk generate-secret)",
         )
 
@@ -175,7 +181,12 @@ def _auth(env: Mapping[str, str]) -> AuthMode | None:
         return None
     if value.lower() == "bearer":
         return "bearer"
-    raise ConfigError("SEVDESK_HTTP_AUTH", "use bearer (one shared secret)")
+    if value.lower() == "oauth":
+        return "oauth"
+    raise ConfigError(
+        "SEVDESK_HTTP_AUTH",
+        "use bearer (one shared secret) or oauth (OAuth 2.1; each user connects their own account)",
+    )
 
 
 def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
@@ -195,8 +206,9 @@ def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
     else:
         raise ConfigError(
             "SEVDESK_HTTP_SECRET",
-            "bearer mode needs a shared secret; set it (or SEVDESK_HTTP_SECRET_FILE) to the "
-            "output of: mcp-server-sevdesk generate-secret",
+            "bearer mode needs a shared secret, and OAuth mode a secret to seal its tokens with; "
+            "set it (or SEVDESK_HTTP_SECRET_FILE) to the output of: "
+            "mcp-server-sevdesk generate-secret",
         )
     previous = setting(env, "SEVDESK_HTTP_SECRET_PREVIOUS")
     if previous is None:

@@ -76,7 +76,7 @@ def test_the_secret_can_come_from_a_file(tmp_path: Path) -> None:
         ({"SEVDESK_HTTP_ALLOWED_ORIGINS": "claude.ai"}, "SEVDESK_HTTP_ALLOWED_ORIGINS"),
         ({"SEVDESK_HTTP_ALLOWED_ORIGINS": "https://a.example/x"}, "SEVDESK_HTTP_ALLOWED_ORIGINS"),
         ({"SEVDESK_HTTP_ALLOWED_ORIGINS": "https://a.example:x"}, "SEVDESK_HTTP_ALLOWED_ORIGINS"),
-        ({"SEVDESK_HTTP_AUTH": "oauth"}, "SEVDESK_HTTP_AUTH"),
+        ({"SEVDESK_HTTP_AUTH": "saml"}, "SEVDESK_HTTP_AUTH"),
         ({"SEVDESK_HTTP_AUTH": "bearer"}, "SEVDESK_HTTP_SECRET"),
         ({**BEARER, "SEVDESK_HTTP_SECRET": "short"}, "SEVDESK_HTTP_SECRET"),
         ({**BEARER, "SEVDESK_HTTP_SECRET": "a b" * 20}, "SEVDESK_HTTP_SECRET"),

@@ -1,0 +1,180 @@
+"""The consent page and the authorization error page, in German and English.
+
+No scripts; the one style block is allowed by its hash (:data:`CSP`, sent on every answer of
+OAuth mode). Everything that comes from a client (its name, its hosts) is HTML-escaped and shown
+as data. The page is a plain form: a label for every field, the language in ``<html lang>``,
+and buttons that say what they do.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from sevdesk_mcp.safety.tiers import Tier
+
+Lang = Literal["de", "en"]
+
+STYLE: Final = (
+    "body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;"
+    "color:#1b1b1b;background:#fff}"
+    "label{display:block;font-weight:600;margin-top:1rem}"
+    "input[type=password]{width:100%;font-size:1rem;padding:.5rem;box-sizing:border-box}"
+    "fieldset{margin-top:1.5rem;border:1px solid #888}"
+    "fieldset label{font-weight:400;margin-top:.4rem}"
+    ".error{border:2px solid #b3261e;background:#fdecea;padding:.5rem 1rem}"
+    ".note{color:#444;font-size:.9rem}"
+    ".actions{display:flex;gap:1rem;margin-top:2rem}"
+    "button{font-size:1.1rem;padding:.6rem 1.4rem;cursor:pointer}"
+    ".allow{background:#1b5e20;color:#fff;border:0}"
+    ".deny{background:#fff;color:#1b1b1b;border:2px solid #555}"
+)
+_STYLE_HASH: Final = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+CSP: Final = (
+    f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'"
+)
+HTML_TYPE: Final = "text/html; charset=utf-8"
+
+TEXT: Final[dict[Lang, dict[str, str]]] = {
+    "en": {
+        "title": "Connect sevDesk",
+        "asks": "{client} ({host}) asks to work with your sevDesk books through this server.",
+        "back": "After your decision you return to {redirect}.",
+        "local": "That is a program on this computer.",
+        "token": "Your sevDesk API token",
+        "token_help": (
+            "In sevDesk: Settings, then Users, then your user: API token. It is checked with "
+            "sevDesk once and then travels only sealed inside the tokens this app receives; "
+            "this server keeps no copy."
+        ),
+        "tiers": "What may {client} do?",
+        "allow": "Allow",
+        "deny": "Deny",
+        "other": "Deutsch",
+        "error_title": "This sign-in cannot go on",
+        "error_next": "Go back to your app and connect again.",
+        "read": "Read: contacts, documents, bank transactions and reports",
+        "write": "Write: contacts, parts, drafts, vouchers (reversible)",
+        "commit": "Commit: finalize, book payments, cancel (binding; you approve each one)",
+        "external": "Send: e-mails to third parties (you approve each one)",
+    },
+    "de": {
+        "title": "sevDesk verbinden",
+        "asks": "{client} ({host}) möchte über diesen Server mit Ihrer sevDesk-Buchhaltung "
+        "arbeiten.",
+        "back": "Nach Ihrer Entscheidung geht es zurück zu {redirect}.",
+        "local": "Das ist ein Programm auf diesem Computer.",
+        "token": "Ihr sevDesk-API-Token",
+        "token_help": (
+            "In sevDesk: Einstellungen, Benutzer, Ihr Benutzer: API-Token. Er wird einmal bei "
+            "sevDesk geprüft und reist danach nur versiegelt in den Tokens dieser App; dieser "
+            "Server speichert keine Kopie."
+        ),
+        "tiers": "Was darf {client}?",
+        "allow": "Erlauben",
+        "deny": "Ablehnen",
+        "other": "English",
+        "error_title": "Diese Anmeldung kann nicht fortgesetzt werden",
+        "error_next": "Gehen Sie zurück zu Ihrer App und verbinden Sie sich neu.",
+        "read": "Lesen: Kontakte, Belege, Bankumsätze und Auswertungen",
+        "write": "Schreiben: Kontakte, Artikel, Entwürfe, Belege (umkehrbar)",
+        "commit": "Festschreiben: abschließen, Zahlungen buchen, stornieren (verbindlich; Sie "
+        "bestätigen jede Aktion)",
+        "external": "Versenden: E-Mails an Dritte (Sie bestätigen jede Aktion)",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ConsentView:
+    """What the consent page shows.
+
+    :param request: the sealed authorization request (hidden field).
+    :param csrf: the CSRF token bound to the consent cookie (hidden field).
+    :param offered: the tiers the user may choose (within ``SEVDESK_ALLOW``).
+    :param checked: the tiers preselected (those the client asked for).
+    :param other_lang_url: the same page in the other language.
+    """
+
+    client_name: str
+    client_host: str
+    redirect_host: str
+    redirect_local: bool
+    request: str
+    csrf: str
+    offered: tuple[Tier, ...]
+    checked: frozenset[Tier]
+    other_lang_url: str
+    error: str | None = None
+
+
+def consent_page(view: ConsentView, lang: Lang) -> bytes:
+    """:returns: the consent page."""
+    t = TEXT[lang]
+    client = _e(view.client_name)
+    back = t["back"].format(redirect=f"<strong>{_e(view.redirect_host)}</strong>")
+    parts = [
+        f"<h1>{t['title']}</h1>",
+        f'<p><a href="{_e(view.other_lang_url)}" hreflang="{_other(lang)}">{t["other"]}</a></p>',
+        f"<p>{t['asks'].format(client=f'<strong>{client}</strong>', host=_e(view.client_host))}"
+        f"</p><p>{back}{' ' + t['local'] if view.redirect_local else ''}</p>",
+    ]
+    if view.error is not None:
+        parts.append(f'<p class="error" role="alert">{_e(view.error)}</p>')
+    parts += [
+        '<form method="post" action="/authorize">',
+        f'<input type="hidden" name="request" value="{_e(view.request)}">',
+        f'<input type="hidden" name="csrf" value="{_e(view.csrf)}">',
+        f'<input type="hidden" name="lang" value="{lang}">',
+        f'<label for="token">{t["token"]}</label>',
+        '<input type="password" id="token" name="sevdesk_token" required autocomplete="off" '
+        'spellcheck="false" aria-describedby="token-help">',
+        f'<p class="note" id="token-help">{t["token_help"]}</p>',
+        f"<fieldset><legend>{t['tiers'].format(client=client)}</legend>",
+        *(_tier_box(tier, tier in view.checked, t) for tier in view.offered),
+        "</fieldset>",
+        '<div class="actions">',
+        f'<button class="allow" type="submit" name="decision" value="allow">{t["allow"]}</button>',
+        f'<button class="deny" type="submit" name="decision" value="deny" formnovalidate>'
+        f"{t['deny']}</button></div></form>",
+    ]
+    return _page(lang, t["title"], parts)
+
+
+def error_page(message: str, lang: Lang) -> bytes:
+    """:returns: the page for a request that cannot be answered by a redirect (O02)."""
+    t = TEXT[lang]
+    parts = [
+        f"<h1>{t['error_title']}</h1>",
+        f'<p class="error" role="alert">{_e(message)}</p>',
+        f"<p>{t['error_next']}</p>",
+    ]
+    return _page(lang, t["error_title"], parts)
+
+
+def _tier_box(tier: Tier, checked: bool, t: dict[str, str]) -> str:
+    name = str(tier)
+    if tier is Tier.READ:  # reads underlie every write's preview: always part of a grant
+        return f'<label><input type="checkbox" checked disabled> {t[name]}</label>'
+    mark = " checked" if checked else ""
+    return f'<label><input type="checkbox" name="tier_{name}" value="on"{mark}> {t[name]}</label>'
+
+
+def _page(lang: Lang, title: str, parts: list[str]) -> bytes:
+    head = (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title}</title><style>{STYLE}</style></head><body><main>"
+    )
+    return (head + "\n".join(parts) + "</main></body></html>").encode("utf-8")
+
+
+def _other(lang: Lang) -> Lang:
+    return "en" if lang == "de" else "de"
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)

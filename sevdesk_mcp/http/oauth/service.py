@@ -1,0 +1,254 @@
+"""OAuth mode wired: the authorization server's routes beside ``/mcp``, bound and run.
+
+Routes (besides ``/mcp`` and ``/healthz``, as in bearer mode):
+
+==========================================================  ==========  =====================
+path                                                        methods     access
+==========================================================  ==========  =====================
+/.well-known/oauth-protected-resource[/mcp]                 GET         open, CORS ``*``
+/.well-known/oauth-authorization-server, openid-configuration GET       open, CORS ``*``
+/authorize                                                  GET, POST   consent cookie, CSRF
+/token, /revoke                                             POST        the tokens, PKCE
+/register (unless SEVDESK_HTTP_OAUTH_REGISTRATION=off)      POST        rate-limited per address
+==========================================================  ==========  =====================
+
+``/mcp`` runs each request in the account context of its grant: the router's authenticator is
+:class:`~sevdesk_mcp.http.oauth.verifier.OAuthVerifier`, and ``apps`` (the command line wires the
+account resolver and the server factory in; the HTTP layer knows no accounts) gives the app
+builder for what it vouches for. The principal (``oauth:<account>:<grant>``) binds request state,
+approvals and audit lines.
+
+Every answer carries :data:`~sevdesk_mcp.http.oauth.consent_page.CSP` instead of the bearer
+mode's stricter one (the consent page needs its one hashed style block), and
+``Referrer-Policy: same-origin`` instead of ``no-referrer``: under ``no-referrer`` browsers send
+``Origin: null`` with the consent form, which the same-origin check must refuse; cross-origin
+navigations still carry no referrer.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import ssl
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import anyio
+
+from sevdesk_mcp.config import Config
+from sevdesk_mcp.errors import HttpError, StartupError
+from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
+from sevdesk_mcp.http.connection import Exchange, Handler, Wiring
+from sevdesk_mcp.http.hardening import security_headers
+from sevdesk_mcp.http.lifecycle import Lifecycle
+from sevdesk_mcp.http.limits import Limits
+from sevdesk_mcp.http.log import AccessLog
+from sevdesk_mcp.http.mcp_route import McpRoute
+from sevdesk_mcp.http.oauth import metadata
+from sevdesk_mcp.http.oauth.authorize import authorize_get
+from sevdesk_mcp.http.oauth.cimd import CimdFetcher
+from sevdesk_mcp.http.oauth.clients import ClientResolver
+from sevdesk_mcp.http.oauth.consent import authorize_post
+from sevdesk_mcp.http.oauth.consent_page import CSP
+from sevdesk_mcp.http.oauth.core import AuthServer, Identify
+from sevdesk_mcp.http.oauth.register import register_endpoint, registration_limiter
+from sevdesk_mcp.http.oauth.revoke import revoke_endpoint
+from sevdesk_mcp.http.oauth.seal import Sealer
+from sevdesk_mcp.http.oauth.store import FileGrantStore, GrantStore
+from sevdesk_mcp.http.oauth.token import token_endpoint
+from sevdesk_mcp.http.oauth.verifier import GrantedAccess, OAuthVerifier
+from sevdesk_mcp.http.ratelimit import RateLimiter
+from sevdesk_mcp.http.router import Route, Router
+from sevdesk_mcp.http.serve import HttpService, health_handler
+from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
+from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site, limits_for
+from sevdesk_mcp.mcp.app import McpApp
+
+AccountApps = Callable[[GrantedAccess], Awaitable[Callable[[], McpApp]]]
+log = logging.getLogger("sevdesk_mcp.http")
+
+
+class OAuthMcpRoute:
+    """``POST /mcp`` in OAuth mode: the MCP route of the request's account context.
+
+    Besides the router's limit per client address, each sevDesk account has a token bucket of
+    the same size (429 with ``Retry-After``): one account cannot use up the server for the
+    others from many addresses or grants.
+    """
+
+    def __init__(self, apps: AccountApps, limits: Limits) -> None:
+        self._apps = apps
+        self._max_body_bytes = limits.mcp_max_body_bytes
+        self._rates = RateLimiter(limits)
+
+    async def __call__(self, exchange: Exchange) -> None:
+        """Serve one POST for the grant the verifier vouched for.
+
+        :raises HttpError: 401 if no grant was vouched for (the route is never public), 429
+            over the account's rate.
+        """
+        access = CURRENT_PRINCIPAL.get()
+        if not isinstance(access, GrantedAccess):
+            raise HttpError(401, "Sign in: this server uses OAuth.")
+        wait_s = self._rates.retry_after_s(f"account:{access.account}")
+        if wait_s is not None:
+            raise HttpError(
+                429, "Too many requests for this account.", headers=(("retry-after", str(wait_s)),)
+            )
+        build = await self._apps(access)
+        route = McpRoute(build, principal=access.principal, max_body_bytes=self._max_body_bytes)
+        await route(exchange)
+
+
+def oauth_routes(server: AuthServer, mcp: Handler, lifecycle: Lifecycle) -> dict[str, Route]:
+    """:returns: every route of OAuth mode."""
+    resource = metadata.document_handler(metadata.resource_metadata(server))
+    authority = metadata.document_handler(metadata.server_metadata(server))
+    routes = {
+        "/mcp": Route({"POST": mcp}),
+        "/healthz": Route({"GET": health_handler(lifecycle)}, open_access=True),
+        "/authorize": Route(
+            {
+                "GET": functools.partial(authorize_get, server),
+                "POST": functools.partial(authorize_post, server),
+            },
+            public=True,
+        ),
+        "/token": _open_route(functools.partial(token_endpoint, server)),
+        "/revoke": _open_route(functools.partial(revoke_endpoint, server)),
+    }
+    for path in metadata.RESOURCE_PATHS:
+        routes[path] = _open_route(resource, "GET")
+    for path in metadata.SERVER_PATHS:
+        routes[path] = _open_route(authority, "GET")
+    if server.settings.registration:
+        limiter = registration_limiter()
+        routes["/register"] = _open_route(functools.partial(register_endpoint, server, limiter))
+    return routes
+
+
+def _open_route(handler: Handler, method: str = "POST") -> Route:
+    return Route({method: handler, "OPTIONS": metadata.preflight}, public=True, cross_origin=True)
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthService:
+    """A bound OAuth-mode server: the HTTP service, its authorization server and resolver."""
+
+    http: HttpService
+    server: AuthServer
+    verifier: OAuthVerifier
+
+    @property
+    def site(self) -> Site:
+        """:returns: the site (public URL, hosts, origins)."""
+        return self.http.site
+
+    def server_verify(self, token: str) -> GrantedAccess:
+        """:returns: what an access token vouches for (tests and benchmarks).
+
+        :raises InvalidTokenError: if it is not valid.
+        """
+        return self.verifier.verify(token)
+
+    async def run(self, stop: anyio.Event) -> None:
+        """Serve until ``stop`` is set (``HttpService.run``); then release the grant store."""
+        try:
+            await self.http.run(stop)
+        finally:
+            self.server.store.close()
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthSeams:
+    """Test seams of OAuth mode.
+
+    :param transport: the sevDesk transport (the fake's in tests; the network otherwise).
+    :param verify: TLS verification for metadata-document fetches.
+    :param store: the grant store (the file store in the state directory otherwise).
+    """
+
+    verify: ssl.SSLContext | bool = True
+    store: GrantStore | None = None
+    clock: Callable[[], float] = time.time
+
+
+async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit input
+    settings: HttpSettings,
+    config: Config,
+    *,
+    identify: Identify,
+    apps: AccountApps,
+    limits: Limits | None = None,
+    access_log: AccessLog | None = None,
+    seams: OAuthSeams | None = None,
+) -> OAuthService:
+    """Bind the configured address and wire OAuth mode.
+
+    :raises OSError: if the address cannot be bound.
+    :raises StartupError: if the state directory is unusable or locked by another process.
+    """
+    assert settings.oauth is not None  # load_http_settings sets it in OAuth mode
+    seams = seams or OAuthSeams()
+    limits = limits or Limits()
+    store = seams.store or FileGrantStore(settings.oauth.state_dir)
+    try:
+        listeners = await open_listeners(settings.host, settings.port)
+    except OSError:
+        store.close()
+        raise
+    port = bound_port(listeners)
+    site = derive_site(settings, port)
+    fetcher = CimdFetcher(allow_loopback=settings.oauth.loopback_clients, verify=seams.verify)
+    server = AuthServer(
+        site=site,
+        sealer=Sealer(settings.secrets),
+        store=store,
+        clients=ClientResolver(store, fetcher, settings.oauth.client_hosts),
+        allowed=config.tiers,
+        identify=identify,
+        settings=settings.oauth,
+        clock=seams.clock,
+    )
+    lifecycle = Lifecycle()
+    mcp = OAuthMcpRoute(apps, limits)
+    verifier = OAuthVerifier(server)
+    router = Router(
+        oauth_routes(server, mcp, lifecycle), site, limits, auth=verifier, lifecycle=lifecycle
+    )
+    replaced = ("content-security-policy", "referrer-policy")
+    headers = [h for h in security_headers(site) if h[0] not in replaced]
+    headers += [("content-security-policy", CSP), ("referrer-policy", "same-origin")]
+    wiring = Wiring(router, limits, headers, access_log or AccessLog(), lifecycle)
+    http = HttpService(site, port, HttpServer(listeners, wiring), lifecycle, limits)
+    return OAuthService(http, server, verifier)
+
+
+def serve_oauth(
+    config: Config,
+    settings: HttpSettings,
+    *,
+    identify: Identify,
+    apps: AccountApps,
+    until_stopped: Callable[[Callable[[anyio.Event], Awaitable[None]]], Awaitable[None]],
+) -> int:
+    """Run OAuth mode until SIGTERM or SIGINT (the command line's ``--http``).
+
+    :returns: 0.
+    :raises StartupError: if the address cannot be bound or the state directory is unusable.
+    """
+
+    async def run() -> None:
+        try:
+            service = await bind_oauth_service(
+                settings, config, identify=identify, apps=apps, limits=limits_for(settings)
+            )
+        except OSError as exc:
+            where = f"{settings.host}:{settings.port}"
+            raise StartupError(f"cannot listen on {where} ({exc.strerror or exc})") from None
+        log.info("serving MCP at %s (OAuth authentication)", service.site.mcp_url)
+        await until_stopped(service.run)
+
+    anyio.run(run)
+    return 0

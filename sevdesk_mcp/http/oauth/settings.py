@@ -1,0 +1,90 @@
+"""The ``SEVDESK_HTTP_OAUTH_*`` settings and ``SEVDESK_HTTP_STATE_DIR`` (OAuth mode only)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from sevdesk_mcp.config import setting
+from sevdesk_mcp.errors import ConfigError
+
+ACCESS_TTL_S: Final = 3600
+REFRESH_TTL_S: Final = 30 * 24 * 3600
+CODE_TTL_S: Final = 60
+CONSENT_TTL_S: Final = 600
+CLOCK_SKEW_S: Final = 60
+_HOST: Final = re.compile(
+    r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$"
+)
+_TRUE: Final = ("1", "true", "yes", "on")
+_FALSE: Final = ("0", "false", "no", "off")
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthSettings:
+    """What the operator configured for OAuth mode.
+
+    :param state_dir: the folder of the grant store (locked while the server runs).
+    :param client_hosts: the hosts whose metadata-document client ids are accepted, or
+        ``None`` for every public host.
+    :param registration: whether dynamic client registration (RFC 7591) is offered.
+    :param loopback_clients: whether metadata documents may be fetched from loopback
+        addresses (tests and local trials only; never in production).
+    """
+
+    state_dir: Path
+    client_hosts: frozenset[str] | None = None
+    registration: bool = True
+    loopback_clients: bool = False
+
+
+def load_oauth_settings(env: Mapping[str, str]) -> OAuthSettings:
+    """Read the OAuth settings.
+
+    :raises ConfigError: if a value is invalid or the state directory is not set.
+    """
+    return OAuthSettings(
+        state_dir=_state_dir(env),
+        client_hosts=_client_hosts(env),
+        registration=_flag(env, "SEVDESK_HTTP_OAUTH_REGISTRATION", default=True),
+        loopback_clients=_flag(env, "SEVDESK_HTTP_OAUTH_LOOPBACK_CLIENTS", default=False),
+    )
+
+
+def _state_dir(env: Mapping[str, str]) -> Path:
+    value = setting(env, "SEVDESK_HTTP_STATE_DIR")
+    if value is None:
+        raise ConfigError(
+            "SEVDESK_HTTP_STATE_DIR",
+            "OAuth mode keeps its grants in a folder of its own; set it to an absolute path "
+            "(the server creates the folder, mode 0700)",
+        )
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        raise ConfigError("SEVDESK_HTTP_STATE_DIR", "use an absolute path")
+    return path
+
+
+def _client_hosts(env: Mapping[str, str]) -> frozenset[str] | None:
+    value = setting(env, "SEVDESK_HTTP_OAUTH_CLIENT_HOSTS")
+    if value is None:
+        return None
+    hosts = {part.strip().lower() for part in value.split(",") if part.strip()}
+    if not hosts or not all(_HOST.match(h) for h in hosts):
+        raise ConfigError(
+            "SEVDESK_HTTP_OAUTH_CLIENT_HOSTS",
+            "use a comma-separated list of host names, such as claude.ai (no scheme, no port)",
+        )
+    return frozenset(hosts)
+
+
+def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
+    value = (setting(env, name) or "").lower()
+    if not value:
+        return default
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise ConfigError(name, "use one of 1, true, yes, on, 0, false, no, off")

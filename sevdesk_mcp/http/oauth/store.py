@@ -1,0 +1,310 @@
+"""The grant store: grants (each one refresh family), revocations, registered clients and the
+single use of authorization codes, behind one small interface.
+
+Rules:
+
+1. The store holds no token: a grant is its ids, its account, client and tiers, and the
+   generation of its current refresh token. The sevDesk token lives only in sealed tokens.
+2. Every operation is synchronous and runs on the event loop's thread, so it is atomic: of
+   twenty tasks redeeming one code, exactly one claims it (O05).
+3. :class:`FileGrantStore` writes the whole state after every change to one file in the state
+   directory (a temporary file, ``fsync``, then an atomic rename; mode 0600) and holds a lock on
+   the directory, so a second process cannot share it by mistake. A later shared store for
+   several instances implements the same :class:`GrantStore` protocol.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Final, Protocol
+
+import msgspec
+
+from sevdesk_mcp.errors import StartupError
+
+STATE_FILE: Final = "oauth-state.json"
+LOCK_FILE: Final = ".lock"
+MAX_CLIENTS: Final = 10_000
+REVOCATION_KEEP_S: Final = 90 * 24 * 3600
+
+
+class Grant(msgspec.Struct, frozen=True, kw_only=True):
+    """One user's consent for one client: the family of its refresh tokens.
+
+    :param id: the grant id (printed by ``grants list``, accepted by ``grants revoke``).
+    :param account: the sevDesk account id (``GET /SevClient``).
+    :param client_host: the host of a metadata-document client id, for the allowlist.
+    :param generation: the generation of the one refresh token that may still be used.
+    :param expires: when the grant ends (the refresh lifetime, renewed by each refresh).
+    """
+
+    id: str
+    account: str
+    account_name: str
+    client_id: str
+    client_name: str
+    client_host: str | None
+    tiers: tuple[str, ...]
+    created: int
+    expires: int
+    generation: int = 0
+
+
+class RegisteredClient(msgspec.Struct, frozen=True, kw_only=True):
+    """A client registered dynamically (RFC 7591)."""
+
+    client_id: str
+    client_name: str
+    redirect_uris: tuple[str, ...]
+    created: int
+
+
+class CodeUse(msgspec.Struct, kw_only=True):
+    """A redeemed code: until it would have expired, and the grant it created."""
+
+    expires: int
+    grant: str | None = None
+
+
+class State(msgspec.Struct, kw_only=True):
+    """Everything the store holds."""
+
+    grants: dict[str, Grant] = msgspec.field(default_factory=dict)
+    clients: dict[str, RegisteredClient] = msgspec.field(default_factory=dict)
+    codes: dict[str, CodeUse] = msgspec.field(default_factory=dict)
+    revocations: dict[str, int] = msgspec.field(default_factory=dict)
+
+
+class GrantStore(Protocol):
+    """Where grants, refresh families, revocations, clients and code uses are kept."""
+
+    def grant(self, grant_id: str) -> Grant | None:
+        """:returns: the grant, or ``None`` if it never existed, expired or was revoked."""
+        ...
+
+    def grants(self) -> list[Grant]:
+        """:returns: every live grant, oldest first."""
+        ...
+
+    def add_grant(self, grant: Grant) -> None:
+        """Store a new grant."""
+        ...
+
+    def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
+        """Move the family to ``generation + 1`` if ``generation`` is its current one.
+
+        :returns: the updated grant; ``None`` if the grant is gone, or if ``generation`` was
+            used already, in which case the whole family is revoked (replay, O10).
+        """
+        ...
+
+    def revoke(self, grant_id: str) -> bool:
+        """Revoke a grant and every token of its family. :returns: whether it existed."""
+        ...
+
+    def client(self, client_id: str) -> RegisteredClient | None:
+        """:returns: a registered client, or ``None``."""
+        ...
+
+    def add_client(self, client: RegisteredClient) -> None:
+        """Store a registered client (the oldest is dropped beyond :data:`MAX_CLIENTS`)."""
+        ...
+
+    def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
+        """Claim a code's single use.
+
+        :returns: ``(True, None)`` for the first claim; ``(False, grant)`` for every later one,
+            with the grant the first redemption created (to revoke it, RFC 6749 4.1.2).
+        """
+        ...
+
+    def link_code(self, code_id: str, grant_id: str) -> None:
+        """Record the grant a claimed code created."""
+        ...
+
+    def close(self) -> None:
+        """Write what is pending and let go of shared resources (the directory's lock)."""
+        ...
+
+
+class MemoryGrantStore:
+    """A :class:`GrantStore` in memory (tests, and the base of the file store).
+
+    :param clock: seconds since the epoch.
+    """
+
+    def __init__(self, state: State | None = None, clock: Callable[[], float] = time.time) -> None:
+        self._state = state or State()
+        self.now = clock
+
+    def grant(self, grant_id: str) -> Grant | None:
+        grant = self._state.grants.get(grant_id)
+        return grant if grant is not None and grant.expires > self.now() else None
+
+    def grants(self) -> list[Grant]:
+        now = self.now()
+        return sorted(
+            (g for g in self._state.grants.values() if g.expires > now), key=lambda g: g.created
+        )
+
+    def add_grant(self, grant: Grant) -> None:
+        self._state.grants[grant.id] = grant
+        self._changed()
+
+    def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
+        grant = self.grant(grant_id)
+        if grant is None:
+            return None
+        if grant.generation != generation:
+            self.revoke(grant_id)
+            return None
+        rotated = msgspec.structs.replace(grant, generation=generation + 1, expires=expires)
+        self._state.grants[grant_id] = rotated
+        self._changed()
+        return rotated
+
+    def revoke(self, grant_id: str) -> bool:
+        existed = self._state.grants.pop(grant_id, None) is not None
+        self._state.revocations[grant_id] = int(self.now())
+        self._changed()
+        return existed
+
+    def client(self, client_id: str) -> RegisteredClient | None:
+        return self._state.clients.get(client_id)
+
+    def add_client(self, client: RegisteredClient) -> None:
+        clients = self._state.clients
+        while len(clients) >= MAX_CLIENTS:
+            del clients[next(iter(clients))]
+        clients[client.client_id] = client
+        self._changed()
+
+    def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
+        used = self._state.codes.get(code_id)
+        if used is not None:
+            return False, used.grant
+        self._prune()
+        self._state.codes[code_id] = CodeUse(expires=expires)
+        self._changed()
+        return True, None
+
+    def link_code(self, code_id: str, grant_id: str) -> None:
+        use = self._state.codes.get(code_id)
+        if use is not None:
+            use.grant = grant_id
+            self._changed()
+
+    def _prune(self) -> None:
+        now = int(self.now())
+        state = self._state
+        state.codes = {k: v for k, v in state.codes.items() if v.expires >= now}
+        state.grants = {k: v for k, v in state.grants.items() if v.expires > now}
+        keep = now - REVOCATION_KEEP_S
+        state.revocations = {k: v for k, v in state.revocations.items() if v > keep}
+
+    def _changed(self) -> None:
+        """Called after every change (the file store writes)."""
+
+    def close(self) -> None:
+        """Nothing to let go of in memory."""
+
+
+class FileGrantStore(MemoryGrantStore):
+    """A :class:`GrantStore` in one file of ``directory``, which it locks while open.
+
+    :raises StartupError: if the directory cannot be used, is locked by another process, or
+        its state file is unreadable.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self._dir = directory
+        self._lock = _lock(directory)
+        try:
+            super().__init__(_load(directory / STATE_FILE))
+        except StartupError:
+            self.close()
+            raise
+
+    def _changed(self) -> None:
+        path = self._dir / STATE_FILE
+        temporary = path.with_suffix(".tmp")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(msgspec.json.encode(self._state))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+
+    def close(self) -> None:
+        """Release the directory's lock."""
+        with contextlib.suppress(OSError):
+            self._lock.close()
+
+
+def read_state(path: Path) -> State:
+    """:returns: the state in ``path`` (an empty state if there is none), without locking.
+
+    :raises StartupError: if it cannot be read or is damaged.
+    """
+    return _load(path)
+
+
+def _load(path: Path) -> State:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return State()
+    except OSError as exc:
+        raise StartupError(f"cannot read the OAuth state in {path} ({exc.strerror})") from None
+    try:
+        return msgspec.json.decode(data, type=State)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        raise StartupError(
+            f"the OAuth state in {path} is damaged; move it away to start with no grants "
+            "(every client then asks for consent again)"
+        ) from None
+
+
+def _lock(directory: Path) -> IO[bytes]:
+    """:returns: the open lock file, locked exclusively until it is closed.
+
+    :raises StartupError: if the directory is not usable or another process holds the lock.
+    """
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle = (directory / LOCK_FILE).open("ab")
+    except OSError as exc:
+        raise StartupError(
+            f"SEVDESK_HTTP_STATE_DIR: cannot use {directory} ({exc.strerror}); "
+            "point it to a writable folder of its own"
+        ) from None
+    if not _try_lock(handle):
+        handle.close()
+        raise StartupError(
+            f"SEVDESK_HTTP_STATE_DIR: {directory} is in use by another server process; give "
+            "each process a folder of its own (one instance per state directory)"
+        )
+    return handle
+
+
+def _try_lock(handle: IO[bytes]) -> bool:
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        import msvcrt  # noqa: PLC0415
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl  # noqa: PLC0415
+
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True

@@ -44,7 +44,7 @@ from sevdesk_mcp.safety.redact import RedactingFilter
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
-from sevdesk_mcp.sevdesk.pacing import Pacer
+from sevdesk_mcp.sevdesk.pacing import Pacer, pacer_for
 
 if TYPE_CHECKING:
     from sevdesk_mcp.fake import FakeSevdesk
@@ -349,7 +349,7 @@ def _gate(config: Config) -> WriteGate:
 
 
 def _pacer(config: Config) -> Pacer:
-    return Pacer(rate_per_s=config.rate_per_s, burst=max(1, min(int(config.rate_per_s), 50)))
+    return pacer_for(config.rate_per_s)
 
 
 def _account(config: Config) -> AccountContext:

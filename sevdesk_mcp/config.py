@@ -24,6 +24,7 @@ import msgspec
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
+from sevdesk_mcp.sevdesk.pacing import DEFAULT_RATE_PER_S
 from sevdesk_mcp.sevdesk.paths import DEFAULT_API_URL
 
 StructuredOutput = Literal["auto", "on", "off"]
@@ -57,7 +58,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     confirm: ConfirmMode = "elicit"
     confirm_open: bool = True
     audit_log: Path | None = None
-    rate_per_s: float = 4.0
+    rate_per_s: float = DEFAULT_RATE_PER_S
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -111,7 +112,7 @@ MAX_RATE_PER_S: Final = 1000.0
 def _rate(env: Mapping[str, str]) -> float:
     value = setting(env, "SEVDESK_RATE_PER_S")
     if value is None:
-        return 4.0
+        return DEFAULT_RATE_PER_S
     try:
         rate = float(value)
     except ValueError:

@@ -22,6 +22,7 @@ from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools.define import prepare
 from sevdesk_mcp.tools.registry import AnyTool, Registry, select_tools
 
 if TYPE_CHECKING:
@@ -69,11 +70,19 @@ class ServerFactory:
         self._cache: dict[_Key, tuple[tuple[AnyTool, ...], str]] = {}
 
     def surface(self, config: Config) -> tuple[tuple[AnyTool, ...], str]:
-        """:returns: the selected tools and the instructions for ``config``, cached per tier set."""
+        """:returns: the selected tools and the instructions for ``config``, cached per tier set.
+
+        The tools' schemas are built here, once per process and tool (about 20 ms for the whole
+        catalog), so the first ``tools/list`` does not wait for them.
+
+        :raises ToolDefinitionError: if a selected tool's Structs have no schema of the allowed
+            form.
+        """
         toolsets = config.toolsets or self._default_toolsets
         key = (config.tiers, toolsets)
         if key not in self._cache:
             tools = select_tools(self._catalog, config, toolsets)
+            prepare(tools)
             self._cache[key] = (tools, instructions(tools, config))
         return self._cache[key]
 

@@ -29,7 +29,7 @@ from sevdesk_mcp.config import Config
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
 from sevdesk_mcp.sevdesk.gate import WriteGate
-from sevdesk_mcp.sevdesk.pacing import Pacer
+from sevdesk_mcp.sevdesk.pacing import Pacer, pacer_for
 
 MAX_CONTEXTS: Final = 64
 IDLE_S: Final = 15 * 60.0
@@ -113,8 +113,7 @@ class AccountResolver:
     def _pacer(self, account: str, config: Config) -> Pacer:
         pacer = self._pacers.get(account)
         if pacer is None:
-            burst = max(1, min(int(config.rate_per_s), 50))
-            pacer = Pacer(rate_per_s=config.rate_per_s, burst=burst)
+            pacer = pacer_for(config.rate_per_s)
             self._pacers[account] = pacer
         return pacer
 

@@ -11,12 +11,15 @@ their counterparties, purposes and bookings (``docs/sevdesk-api.md`` §2.8, §5.
   filters on the transaction and nothing else (Q17).
 - Counterparty and purpose are matched here, on cleaned text: sevDesk's own text filters would
   miss text with invisible characters in it.
+- Reads that do not depend on each other (the accounts, the transactions, one balance per
+  account, one booking log per transaction) are made together (``together.py``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Final, Literal
@@ -32,7 +35,9 @@ from sevdesk_mcp.domain.vouchers import contains, in_range, start_bound
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.together import both, each
 from sevdesk_mcp.sevdesk.wire_finance import (
     CheckAccount,
     CheckAccountTransaction,
@@ -179,9 +184,14 @@ async def list_bank_accounts(client: SevdeskPort, on_date: dt.date) -> BankAccou
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    accounts = await read_accounts(client)
-    unmatched, truncated = await _unmatched_counts(client)
-    rows = [await _bank_account(client, a, on_date, unmatched[a.id]) for a in accounts]
+    accounts, (unmatched, truncated) = await both(
+        lambda: read_accounts(client), lambda: _unmatched_counts(client)
+    )
+    balances = await each([_balance(client, a, on_date) for a in accounts])
+    rows = [
+        _bank_account(a, balance, unmatched[a.id])
+        for a, balance in zip(accounts, balances, strict=True)
+    ]
     active = [r.balance for r in rows if r.status == "active"]
     note = f"Only {MAX_SCANNED} unmatched transactions were counted." if truncated else None
     return BankAccountList(
@@ -197,8 +207,11 @@ async def search_transactions(
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    currencies = {a.id: a.currency for a in await read_accounts(client)}
-    page = await client.get_all("/CheckAccountTransaction", _query(search), max_items=MAX_SCANNED)
+    accounts, page = await both(
+        lambda: read_accounts(client),
+        lambda: client.get_all("/CheckAccountTransaction", _query(search), max_items=MAX_SCANNED),
+    )
+    currencies = {a.id: a.currency for a in accounts}
     rows = wire.parse_all(page.items, CheckAccountTransaction)
     matches = sorted((t for t in rows if _matches(t, search)), key=_newest, reverse=True)
     amounts = [money(t.amount, _currency(t, currencies)) for t in matches]
@@ -228,13 +241,8 @@ async def bookings_for(
     entries: list[CheckAccountTransactionLog] = []
     truncated = False
     if 0 < len(transaction_ids) <= PER_TRANSACTION_LOOKUPS:
-        for ident in transaction_ids:
-            query: dict[str, QueryValue] = {
-                "checkAccountTransaction[id]": ident,
-                "checkAccountTransaction[objectName]": "CheckAccountTransaction",
-            }
-            page = await client.get_all("/CheckAccountTransactionLog", query, max_items=1_000)
-            entries += wire.parse_all(page.items, CheckAccountTransactionLog)
+        pages = await each([_log_of(client, ident) for ident in transaction_ids])
+        entries = [e for p in pages for e in wire.parse_all(p.items, CheckAccountTransactionLog)]
     elif transaction_ids:
         page = await client.get_all("/CheckAccountTransactionLog", max_items=MAX_LOG)
         entries, truncated = wire.parse_all(page.items, CheckAccountTransactionLog), page.truncated
@@ -246,6 +254,20 @@ async def bookings_for(
     return found, truncated
 
 
+def _log_of(client: SevdeskPort, ident: int) -> Callable[[], Awaitable[Page]]:
+    query: dict[str, QueryValue] = {
+        "checkAccountTransaction[id]": ident,
+        "checkAccountTransaction[objectName]": "CheckAccountTransaction",
+    }
+    return lambda: client.get_all("/CheckAccountTransactionLog", query, max_items=1_000)
+
+
+def _balance(
+    client: SevdeskPort, account: CheckAccount, day: dt.date
+) -> Callable[[], Awaitable[Money]]:
+    return lambda: balance_at(client, account, day)
+
+
 async def _unmatched_counts(client: SevdeskPort) -> tuple[Counter[int], bool]:
     # Q13: isBooked=false is ignored; status=100 is what selects the unmatched ones
     query: dict[str, QueryValue] = {"status": UNMATCHED}
@@ -255,9 +277,7 @@ async def _unmatched_counts(client: SevdeskPort) -> tuple[Counter[int], bool]:
     return counts, page.truncated
 
 
-async def _bank_account(
-    client: SevdeskPort, account: CheckAccount, day: dt.date, unmatched: int
-) -> BankAccount:
+def _bank_account(account: CheckAccount, balance: Money, unmatched: int) -> BankAccount:
     return BankAccount(
         id=account.id,
         name=fence(account.name),
@@ -267,7 +287,7 @@ async def _bank_account(
         accounting_number=account.accountingNumber,
         currency=(account.currency or "EUR").upper(),
         status=ACCOUNT_STATUSES.get(account.status or 0, f"status {account.status}"),
-        balance=await balance_at(client, account, day),
+        balance=balance,
         unmatched_transactions=unmatched,
     )
 

@@ -16,6 +16,7 @@ from sevdesk_mcp.domain.records import read_one
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
+from sevdesk_mcp.sevdesk.together import both
 
 MAX_SCANNED_CONTACTS: Final = 10_000
 CATEGORIES: Final = {2: "supplier", 3: "customer", 4: "partner", 28: "prospect"}
@@ -104,19 +105,17 @@ async def get_contact(client: SevdeskPort, api_url: str, contact_id: int) -> Con
     :raises NotFoundError: if there is no such contact.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    contact = await read_one(client, "Contact", contact_id, wire.Contact)
     by_contact: dict[str, QueryValue] = {
         "contact[id]": contact_id,
         "contact[objectName]": "Contact",
     }
-    addresses = wire.parse_all(
-        (await client.get_all("/ContactAddress", by_contact, max_items=100)).items,
-        wire.ContactAddress,
+    contact, address_page, way_page = await both(  # all three by the id: read together
+        lambda: read_one(client, "Contact", contact_id, wire.Contact),
+        lambda: client.get_all("/ContactAddress", by_contact, max_items=100),
+        lambda: client.get_all("/CommunicationWay", by_contact, max_items=100),
     )
-    ways = wire.parse_all(
-        (await client.get_all("/CommunicationWay", by_contact, max_items=100)).items,
-        wire.CommunicationWay,
-    )
+    addresses = wire.parse_all(address_page.items, wire.ContactAddress)
+    ways = wire.parse_all(way_page.items, wire.CommunicationWay)
     persons, parent = await _relatives(client, api_url, contact)
     return ContactDetail(
         contact=summary(contact, api_url),

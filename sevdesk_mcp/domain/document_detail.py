@@ -1,4 +1,9 @@
-"""One document in full: header, positions, tax, related documents, and its PDF."""
+"""One document in full: header, positions, tax, related documents, and its PDF.
+
+What does not depend on the document is read together with it (its positions, the system
+version, and the lists its relations are found in: cancellation invoices, credit notes, or the
+invoices of an order); then, together, its contact by id and the document it comes from.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import base64
 import binascii
 import datetime as dt
 import re
+from dataclasses import dataclass, field
 from typing import Final
 
 from sevdesk_mcp.domain.document_types import (
@@ -17,22 +23,17 @@ from sevdesk_mcp.domain.document_types import (
     Related,
     TaxInfo,
 )
-from sevdesk_mcp.domain.documents import (
-    cancelled_ids,
-    contact_names,
-    list_documents,
-    summarize,
-    with_contact_name,
-)
+from sevdesk_mcp.domain.documents import list_documents, summarize, with_contact_name
 from sevdesk_mcp.domain.money import money, total
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.records import read_one, read_raw
+from sevdesk_mcp.domain.records import find_one, read_one, read_raw
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
+from sevdesk_mcp.sevdesk.together import both
 from sevdesk_mcp.sevdesk.version import object_system
 from sevdesk_mcp.sevdesk.wire_documents import Document, PdfFile, Position
 
@@ -50,14 +51,22 @@ async def get_document(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     kind = KINDS[kind_name]
-    raw = await read_raw(client, kind.model, document_id)
+    raw, positions, version, lists = await both(
+        lambda: read_raw(client, kind.model, document_id),
+        lambda: _positions(client, kind, document_id),
+        client.system_version,
+        lambda: _relation_lists(client, kind),
+    )
     doc = wire.parse(raw, Document)
-    summary = summarize(doc, kind, api_url, today, await cancelled_ids(client, kind))
-    names = await contact_names(client, {summary.contact_id})
-    positions = await _positions(client, kind, document_id)
+    cancelled = frozenset(d.origin.id for d in lists.storno if d.origin is not None)
+    summary = summarize(doc, kind, api_url, today, cancelled)
+    name, origin = await both(
+        lambda: _contact_name(client, summary.contact_id),
+        lambda: _origin(client, kind, doc),
+    )
     lines = [_line(p, doc.currency) for p in positions]
     return DocumentDetail(
-        document=with_contact_name(summary, names),
+        document=with_contact_name(summary, name),
         header=fence(doc.header),
         head_text=fence(doc.headText),
         foot_text=fence(doc.footText),
@@ -66,10 +75,10 @@ async def get_document(
         payment_days=doc.timeToPay if kind_name == "invoice" else None,
         sent_date=dates.berlin_date(doc.sendDate),
         paid_date=dates.berlin_date(doc.payDate),
-        tax=await _tax(client, raw, doc),
+        tax=_tax(version, raw, doc),
         positions=lines,
         positions_total=money(total(p.net.amount for p in lines if not p.optional), doc.currency),
-        related=await _related(client, kind, doc),
+        related=[*origin, *_listed_relations(kind, doc, lists)],
         pdf_resource=f"sevdesk://{kind.resource}/{document_id}/pdf",
     )
 
@@ -120,8 +129,8 @@ def _line(position: Position, currency: str | None) -> PositionLine:
     )
 
 
-async def _tax(client: SevdeskPort, raw: dict[str, JsonValue], doc: Document) -> TaxInfo:
-    system = object_system(raw, "2.0" if await client.system_version() == "2.0" else "1.0")
+def _tax(version: str, raw: dict[str, JsonValue], doc: Document) -> TaxInfo:
+    system = object_system(raw, "2.0" if version == "2.0" else "1.0")
     return TaxInfo(
         bookkeeping_system=system,
         tax_rule_id=doc.taxRule.id if doc.taxRule else None,
@@ -130,42 +139,66 @@ async def _tax(client: SevdeskPort, raw: dict[str, JsonValue], doc: Document) ->
     )
 
 
-async def _related(client: SevdeskPort, kind: DocumentKind, doc: Document) -> list[Related]:
-    if kind.name == "credit_note":
-        return (
-            [await _one_related(client, "invoice", doc.refSrcInvoice.id, "corrects invoice")]
-            if doc.refSrcInvoice
-            else []
-        )
+@dataclass(frozen=True, slots=True)
+class _Lists:
+    """The lists a document's relations are found in (empty where its kind needs none)."""
+
+    storno: list[Document] = field(default_factory=list)  # cancellation invoices (SR)
+    notes: list[Document] = field(default_factory=list)  # credit notes
+    invoices: list[Document] = field(default_factory=list)  # every invoice (for an order)
+
+
+async def _relation_lists(client: SevdeskPort, kind: DocumentKind) -> _Lists:
+    invoice = KINDS["invoice"]
     if kind.name == "order":
-        invoices = await list_documents(client, KINDS["invoice"], {})
+        return _Lists(invoices=await list_documents(client, invoice, {}))
+    if kind.name != "invoice":
+        return _Lists()
+    storno, notes = await both(
+        lambda: list_documents(client, invoice, {"invoiceType": "SR"}),
+        lambda: list_documents(client, KINDS["credit_note"], {}),
+    )
+    return _Lists(storno=[d for d in storno if d.type() == "SR"], notes=notes)
+
+
+async def _contact_name(client: SevdeskPort, contact_id: int | None) -> dict[int, str | None]:
+    from sevdesk_mcp.domain.contacts import display_name  # noqa: PLC0415 - avoids a cycle
+
+    if contact_id is None:
+        return {}
+    contact = await find_one(client, "Contact", contact_id, wire.Contact)
+    return {} if contact is None else {contact_id: fence(display_name(contact))}
+
+
+async def _origin(client: SevdeskPort, kind: DocumentKind, doc: Document) -> list[Related]:
+    if kind.name == "credit_note" and doc.refSrcInvoice is not None:
+        return [await _one_related(client, "invoice", doc.refSrcInvoice.id, "corrects invoice")]
+    if kind.name != "invoice" or doc.origin is None:
+        return []
+    if doc.origin.objectName not in ("Invoice", "Order"):
+        return []
+    other: KindName = "invoice" if doc.origin.objectName == "Invoice" else "order"
+    relation = "cancels invoice" if doc.type() == "SR" else "created from order"
+    return [await _one_related(client, other, doc.origin.id, relation)]
+
+
+def _listed_relations(kind: DocumentKind, doc: Document, lists: _Lists) -> list[Related]:
+    if kind.name == "order":
         return [
             _as_related(d, "invoice", "invoiced by")
-            for d in invoices
+            for d in lists.invoices
             if d.origin and d.origin.objectName == "Order" and d.origin.id == doc.id
         ]
-    return await _invoice_relations(client, doc)
-
-
-async def _invoice_relations(client: SevdeskPort, doc: Document) -> list[Related]:
-    related = []
-    if doc.origin is not None and doc.origin.objectName in ("Invoice", "Order"):
-        other: KindName = "invoice" if doc.origin.objectName == "Invoice" else "order"
-        relation = "cancels invoice" if doc.type() == "SR" else "created from order"
-        related.append(await _one_related(client, other, doc.origin.id, relation))
-    storno = await list_documents(client, KINDS["invoice"], {"invoiceType": "SR"})
-    related += [
+    cancelled_by = [
         _as_related(d, "invoice", "cancelled by")
-        for d in storno
-        if d.type() == "SR" and d.origin is not None and d.origin.id == doc.id
+        for d in lists.storno
+        if d.origin is not None and d.origin.id == doc.id
     ]
-    notes = await list_documents(client, KINDS["credit_note"], {})
-    related += [
+    return cancelled_by + [
         _as_related(d, "credit_note", "credit note")
-        for d in notes
+        for d in lists.notes
         if d.refSrcInvoice is not None and d.refSrcInvoice.id == doc.id
     ]
-    return related
 
 
 async def _one_related(

@@ -1,8 +1,9 @@
 """Invoices, credit notes and orders: search, read with positions, related documents.
 
-Filters the API offers (contact, date range as Berlin Unix seconds, Q19) are sent, and every
-filter is applied again here, because sevDesk silently ignores filters it does not know (Q12).
-Lists are read to the end with an explicit ``limit`` (the silent 100-row default, section 1).
+Filters the API offers (status, contact, date range as Berlin Unix seconds, Q19) are sent, and
+every filter is applied again here, because sevDesk silently ignores filters it does not know
+(Q12). Lists are read to the end with an explicit ``limit`` (the silent 100-row default, section
+1). The documents and the cancellation invoices are read together (``together.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
+from sevdesk_mcp.sevdesk.together import both
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
 MAX_SCANNED: Final = 20_000
@@ -68,8 +70,10 @@ async def search(
             raise ToolError(
                 f"The status {status!r} does not exist for {kind.label}s; use one of {allowed}."
             )
-    documents = await list_documents(client, kind, _server_filters(query))
-    cancelled = await cancelled_ids(client, kind)
+    documents, cancelled = await both(
+        lambda: list_documents(client, kind, _server_filters(query, kind)),
+        lambda: cancelled_ids(client, kind),
+    )
     rows = [summarize(d, kind, api_url, today, cancelled) for d in documents]
     matches = sorted(
         (r for r in rows if _matches(r, query, today)),
@@ -171,8 +175,11 @@ def _status(doc: Document, kind: DocumentKind, cancelled: frozenset[int]) -> str
     return kind.statuses.get(doc.status or 0, f"status {doc.status}")
 
 
-def _server_filters(query: Search) -> dict[str, QueryValue]:
+def _server_filters(query: Search, kind: DocumentKind) -> dict[str, QueryValue]:
     filters: dict[str, QueryValue] = {}
+    codes = [c for c, word in kind.statuses.items() if (word,) == query.status]
+    if len(codes) == 1:  # one status of one code; "cancelled" is no status code of sevDesk's
+        filters["status"] = codes[0]
     if query.contact_id is not None:
         filters |= {"contact[id]": query.contact_id, "contact[objectName]": "Contact"}
     if query.date_from is not None:

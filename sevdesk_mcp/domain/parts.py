@@ -2,12 +2,14 @@
 
 sevDesk's ``name`` filter covers names only, so a search by name *or* part number reads the
 whole list (paged, with an explicit ``limit``) and filters here. The stock comes from the part's
-``stock`` field; when sevDesk leaves it out, from GET /Part/{id}/getStock, which answers a
-numeric **string** although the spec says integer (Q6).
+``stock`` field; when sevDesk leaves it out, from GET /Part/{id}/getStock (one per shown part,
+read together), which answers a numeric **string** although the spec says integer (Q6). Units
+are reference data, cached per account.
 """
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 from typing import Final
 
@@ -18,10 +20,12 @@ from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.money import HUNDRED, Money, money
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.reference import MAX_REFERENCE_ITEMS
 from sevdesk_mcp.domain.vouchers import contains
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
+from sevdesk_mcp.sevdesk.together import each
 from sevdesk_mcp.sevdesk.wire_finance import Part
 
 MAX_SCANNED: Final = 20_000
@@ -64,7 +68,7 @@ async def search_parts(
         (p for p in parts if _matches(p, query, active_only)), key=lambda p: p.partNumber or ""
     )
     units = await _units(client) if matches else {}
-    shown = [await _summary(client, p, units) for p in matches[:limit]]
+    shown = await each([functools.partial(_summary, client, p, units) for p in matches[:limit]])
     note = omitted_note(len(shown), len(matches), "articles")
     if page.truncated:
         note = f"Only the first {MAX_SCANNED} articles of the account were searched."
@@ -113,7 +117,8 @@ async def _stock(client: SevdeskPort, part: Part) -> Decimal | None:
 
 
 async def _units(client: SevdeskPort) -> dict[int, str]:
-    units = wire.parse_all((await client.get_all("/Unity", max_items=500)).items, wire.Named)
+    page = await client.get_all("/Unity", max_items=MAX_REFERENCE_ITEMS)  # one cached list
+    units = wire.parse_all(page.items, wire.Named)
     return {u.id: clean(u.name) for u in units if u.name}
 
 

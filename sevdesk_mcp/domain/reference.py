@@ -1,5 +1,8 @@
 """The account and its reference data: tax rules, booking accounts, units, countries, payment
-methods. This is sevDesk's own data (not third-party text), so it is cleaned but not fenced."""
+methods. This is sevDesk's own data (not third-party text), so it is cleaned but not fenced.
+
+The client answers reference lists from the account's short-lived cache (``sevdesk/cache.py``);
+the reads of one answer that do not depend on each other are made together."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.envelope import many
+from sevdesk_mcp.sevdesk.together import both
 
 MAX_REFERENCE_ITEMS: Final = 5000
 RATE_WORDS: Final = {"ZERO": "0", "SEVEN": "7", "NINETEEN": "19"}
@@ -60,9 +64,13 @@ async def account_info(client: SevdeskPort, *, demo: bool, today: dt.date) -> Ac
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    version = await client.system_version()
-    clients = wire.parse_all(many(await client.get("/SevClient")), wire.Named)
-    users = wire.parse_all((await client.get_all("/SevUser", max_items=100)).items, wire.Named)
+    version, sev_clients, sev_users = await both(
+        client.system_version,
+        lambda: client.get("/SevClient"),
+        lambda: client.get_all("/SevUser", max_items=100),
+    )
+    clients = wire.parse_all(many(sev_clients), wire.Named)
+    users = wire.parse_all(sev_users.items, wire.Named)
     notes = [
         "Bookkeeping system 2.0: documents use taxRule and booking accounts (accountDatev)."
         if version == "2.0"
@@ -110,10 +118,12 @@ async def _tax_rules(client: SevdeskPort) -> list[ReferenceItem]:
 
 async def _booking_accounts(client: SevdeskPort) -> list[ReferenceItem]:
     # /AccountDatev lists only visible accounts and needs an explicit limit (Q42)
-    accounts = wire.parse_all(await _all(client, "/AccountDatev"), wire.AccountDatev)
-    guidance = wire.parse_all(
-        many(await client.get("/ReceiptGuidance/forAllAccounts")), wire.ReceiptGuidance
+    listed, guides = await both(
+        lambda: _all(client, "/AccountDatev"),
+        lambda: client.get("/ReceiptGuidance/forAllAccounts"),
     )
+    accounts = wire.parse_all(listed, wire.AccountDatev)
+    guidance = wire.parse_all(many(guides), wire.ReceiptGuidance)
     rules = {g.accountDatevId: g for g in guidance}
     return [
         ReferenceItem(

@@ -4,14 +4,15 @@ what changed since a moment (sevDesk has no webhooks).
 Lists are read to the end with an explicit ``limit``; status filters are sent and applied again
 here, because sevDesk ignores filters it does not know (Q12). ``updateAfter`` (Unix seconds) is
 sent only where the API documents it (contacts, invoices, orders, vouchers) and the ``update``
-timestamp is always checked here as well.
+timestamp is always checked here as well. The lists of one report do not depend on each other
+and are read together (``together.py``), inside the account's pacing budget.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
@@ -26,9 +27,11 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue
+from sevdesk_mcp.sevdesk.together import both, each
 from sevdesk_mcp.sevdesk.wire_documents import Document
-from sevdesk_mcp.sevdesk.wire_finance import CheckAccountTransaction, Voucher
+from sevdesk_mcp.sevdesk.wire_finance import CheckAccount, CheckAccountTransaction, Voucher
 
 MAX_SCANNED: Final = 20_000
 MAX_LABEL: Final = 120
@@ -172,9 +175,11 @@ async def read_open_items(
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    invoices, cut_invoices = await _open_documents(client, "/Invoice")
-    notes, cut_notes = await _open_documents(client, "/CreditNote")
-    receipts, cut_receipts = await _open_payables(client)
+    (invoices, cut_invoices), (notes, cut_notes), (receipts, cut_receipts) = await both(
+        lambda: _open_documents(client, "/Invoice"),
+        lambda: _open_documents(client, "/CreditNote"),
+        lambda: _open_payables(client),
+    )
     receivables = [_document_item(d, 1) for d in invoices] + [_document_item(d, -1) for d in notes]
     payables = [_voucher_item(v) for v in receipts]
     kept = [[i for i in side if i.issued <= as_of and i.amount] for side in (receivables, payables)]
@@ -187,17 +192,9 @@ async def cash_position(client: SevdeskPort, on_date: dt.date) -> CashPosition:
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    active = [a for a in await banking.read_accounts(client) if a.status == banking.ACTIVE]
-    balances = [
-        AccountBalance(
-            id=a.id,
-            name=fence(a.name),
-            type=a.type or "unknown",
-            balance=await banking.balance_at(client, a, on_date),
-        )
-        for a in active
-    ]
-    receivables, payables, _ = await read_open_items(client, on_date)
+    balances, (receivables, payables, _) = await both(
+        lambda: _balances(client, on_date), lambda: read_open_items(client, on_date)
+    )
     cash = totals_by_currency(b.balance for b in balances)
     owed = totals_by_currency(money(i.amount, i.currency) for i in receivables)
     owing = totals_by_currency(money(i.amount, i.currency) for i in payables)
@@ -211,6 +208,21 @@ async def cash_position(client: SevdeskPort, on_date: dt.date) -> CashPosition:
         net_position=totals_by_currency([*cash, *owed, *negated]),
         rule="Net position = cash + open receivables - open payables. " + OPEN_ITEMS_RULE,
     )
+
+
+async def _balances(client: SevdeskPort, on_date: dt.date) -> list[AccountBalance]:
+    active = [a for a in await banking.read_accounts(client) if a.status == banking.ACTIVE]
+    amounts = await each([_balance_of(client, a, on_date) for a in active])
+    return [
+        AccountBalance(id=a.id, name=fence(a.name), type=a.type or "unknown", balance=amount)
+        for a, amount in zip(active, amounts, strict=True)
+    ]
+
+
+def _balance_of(
+    client: SevdeskPort, account: CheckAccount, on_date: dt.date
+) -> Callable[[], Awaitable[Money]]:
+    return lambda: banking.balance_at(client, account, on_date)
 
 
 def bucket(due: dt.date, as_of: dt.date) -> str:
@@ -227,22 +239,31 @@ def bucket(due: dt.date, as_of: dt.date) -> str:
 
 async def _open_documents(client: SevdeskPort, path: str) -> tuple[list[Document], bool]:
     # each status is asked for, then checked again and each document kept once (Q12)
-    pages = [
-        await client.get_all(path, {"status": s}, max_items=MAX_SCANNED) for s in OPEN_DOCUMENTS
-    ]
+    pages = await each([_listing(client, path, {"status": s}) for s in OPEN_DOCUMENTS])
     docs = {d.id: d for d in wire.parse_all([r for p in pages for r in p.items], Document)}
     return [d for d in docs.values() if d.status in OPEN_DOCUMENTS], any(p.truncated for p in pages)
 
 
 async def _open_payables(client: SevdeskPort) -> tuple[list[Voucher], bool]:
     # §3.2: C is an expense; status and kind are checked again here (Q12)
-    reads = [
-        await vouchers.read_vouchers(client, {"status": s, "creditDebit": "C"})
-        for s in OPEN_PAYABLES
-    ]
+    reads = await each(
+        [_receipts(client, {"status": s, "creditDebit": "C"}) for s in OPEN_PAYABLES]
+    )
     found = {r.voucher.id: r.voucher for rows, _ in reads for r in rows}  # once, however listed
     open_ones = [v for v in found.values() if v.status in OPEN_PAYABLES and v.creditDebit == "C"]
     return open_ones, any(cut for _, cut in reads)
+
+
+def _listing(
+    client: SevdeskPort, path: str, query: dict[str, QueryValue]
+) -> Callable[[], Awaitable[Page]]:
+    return lambda: client.get_all(path, query, max_items=MAX_SCANNED)
+
+
+def _receipts(
+    client: SevdeskPort, query: dict[str, QueryValue]
+) -> Callable[[], Awaitable[tuple[list[vouchers.Read], bool]]]:
+    return lambda: vouchers.read_vouchers(client, query)
 
 
 def _document_item(doc: Document, sign: int) -> Item:
@@ -371,8 +392,14 @@ async def changed_since(client: SevdeskPort, since: dt.datetime, limit: int) -> 
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    kinds = [await _changes(client, source, since, limit) for source in SOURCES]
+    kinds = await each([_changes_of(client, source, since, limit) for source in SOURCES])
     return Changes(since=since.astimezone(dates.BERLIN), kinds=kinds, rule=CHANGES_RULE)
+
+
+def _changes_of(
+    client: SevdeskPort, source: _Source, since: dt.datetime, limit: int
+) -> Callable[[], Awaitable[KindChanges]]:
+    return lambda: _changes(client, source, since, limit)
 
 
 async def _changes(

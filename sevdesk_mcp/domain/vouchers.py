@@ -5,12 +5,17 @@
   because unknown filters are silently ignored (Q12). The supplier is matched here only.
 - ``creditDebit`` C is an expense, D revenue (§3.2); ``description`` is the receipt number (Q39).
 - The booking account lives on each position (Q43): ``accountDatev`` on bookkeeping 2.0,
-  ``accountingType`` on 1.0. Each object is read by what it carries (§3.4, §3.5).
+  ``accountingType`` on 1.0. Each object is read by what it carries (§3.4, §3.5). Booking
+  accounts come from the account's list (reference data, cached; it lists visible accounts
+  only, Q42), a hidden or legacy one by its id.
+- The receipt, its positions and the system version are read together, then the tax rule and
+  the booking accounts together (``together.py``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
@@ -28,11 +33,13 @@ from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
+from sevdesk_mcp.sevdesk.together import both, each
 from sevdesk_mcp.sevdesk.version import System, object_system
 from sevdesk_mcp.sevdesk.wire_finance import AccountingType, Voucher, VoucherPos
 
 MAX_SCANNED: Final = 20_000
 MAX_POSITIONS: Final = 1_000
+MAX_ACCOUNTS: Final = 5_000  # as ``reference.MAX_REFERENCE_ITEMS``: one cached list for both
 STATUSES: Final = names("voucher")
 OPEN_STATUSES: Final = open_statuses("voucher")
 KINDS: Final = {"C": "expense", "D": "revenue"}
@@ -140,8 +147,10 @@ async def read_vouchers(
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    account = await _account_system(client)
-    page = await client.get_all("/Voucher", query, max_items=MAX_SCANNED)
+    account, page = await both(
+        lambda: _account_system(client),
+        lambda: client.get_all("/Voucher", query, max_items=MAX_SCANNED),
+    )
     rows = [Read(wire.parse(r, Voucher), object_system(r, account)) for r in page.items]
     return rows, page.truncated
 
@@ -172,22 +181,27 @@ async def get_voucher(client: SevdeskPort, api_url: str, voucher_id: int) -> Vou
     :raises NotFoundError: if there is no such receipt.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    raw = await read_raw(client, "Voucher", voucher_id)
-    account = await _account_system(client)
-    read = Read(wire.parse(raw, Voucher), object_system(raw, account))
     query: dict[str, QueryValue] = {"voucher[id]": voucher_id, "voucher[objectName]": "Voucher"}
-    page = await client.get_all("/VoucherPos", query, max_items=MAX_POSITIONS)
+    raw, page, account = await both(
+        lambda: read_raw(client, "Voucher", voucher_id),
+        lambda: client.get_all("/VoucherPos", query, max_items=MAX_POSITIONS),
+        lambda: _account_system(client),
+    )
+    read = Read(wire.parse(raw, Voucher), object_system(raw, account))
+    parsed = [(r, p) for r in page.items if _belongs(p := wire.parse(r, VoucherPos), voucher_id)]
     resolver = AccountResolver(client)
-    parsed = [(r, wire.parse(r, VoucherPos)) for r in page.items]
+    tax_rule, _ = await both(
+        lambda: _tax_rule(client, read.voucher.taxRule),
+        lambda: resolver.load([p for _, p in parsed]),
+    )
     positions = [
-        await _position(r, pos, read.voucher.currency, read.system, resolver)
+        _position(r, pos, read.voucher.currency, read.system, resolver.resolve(pos))
         for r, pos in parsed
-        if _belongs(pos, voucher_id)
     ]
     summary = summarize(read, api_url)
     return VoucherDetail(
         voucher=summary,
-        tax_rule=await _tax_rule(client, read.voucher.taxRule),
+        tax_rule=tax_rule,
         tax_type=clean(read.voucher.taxType) or None if read.voucher.taxType else None,
         positions=positions,
         note=_sum_note(summary.gross, [p.gross for p in positions]),
@@ -229,26 +243,31 @@ def open_amount(voucher: Voucher) -> Decimal:
 
 
 class AccountResolver:
-    """Resolves booking-account ids to number and name, each id once per call."""
+    """Resolves the booking accounts of positions to number and name: 2.0 accounts from the
+    account's list (cached reference data), a hidden or 1.0 account by its id (Q42)."""
 
     def __init__(self, client: SevdeskPort) -> None:
         self._client = client
-        self._cache: dict[tuple[str, int], BookingAccount] = {}
+        self._found: dict[tuple[str, int], BookingAccount] = {}
 
-    async def resolve(self, position: VoucherPos) -> BookingAccount | None:
-        """:returns: the position's booking account, ``None`` when it has none.
+    async def load(self, positions: list[VoucherPos]) -> None:
+        """Read the booking accounts of ``positions``, each once; the by-id reads together.
 
         :raises UpstreamError: if sevDesk cannot be read (an unknown account is no error).
         """
-        if position.accountDatev is not None:
-            key = ("AccountDatev", position.accountDatev.id)
-        elif position.accountingType is not None:
-            key = ("AccountingType", position.accountingType.id)
-        else:
-            return None
-        if key not in self._cache:
-            self._cache[key] = await self._load(*key)
-        return self._cache[key]
+        keys = {k for k in map(_account_key, positions) if k is not None}
+        if any(model == "AccountDatev" for model, _ in keys):
+            rows = await self._client.get_all("/AccountDatev", max_items=MAX_ACCOUNTS)
+            for datev in wire.parse_all(rows.items, wire.AccountDatev):
+                self._found["AccountDatev", datev.id] = _datev(datev)
+        missing = sorted(k for k in keys if k not in self._found)
+        loaded = await each([functools.partial(self._load, *k) for k in missing])
+        self._found.update(zip(missing, loaded, strict=True))
+
+    def resolve(self, position: VoucherPos) -> BookingAccount | None:
+        """:returns: the position's booking account (after :meth:`load`), ``None`` if none."""
+        key = _account_key(position)
+        return None if key is None else self._found.get(key)
 
     async def _load(self, model: str, ident: int) -> BookingAccount:
         system = "2.0" if model == "AccountDatev" else "1.0"
@@ -257,21 +276,30 @@ class AccountResolver:
         except (NotFoundError, UpstreamValidationError):
             return BookingAccount(system=system, id=ident, number=None, name=None)
         if model == "AccountDatev":
-            datev = wire.parse(raw, wire.AccountDatev)
-            return BookingAccount(
-                system=system, id=ident, number=datev.number, name=_text(datev.name)
-            )
+            return _datev(wire.parse(raw, wire.AccountDatev))
         legacy = wire.parse(raw, AccountingType)
         number = None if legacy.skr03 is None else str(legacy.skr03)
         return BookingAccount(system=system, id=ident, number=number, name=_text(legacy.name))
 
 
-async def _position(
+def _account_key(position: VoucherPos) -> tuple[str, int] | None:
+    if position.accountDatev is not None:
+        return "AccountDatev", position.accountDatev.id
+    if position.accountingType is not None:
+        return "AccountingType", position.accountingType.id
+    return None
+
+
+def _datev(datev: wire.AccountDatev) -> BookingAccount:
+    return BookingAccount(system="2.0", id=datev.id, number=datev.number, name=_text(datev.name))
+
+
+def _position(
     raw: dict[str, JsonValue],
     pos: VoucherPos,
     currency: str | None,
     voucher_system: System,
-    resolver: AccountResolver,
+    account: BookingAccount | None,
 ) -> VoucherPosition:
     return VoucherPosition(
         id=pos.id,
@@ -280,7 +308,7 @@ async def _position(
         net=money(pos.sumNet, currency),  # Q40: positions carry no currency of their own
         tax=money(pos.sumTax, currency),
         gross=money(pos.sumGross, currency),
-        booking_account=await resolver.resolve(pos),
+        booking_account=account,
         bookkeeping_system=object_system(raw, voucher_system),  # a bare position: its receipt's
     )
 
@@ -288,7 +316,8 @@ async def _position(
 async def _tax_rule(client: SevdeskPort, ref: wire.Ref | None) -> TaxRule | None:
     if ref is None:
         return None
-    rules = wire.parse_all((await client.get_all("/TaxRule", max_items=500)).items, wire.TaxRule)
+    page = await client.get_all("/TaxRule", max_items=MAX_ACCOUNTS)  # the reference list's key
+    rules = wire.parse_all(page.items, wire.TaxRule)
     rule = next((r for r in rules if r.id == ref.id), None)
     if rule is None:
         return TaxRule(id=ref.id, code=None, name=None)

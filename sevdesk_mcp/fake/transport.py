@@ -42,10 +42,15 @@ class FakeTransport(httpx.AsyncBaseTransport):
     """An :class:`httpx.AsyncBaseTransport` answering from a fake sevDesk.
 
     :param fake: the fake to answer from.
+    :ivar in_flight: requests being answered right now (with ``faults.latency_s``, concurrent
+        requests overlap here).
+    :ivar max_in_flight: the most requests that were in flight at once.
     """
 
     def __init__(self, fake: Endpoint) -> None:
         self._fake = fake
+        self.in_flight = 0
+        self.max_in_flight = 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Answer ``request`` from the fake.
@@ -54,6 +59,14 @@ class FakeTransport(httpx.AsyncBaseTransport):
         :raises httpx.ReadError: for a queued connection reset (nothing applied).
         :raises httpx.ReadTimeout: for a queued timeout after a write (the write is applied).
         """
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, request: httpx.Request) -> httpx.Response:
         latency_s = self._fake.faults.latency_s
         if latency_s > 0:
             await anyio.sleep(latency_s)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from sevdesk_mcp.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
@@ -50,23 +50,19 @@ async def tools_list(app: McpApp, ctx: RequestContext, params: JsonObject) -> Js
 
 
 async def tools_call(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
-    """``tools/call``; a handler may ask for input first (MRTR)."""
+    """``tools/call``; a handler may ask for input first (MRTR). A 2025-era client that cannot
+    be asked gets an ``isError`` result saying why."""
     if app.tools is None:
         raise _unsupported("tools/call")
     tools = app.tools
     call = envelope.decode_tool_call(params)
 
-    async def invoke(c: RequestContext) -> ToolResult | InputRequired:
-        return await tools.call_tool(call.name, call.arguments, c)
+    async def invoke(c: RequestContext) -> JsonObject | InputRequired:
+        outcome = await tools.call_tool(call.name, call.arguments, c)
+        return outcome.to_json() if isinstance(outcome, ToolResult) else outcome
 
-    if ctx.era == "legacy":
-        try:
-            return (await mrtr.run_legacy(app, ctx, invoke)).to_json()
-        except mrtr.InputUnavailableError as exc:
-            return ToolResult.error(str(exc)).to_json()
     binding = Binding("tools/call", call.name, ctx.principal, canonical_digest(call.arguments))
-    outcome = await mrtr.run_modern(app, ctx, binding, call, invoke)
-    return outcome.to_json() if isinstance(outcome, ToolResult) else outcome
+    return await _interactive(app, ctx, binding, call, invoke, unavailable=_tool_error)
 
 
 async def prompts_list(app: McpApp, ctx: RequestContext, params: JsonObject) -> JsonObject:
@@ -133,18 +129,32 @@ async def completion_complete(app: McpApp, ctx: RequestContext, params: JsonObje
     return {"completion": await app.completions.complete(ref, argument, ctx)}
 
 
-async def _interactive(
+def _tool_error(exc: mrtr.InputUnavailableError) -> JsonObject:
+    return ToolResult.error(str(exc)).to_json()
+
+
+def _protocol_error(exc: mrtr.InputUnavailableError) -> JsonObject:
+    raise ProtocolError(INTERNAL_ERROR, str(exc)) from exc
+
+
+async def _interactive(  # noqa: PLR0913 - the request, its binding and what to do when stuck
     app: McpApp,
     ctx: RequestContext,
     binding: Binding,
     params: envelope.InteractiveParams,
     invoke: mrtr.Invoke[JsonObject],
+    *,
+    unavailable: Callable[[mrtr.InputUnavailableError], JsonObject] = _protocol_error,
 ) -> JsonObject:
+    """Run ``invoke`` in the request's era: over the connection (2025) or as MRTR legs (2026).
+
+    :raises ProtocolError: -32603 if a 2025-era client cannot be asked (by default).
+    """
     if ctx.era == "legacy":
         try:
             return await mrtr.run_legacy(app, ctx, invoke)
         except mrtr.InputUnavailableError as exc:
-            raise ProtocolError(INTERNAL_ERROR, str(exc)) from exc
+            return unavailable(exc)
     return await mrtr.run_modern(app, ctx, binding, params, invoke)
 
 

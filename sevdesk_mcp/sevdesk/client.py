@@ -12,6 +12,11 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
   (S03) or a 429 whose ``Retry-After`` is at most 10 s (S04). POST, PUT and DELETE are **never**
   retried, and a write whose answer did not arrive raises
   :class:`~sevdesk_mcp.errors.OutcomeUnknownError`;
+- reference data (``cache.py``) is answered from a short-lived cache shared by every view of the
+  client; business records are always read fresh;
+- a whole list is read page by page: the first page asks for ``countAll``, and once it gives
+  the total the other pages are read together (in offset order, inside the pacing budget);
+  without a total, one page after another;
 - answers are read with a cap on decoded bytes and unwrapped from the envelope;
 - one error boundary, :func:`_map_exceptions` (httpcore's ``map_exceptions``), wraps every
   call: nothing but an :class:`~sevdesk_mcp.errors.UpstreamError` leaves the client, besides
@@ -26,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import email.utils
+import functools
 import math
 import secrets
 import time
@@ -50,16 +56,18 @@ from sevdesk_mcp.errors import (
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.sevdesk.cache import VERSION_PATH, ReferenceCache, is_reference, key_of
 from sevdesk_mcp.sevdesk.envelope import many, unwrap
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.observe import OBSERVER
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from sevdesk_mcp.sevdesk.page import Page
+from sevdesk_mcp.sevdesk.paging import PAGE_LIMIT, page_plan, total_of
 from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query, minimum_tier
+from sevdesk_mcp.sevdesk.together import in_order
 from sevdesk_mcp.sevdesk.witness import Witness
 
 MiB: Final = 1024 * 1024
-PAGE_LIMIT: Final = 1000
 USER_AGENT: Final = f"mcp-server-sevdesk/{__version__}"
 _RETRY_STATUSES: Final = frozenset({502, 503, 504})
 _NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -105,6 +113,8 @@ class SevdeskClient:
 
     :param base_url: the API root, e.g. ``https://my.sevdesk.de/api/v1`` (validated by config).
     :param transport: an httpx transport, e.g. the fake sevDesk's; the network by default.
+    :param reference: the cache of reference data (a fresh one by default; tests inject one
+        with their own clock).
     """
 
     def __init__(  # noqa: PLR0913 - each is a separate, explicit setting
@@ -117,6 +127,7 @@ class SevdeskClient:
         limits: Limits = Limits(),
         transport: httpx.AsyncBaseTransport | None = None,
         proxy: str | None = None,
+        reference: ReferenceCache | None = None,
     ) -> None:
         REDACTOR.add(token.reveal())
         self.gate = gate
@@ -124,7 +135,7 @@ class SevdeskClient:
         self._witness: Witness | None = None
         self._pacer = pacer or Pacer()
         self._limits = limits
-        self._version: str | None = None
+        self._reference = reference or ReferenceCache()
         self._http = httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
             headers={
@@ -145,7 +156,8 @@ class SevdeskClient:
     def view(
         self, *, gate: WriteGate, stamp: Tier | None, witness: Witness | None = None
     ) -> SevdeskClient:
-        """:returns: a client sharing this one's connections and pacing, with another gate.
+        """:returns: a client sharing this one's connections, pacing and reference cache, with
+        another gate.
 
         With ``stamp`` every request carries that tier, whatever the caller passes: the write
         flow gives ``execute`` such a view, so tools never set their tier themselves; ``prepare``
@@ -161,6 +173,11 @@ class SevdeskClient:
         """:returns: what records this view's reads, if anything does."""
         return self._witness
 
+    @property
+    def pacer(self) -> Pacer:
+        """:returns: the pacer this client and all its views share."""
+        return self._pacer
+
     async def aclose(self) -> None:
         """Close the connection pool.
 
@@ -170,19 +187,33 @@ class SevdeskClient:
             await self._http.aclose()
 
     async def get(self, path: str, query: Mapping[str, QueryValue] | None = None) -> JsonValue:
-        """Read. ``getPdf`` always goes out with ``preventSendBy=true`` (Q21).
+        """Read. ``getPdf`` always goes out with ``preventSendBy=true`` (Q21); reference data
+        may come from the account's cache (``cache.py``).
 
         :raises UpstreamError: the classified failure.
         :raises WriteRefusedError: if the GET would change data (use :meth:`send` with a tier).
         """
-        params = encode_query(query or {})
+        answer, _ = await self._get(path, encode_query(query or {}))
+        return answer
+
+    async def _get(self, path: str, params: dict[str, str]) -> tuple[JsonValue, int | None]:
+        """:returns: the answer and the list's ``total`` (when ``countAll`` was asked and sent).
+
+        :raises UpstreamError: the classified failure.
+        :raises WriteRefusedError: if the GET would change data.
+        """
         if check_path(path).endswith("/getPdf"):
             params["preventSendBy"] = "true"
         self.gate.check("GET", path, params, None)
-        answer = await self._run("GET", path, params, None, is_write=False)
+        if is_reference(path):
+            answer, total = await self._reference.get(
+                key_of(path, params), lambda: self._run("GET", path, params, None, is_write=False)
+            )
+        else:
+            answer, total = await self._run("GET", path, params, None, is_write=False)
         if self._witness is not None:
             self._witness.saw(path, params, answer)
-        return answer
+        return answer, total
 
     async def send(
         self,
@@ -204,45 +235,79 @@ class SevdeskClient:
         tier = self._stamp if self._stamp is not None else tier
         self.gate.check(method, check_path(path), params, tier)
         changes_data = minimum_tier(method, path, params) is not None  # side-effect GETs too
-        return await self._run(method, path, params, json, is_write=changes_data)
+        answer, _ = await self._run(method, path, params, json, is_write=changes_data)
+        return answer
 
     async def get_all(
         self, path: str, query: Mapping[str, QueryValue] | None = None, *, max_items: int
     ) -> Page:
-        """Read a whole list, page by page, always sending ``limit`` (the silent 100-row default
-        would truncate otherwise) until a short or empty page or ``max_items`` is passed.
+        """Read a whole list, always sending ``limit`` (the silent 100-row default would
+        truncate otherwise), up to ``max_items`` (``truncated`` says whether more existed).
+
+        The first page asks for ``countAll``; when sevDesk sends the total, the other pages are
+        read together, in offset order; without it, one after another until a short or empty
+        page. Pages that end full after the total (the list grew) are followed one by one.
 
         :raises UpstreamError: the classified failure.
         """
-        items: list[dict[str, JsonValue]] = []
-        while True:
+        base = encode_query(query or {})
+        limit = min(PAGE_LIMIT, max_items + 1)
+        first = {**base, "limit": str(limit), "offset": "0", "countAll": "true"}
+        answer, total = await self._get(path, first)
+        items = many(answer)
+        full = len(items) == limit
+        if full and total is not None and len(items) <= max_items:
+            plan = page_plan(len(items), total, max_items)
+            pages = await self._pages(path, base, plan, total) if plan else []
+            items += [row for page in pages for row in page]
+            full = bool(pages) and len(pages[-1]) == plan[-1][1]  # a full last page: it grew
+        while full and len(items) <= max_items:
+            await _tell(path, len(items), total)
             limit = min(PAGE_LIMIT, max_items + 1 - len(items))
-            params = {**(query or {}), "limit": limit, "offset": len(items)}
-            page = many(await self.get(path, params))
-            items += page
-            if len(page) < limit or len(items) > max_items:
-                return Page(items[:max_items], truncated=len(items) > max_items)
-            observer = OBSERVER.get()
-            if observer is not None:  # more pages follow: worth telling
-                await observer.listed(path, len(items), None)
+            params = {**base, "limit": str(limit), "offset": str(len(items))}
+            page, _ = await self._get(path, params)
+            rows = many(page)
+            items += rows
+            full = len(rows) == limit
+        return Page(items[:max_items], truncated=len(items) > max_items)
+
+    async def _pages(
+        self, path: str, base: dict[str, str], plan: list[tuple[int, int]], total: int
+    ) -> list[list[dict[str, JsonValue]]]:
+        """:returns: the pages of ``plan`` (offset, limit), read together, in offset order.
+
+        :raises UpstreamError: the classified failure of any page (the others are cancelled).
+        """
+        read = plan[0][0] if plan else 0
+        await _tell(path, read, total)
+
+        async def page(offset: int, limit: int) -> list[dict[str, JsonValue]]:
+            nonlocal read
+            params = {**base, "limit": str(limit), "offset": str(offset)}
+            rows = many((await self._get(path, params))[0])
+            read += len(rows)
+            if read < total:
+                await _tell(path, read, total)
+            return rows
+
+        return await in_order([functools.partial(page, o, n) for o, n in plan])
 
     async def system_version(self) -> str:
-        """:returns: the account's bookkeeping system version, ``"1.0"`` or ``"2.0"`` (cached).
+        """:returns: the account's bookkeeping system version, ``"1.0"`` or ``"2.0"`` (cached
+        with the reference data).
 
         :raises UpstreamError: the classified failure.
         """
-        if self._version is None:
-            objects = await self.get("/Tools/bookkeepingSystemVersion")
-            version = objects.get("version") if isinstance(objects, dict) else None
-            if version not in ("1.0", "2.0"):
-                raise MalformedResponseError(
-                    "sevDesk sent no usable bookkeeping system version (`version` is not 1.0 or "
-                    "2.0); try again, and report it if it persists."
-                )
-            self._version = str(version)
-        if self._witness is not None:  # cached or not, the same entry
-            self._witness.saw("/Tools/bookkeepingSystemVersion", {}, {"version": self._version})
-        return self._version
+        objects = await self.get(VERSION_PATH)
+        version = objects.get("version") if isinstance(objects, dict) else None
+        if version not in ("1.0", "2.0"):
+            raise MalformedResponseError(
+                "sevDesk sent no usable bookkeeping system version (`version` is not 1.0 or "
+                "2.0); try again, and report it if it persists."
+            )
+        if self._witness is not None:  # the entry the approval binds: the version alone
+            self._witness.saw(VERSION_PATH, {}, {"version": str(version)})
+        return str(version)
 
     async def _run(
         self,
@@ -252,24 +317,27 @@ class SevdeskClient:
         json: JsonObject | None,
         *,
         is_write: bool,
-    ) -> JsonValue:
+    ) -> tuple[JsonValue, int | None]:
         call = _Call(method, path, write=is_write)
         budget_s = self._limits.budget_s
+        total = None
         with _map_exceptions(call, budget_s), anyio.fail_after(budget_s):
             if is_write:
                 answer = await self._write(call, params, json)
             else:
-                answer = await self._read(call, params)
+                answer, total = await self._read(call, params)
         observer = OBSERVER.get()
         if observer is not None:
             await observer.answered(method, path)
-        return answer
+        return answer, total
 
-    async def _read(self, call: _Call, params: dict[str, str]) -> JsonValue:
+    async def _read(self, call: _Call, params: dict[str, str]) -> tuple[JsonValue, int | None]:
         while True:
             call.attempts += 1
             try:
-                return _finish(*await self._exchange(call, params, None))
+                status, body, headers = await self._exchange(call, params, None)
+                answer = _finish(status, body, headers)
+                return answer, total_of(body) if "countAll" in params else None
             except _RETRIED as exc:
                 if isinstance(exc, _TRANSIENT):
                     call.network_failures += 1
@@ -333,6 +401,13 @@ class SevdeskClient:
                 raise MalformedResponseError(f"sevDesk's answer is larger than {cap // MiB} MiB.")
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+async def _tell(path: str, read: int, total: int | None) -> None:
+    """Tell the call's observer that ``read`` items of the list at ``path`` arrived."""
+    observer = OBSERVER.get()
+    if observer is not None:
+        await observer.listed(path, read, total)
 
 
 def _finish(status: int, body: bytes, headers: httpx.Headers) -> JsonValue:

@@ -67,8 +67,7 @@ SEARCH_CONTACTS = define_tool(
     title="Search contacts",
     description=(
         "Finds customers, suppliers and other contacts (organisations and the persons under "
-        "them) by part of their name or customer number, optionally by category. Returns ids "
-        "for sevdesk_get_contact. Names are third-party text, fenced in ⟦ ⟧."
+        "them). Returns ids for sevdesk_get_contact. Names are third-party text, fenced in ⟦ ⟧."
     ),
     toolset="contacts",
     tier=Tier.READ,

@@ -39,9 +39,9 @@ def _text(max_length: int, description: str) -> msgspec.Meta:
 Id = Annotated[
     SevdeskId, msgspec.Meta(description="The contact's sevDesk id (not the customer number)")
 ]
-Name = Annotated[str, _text(200, "Organisation name")]
-FirstName = Annotated[str, _text(100, "A person's first name")]
-FamilyName = Annotated[str, _text(100, "A person's family name")]
+Name = Annotated[str, msgspec.Meta(max_length=200)]
+FirstName = Annotated[str, msgspec.Meta(max_length=100)]
+FamilyName = Annotated[str, msgspec.Meta(max_length=100)]
 CustomerNumber = Annotated[str, _text(40, "Customer number (e.g. 1001), not the sevDesk id")]
 VatNumber = Annotated[str, _text(30, "VAT identification number (USt-IdNr.), e.g. DE123456789")]
 TaxNumber = Annotated[str, _text(30, "Tax number (Steuernummer)")]
@@ -50,10 +50,8 @@ Zip = Annotated[str, _text(20, "Invoice address: postal code")]
 CountryId = Annotated[
     int, msgspec.Meta(ge=1, le=10**6, description="Invoice address: country id (1 Germany)")
 ]
-EmailAddress = Annotated[Email, msgspec.Meta(description="Email address")]
-Phone = Annotated[
-    str, msgspec.Meta(max_length=40, pattern=PHONE_PATTERN, description="Phone number")
-]
+EmailAddress = Email
+Phone = Annotated[str, msgspec.Meta(max_length=40, pattern=PHONE_PATTERN)]
 
 
 class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -193,13 +191,11 @@ CREATE_CONTACT = define_write_tool(
     name="sevdesk_create_contact",
     title="Create a contact",
     description=(
-        "Creates a customer, supplier, partner or prospect in sevDesk: an organisation, or a "
-        "person (optionally under an organisation via parent_id), with an optional invoice "
-        "address, email address and phone number. This changes sevDesk. Without "
-        "customer_number, sevDesk's next free number is used. It refuses when a contact with "
-        "the same customer number, or the same name in the same category, already exists and "
-        "names that contact's id; use it, or set allow_duplicate. dryRun=true shows the "
-        "preview without changing anything. Returns the contact as read back from sevDesk."
+        "Creates a customer, supplier, partner or prospect: an organisation, or a person "
+        "(optionally under an organisation), with an optional invoice address, email address and "
+        "phone number. This changes sevDesk. It refuses when a contact with the same customer "
+        "number, or the same name in the same category, already exists and names that contact's "
+        "id; use it, or set allow_duplicate. Returns the contact as read back."
     ),
     toolset="contacts",
     tier=Tier.WRITE,
@@ -215,12 +211,10 @@ UPDATE_CONTACT = define_write_tool(
     name="sevdesk_update_contact",
     title="Update a contact",
     description=(
-        "Changes an existing sevDesk contact: organisation name or a person's first and "
-        "family name, customer number, VAT and tax number, status, email, phone, and invoice "
-        "address (street, zip, city, country_id; a missing one is created and needs city). "
-        "email and phone replace the main one of that kind; other addresses, emails and "
-        "phones stay. This changes sevDesk; only what differs is sent. dryRun=true shows each "
-        "change as old → new without changing anything. Returns the contact as read back."
+        "Changes an existing contact: names, customer number, VAT and tax number, status, email, "
+        "phone and invoice address (a missing one is created). email and phone replace the main "
+        "one of that kind; other addresses, emails and phones stay. This changes sevDesk; only "
+        "what differs is sent. Returns the contact as read back."
     ),
     toolset="contacts",
     tier=Tier.WRITE,

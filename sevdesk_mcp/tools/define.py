@@ -7,16 +7,20 @@ Struct, an output Struct and its handler. The rules are checked when the tool is
 - the description is 20 to 1,024 characters; the title at most 60;
 - a ``read`` tool is read-only and every other tier is not (reads and writes never share a tool);
 - the input Struct forbids unknown fields and generates a flat, bounded schema.
+
+The schemas of a selection of tools are built together by :func:`prepare`, once: the server
+does it when it first selects the tools of a tier set, so ``tools/list`` never waits for them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import msgspec
+import msgspec.inspect as mi
 
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.errors import ToolDefinitionError
@@ -24,7 +28,8 @@ from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import InputRequired, JsonObject
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.schema import input_schema, output_schema
+from sevdesk_mcp.tools.outputs import Omission, omission, output_schema
+from sevdesk_mcp.tools.schema import input_schema
 
 NAME_PATTERN: Final = re.compile(r"^sevdesk_[a-z0-9_]{1,32}$")
 MAX_DESCRIPTION_CHARS: Final = 1024
@@ -37,22 +42,30 @@ O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 
 @dataclass(frozen=True, slots=True)
 class Annotations:
-    """The four MCP tool annotations, each stated explicitly."""
+    """The four MCP tool annotations, all four declared with every tool.
+
+    On the wire (docs/adr/0007), ``readOnlyHint`` is always sent; ``destructiveHint`` and
+    ``idempotentHint``, which MCP defines only for tools that are not read-only, are sent for
+    those (``destructiveHint`` always, ``idempotentHint`` when true); ``openWorldHint`` when
+    it differs from the MCP default (true). An absent hint means the MCP default to a client.
+    """
 
     read_only: bool
     destructive: bool
     idempotent: bool
     open_world: bool
 
-    def to_json(self, title: str) -> JsonObject:
-        """:returns: the wire form."""
-        return {
-            "title": title,
-            "readOnlyHint": self.read_only,
-            "destructiveHint": self.destructive,
-            "idempotentHint": self.idempotent,
-            "openWorldHint": self.open_world,
-        }
+    def to_json(self) -> JsonObject:
+        """:returns: the wire form, without ``title``: the ``Tool`` carries it, and every
+        supported protocol version shows ``Tool.title`` before ``annotations.title``."""
+        out: JsonObject = {"readOnlyHint": self.read_only}
+        if not self.read_only:
+            out["destructiveHint"] = self.destructive
+            if self.idempotent:
+                out["idempotentHint"] = True
+        if not self.open_world:
+            out["openWorldHint"] = False
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,40 +96,76 @@ class ToolDef(Generic[I, O]):
     output_type: type[O]
     handler: Handler[I, O]
     links: Links[O] | None = None
-    _schemas: dict[str, JsonObject] = field(default_factory=dict, compare=False, repr=False)
+    _built: dict[str, Built] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def input_schema(self) -> JsonObject:
-        """:returns: the flat input schema, built on first use (start-up never waits for it).
+        """:returns: the flat input schema.
 
         :raises ToolDefinitionError: if the input Struct cannot be expressed flat and bounded.
         """
-        if "input" not in self._schemas:
-            self._schemas["input"] = input_schema(self.input_type)
-        return self._schemas["input"]
+        return self.built.input_schema
 
     @property
     def output_schema(self) -> JsonObject:
-        """:returns: the output schema, built on first use.
+        """:returns: the output schema.
 
         :raises ToolDefinitionError: if the output Struct has no JSON Schema form.
         """
-        if "output" not in self._schemas:
-            self._schemas["output"] = output_schema(self.output_type)
-        return self._schemas["output"]
+        return self.built.output_schema
+
+    @property
+    def built(self) -> Built:
+        """:returns: the schemas and the output's omission plan, built on first use.
+
+        :raises ToolDefinitionError: if a Struct has no schema of the allowed form.
+        """
+        if _BUILT not in self._built:
+            prepare((self,))
+        return self._built[_BUILT]
 
     def to_json(self, *, structured: bool) -> JsonObject:
-        """:returns: the ``Tool`` object; ``outputSchema`` only when ``structured``."""
+        """:returns: the ``Tool`` object; ``outputSchema`` only when ``structured``.
+
+        :raises ToolDefinitionError: if a Struct has no schema of the allowed form.
+        """
         out: JsonObject = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema,
-            "annotations": self.annotations.to_json(self.title),
+            "annotations": self.annotations.to_json(),
         }
         if structured:
             out["outputSchema"] = self.output_schema
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """What is generated from a tool's Structs: both schemas and the output's omission plan."""
+
+    input_schema: JsonObject
+    output_schema: JsonObject
+    omission: Omission | None
+
+
+_BUILT: Final = "built"
+
+
+def prepare(tools: Iterable[ToolDef[Any, Any]]) -> None:
+    """Build the schemas of those ``tools`` not built yet, inspecting all their Structs in one
+    pass (msgspec then evaluates each shared annotation once).
+
+    :raises ToolDefinitionError: if a Struct has no schema of the allowed form.
+    """
+    todo = [t for t in tools if _BUILT not in t._built]
+    infos = mi.multi_type_info([s for t in todo for s in (t.input_type, t.output_type)])
+    for index, tool in enumerate(todo):
+        given, result = infos[2 * index], infos[2 * index + 1]
+        assert isinstance(given, mi.StructType)  # input and output are Struct types
+        assert isinstance(result, mi.StructType)
+        tool._built[_BUILT] = Built(input_schema(given), output_schema(result), omission(result))
 
 
 def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its definition
@@ -137,8 +186,8 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
     :param links: extra content blocks (``resource_link``) derived from the output.
 
     :raises ToolDefinitionError: if the declaration breaks one of the module's rules. The
-        schemas are checked when first built (the first ``tools/list``); the test suite builds
-        every shipped tool's schemas.
+        schemas are checked when built (:func:`prepare`, when the server first selects the
+        tool); the test suite builds every shipped tool's schemas.
     """
     if not NAME_PATTERN.match(name):
         raise ToolDefinitionError(f"{name!r}: names are sevdesk_ plus [a-z0-9_], max 40 chars")

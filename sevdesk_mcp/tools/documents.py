@@ -23,7 +23,7 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, DocumentId, Limit, SevdeskId
 
-Kind = Annotated[KindName, msgspec.Meta(description="invoice (the default), credit_note or order")]
+Kind = Annotated[KindName, msgspec.Meta(description="Default: invoice")]
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -68,7 +68,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             OrderType,
             msgspec.Meta(
                 description="Orders only: AN offer (Angebot), AB order confirmation "
-                "(Auftragsbestätigung), LI delivery note (Lieferschein), as a document's type"
+                "(Auftragsbestätigung), LI delivery note (Lieferschein)"
             ),
         ]
         | None
@@ -80,10 +80,8 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         ]
         | None
     ) = None
-    date_from: Annotated[dt.date, msgspec.Meta(description="Document date from (ISO)")] | None = (
-        None
-    )
-    date_to: Annotated[dt.date, msgspec.Meta(description="Document date to (ISO)")] | None = None
+    date_from: Annotated[dt.date, msgspec.Meta(description="Document date from")] | None = None
+    date_to: Annotated[dt.date, msgspec.Meta(description="Document date to")] | None = None
     open_only: Annotated[bool, msgspec.Meta(description="Only documents with money still open")] = (
         False
     )
@@ -170,11 +168,10 @@ SEARCH_DOCUMENTS = define_tool(
     title="Search invoices, credit notes, orders",
     description=(
         "Finds invoices (Rechnungen), credit notes (Gutschriften) or orders (offers/Angebote, "
-        "order confirmations, delivery notes) by status (one or several), exact number or part "
-        "of it, order type, contact, date range, open or overdue; kind defaults to invoice. "
-        "Returns amounts as exact decimals with currency, due dates and days overdue, whether "
-        "each is enshrined (festgeschrieben, locked), totals over all matches, and ids for "
-        "sevdesk_get_document. Contact names are third-party text, fenced in ⟦ ⟧."
+        "order confirmations, delivery notes). Returns amounts as exact decimals with currency, "
+        "due dates and days overdue, whether each is enshrined (festgeschrieben, locked), totals "
+        "over all matches, and ids for sevdesk_get_document. Contact names are third-party text, "
+        "fenced in ⟦ ⟧."
     ),
     toolset="documents",
     tier=Tier.READ,
@@ -188,13 +185,13 @@ GET_DOCUMENT = define_tool(
     name="sevdesk_get_document",
     title="Get an invoice, credit note or order",
     description=(
-        "Reads one invoice, credit note or order (kind defaults to invoice) by its id with its "
-        "positions (name, text, quantity, unit, part, price, rate), head and foot text, tax "
-        "rule (bookkeeping system 2.0) or tax type (1.0), payment state, whether it is "
-        "enshrined (festgeschrieben, locked for good) and related documents (cancellation, "
-        "credit notes, originating order): everything a draft update needs to send the "
-        "content back unchanged but for the edit. To find an id by number, use "
-        "sevdesk_search_documents with number. Texts are third-party data, fenced in ⟦ ⟧."
+        "Reads one invoice, credit note or order by its id with its positions (name, text, "
+        "quantity, unit, part, price, rate), head and foot text, tax rule (bookkeeping system "
+        "2.0) or tax type (1.0), payment state, whether it is enshrined (festgeschrieben, locked "
+        "for good) and related documents (cancellation, credit notes, originating order): "
+        "everything a draft update needs to send the content back unchanged but for the edit. To "
+        "find an id by number, use sevdesk_search_documents with number. Texts are third-party "
+        "data, fenced in ⟦ ⟧."
     ),
     toolset="documents",
     tier=Tier.READ,
@@ -209,9 +206,8 @@ DOCUMENT_PDF = define_tool(
     title="PDF of a document",
     description=(
         "Renders the PDF of an invoice, credit note or order without marking it as sent, and "
-        "hands it out as an MCP resource (sevdesk://invoices/{id}/pdf and siblings); when the "
-        "user configured SEVDESK_OUTPUT_DIR it also saves a new file there. Never returns the "
-        "PDF as text."
+        "hands it out as an MCP resource; when the user configured SEVDESK_OUTPUT_DIR it also "
+        "saves a new file there. Never returns the PDF as text."
     ),
     toolset="documents",
     tier=Tier.READ,

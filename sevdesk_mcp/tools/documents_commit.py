@@ -26,10 +26,8 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.vocabulary import BINDING_ANNOTATIONS, DocumentId, DryRun, SevdeskId
 from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
-Kind = Annotated[
-    TargetKind, msgspec.Meta(description="invoice, credit_note or voucher (a receipt, Beleg)")
-]
-InvoiceId = Annotated[SevdeskId, msgspec.Meta(description="The invoice's id")]
+Kind = Annotated[TargetKind, msgspec.Meta(description="voucher: a receipt (Beleg)")]
+InvoiceId = SevdeskId
 
 
 class BookPaymentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -40,11 +38,11 @@ class BookPaymentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     amount: Annotated[
         Decimal,
         msgspec.Meta(
-            description="The money that moved, positive, as a decimal string (e.g. 763.98); "
+            description="The money that moved, positive (e.g. 763.98); "
             "the sign sevDesk needs is set from the document"
         ),
     ]
-    date: Annotated[dt.date, msgspec.Meta(description="Payment date, YYYY-MM-DD (Berlin)")]
+    date: Annotated[dt.date, msgspec.Meta(description="Payment date (Berlin)")]
     check_account_id: Annotated[
         SevdeskId, msgspec.Meta(description="Bank account or cash register id")
     ]
@@ -80,10 +78,7 @@ class ResetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
     kind: Kind
     document_id: DocumentId
-    to: Annotated[
-        ResetTo,
-        msgspec.Meta(description="open (removes all payment bookings) or draft (editable)"),
-    ]
+    to: ResetTo
     dryRun: DryRun = False
 
 
@@ -120,14 +115,11 @@ BOOK_PAYMENT = define_write_tool(
     name="sevdesk_book_payment",
     title="Book a payment (Zahlung verbuchen)",
     description=(
-        "Books a payment on an open invoice, credit note or receipt (voucher) in sevDesk. Give "
-        "the positive amount that moved, the payment date and the check account; on an online "
-        "bank account also the bank transaction. It refuses drafts, paid or cancelled "
-        "documents, more than the open amount, and a transaction of another account, the "
-        "other direction or with too little left to book. The booking is binding: it can only "
-        "be taken back by resetting the document to open, which removes all its bookings. A "
-        "human approves the preview first; dryRun=true only previews. Returns the document as "
-        "read back."
+        "Books a payment on an open invoice, credit note or receipt (voucher). It refuses drafts, "
+        "paid or cancelled documents, more than the open amount, and a transaction of another "
+        "account, the other direction or with too little left to book. Binding: only resetting "
+        "the document to open, which removes all its bookings, takes it back. A human approves "
+        "the preview first. Returns the document as read back."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -143,12 +135,11 @@ CANCEL_INVOICE = define_write_tool(
     name="sevdesk_cancel_invoice",
     title="Cancel an invoice (Stornieren)",
     description=(
-        "Cancels a finalized invoice in sevDesk (Storno): sevDesk creates a numbered, "
-        "enshrined cancellation invoice (Stornorechnung) with negative amounts. This cannot be "
-        "undone. It refuses drafts (delete them instead), cancellation invoices, invoices "
-        "already cancelled, with payments (reset them to open first) or with a credit note. A "
-        "human approves the preview first; dryRun=true only previews. Returns the invoice and "
-        "its cancellation invoice as read back."
+        "Cancels a finalized invoice (Storno): sevDesk creates a numbered, enshrined cancellation "
+        "invoice (Stornorechnung) with negative amounts. This cannot be undone. It refuses drafts "
+        "(delete them instead), cancellation invoices, invoices already cancelled, with payments "
+        "(reset them to open first) or with a credit note. A human approves the preview first. "
+        "Returns the invoice and its cancellation invoice as read back."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -164,12 +155,11 @@ CREDIT_NOTE_FROM_INVOICE = define_write_tool(
     name="sevdesk_credit_note_from_invoice",
     title="Credit note from an invoice (Gutschrift)",
     description=(
-        "Drafts a credit note (Gutschrift/Rechnungskorrektur) over a whole finalized invoice in "
-        "sevDesk, with the invoice's positions. While the credit note exists, the invoice can "
-        "neither be reset to open nor cancelled. It refuses drafts, cancellation invoices, "
-        "cancelled invoices and invoices that already have a credit note. A human approves the "
-        "preview first; dryRun=true only previews. Returns the new credit note draft as read "
-        "back."
+        "Drafts a credit note (Gutschrift/Rechnungskorrektur) over a whole finalized invoice, "
+        "with the invoice's positions. While the credit note exists, the invoice can neither be "
+        "reset to open nor cancelled. It refuses drafts, cancellation invoices, cancelled "
+        "invoices and invoices that already have a credit note. A human approves the preview "
+        "first. Returns the new credit note draft as read back."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -185,14 +175,13 @@ RESET_DOCUMENT = define_write_tool(
     name="sevdesk_reset_document",
     title="Reset a document to open or draft",
     description=(
-        "Resets an invoice, credit note or receipt (voucher) in sevDesk. to=open removes ALL "
-        "payment bookings of the document (the bank transactions become unbooked again), also "
-        "for enshrined invoices and credit notes; to=draft makes an open document without "
-        "payments editable again, and is refused for documents that are enshrined "
-        "(festgeschrieben, GoBD), which includes every invoice or credit note finalized with "
-        "sevdesk_finalize_document. It refuses cancelled invoices "
-        "and invoices with a credit note. A human approves the preview, which lists the "
-        "bookings to be removed; dryRun=true only previews. Returns the document as read back."
+        "Resets an invoice, credit note or receipt (voucher). to=open removes ALL payment "
+        "bookings of the document (the bank transactions become unbooked again), also for "
+        "enshrined invoices and credit notes; to=draft makes an open document without payments "
+        "editable again, and is refused for documents that are enshrined (festgeschrieben, GoBD), "
+        "which includes every invoice or credit note finalized with sevdesk_finalize_document. It "
+        "refuses cancelled invoices and invoices with a credit note. A human approves the "
+        "preview, which lists the bookings to be removed. Returns the document as read back."
     ),
     toolset="documents",
     tier=Tier.COMMIT,

@@ -37,28 +37,26 @@ from sevdesk_mcp.tools.vocabulary import (
 )
 from sevdesk_mcp.tools.write_flow import Dated, define_write_tool, plan_only
 
-Kind = Annotated[KindName, msgspec.Meta(description="invoice, credit_note or order")]
-Text = Annotated[str, msgspec.Meta(max_length=5000, description="Text printed on the document")]
-Day = Annotated[dt.date, msgspec.Meta(description="A date, YYYY-MM-DD")]
+Kind = KindName
+Text = Annotated[str, msgspec.Meta(max_length=5000)]
+Day = dt.date
 
 
 class PositionInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One position of a document."""
 
     name: Annotated[str, msgspec.Meta(max_length=200, description="What was sold")]
-    quantity: Annotated[Decimal, msgspec.Meta(description="Quantity, e.g. 3 or 1.5")]
+    quantity: Decimal
     unit_price: Annotated[
         Decimal, msgspec.Meta(description="Net price of one unit in EUR, e.g. 120.00")
     ]
     tax_rate: Annotated[Literal[0, 7, 19], msgspec.Meta(description="VAT rate in percent")]
     unit_id: Annotated[int, msgspec.Meta(ge=1, le=10**6, description="Unit id (1 is Stk)")] = 1
     part_id: Annotated[SevdeskId, msgspec.Meta(description="Article id")] | None = None
-    text: Annotated[str, msgspec.Meta(max_length=2000, description="Position text")] | None = None
+    text: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
 
 
-Positions = Annotated[
-    list[PositionInput], msgspec.Meta(min_length=1, max_length=100, description="Positions")
-]
+Positions = Annotated[list[PositionInput], msgspec.Meta(min_length=1, max_length=100)]
 
 
 class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -215,16 +213,14 @@ CREATE_DRAFT = define_write_tool(
     name="sevdesk_create_document_draft",
     title="Draft an invoice, credit note or order",
     description=(
-        "Creates a draft (Entwurf) of an invoice, credit note or order for a contact, with "
-        "positions (name, quantity, net unit price, VAT rate 0/7/19). The tax rule (1 taxable "
-        "sales by default) is checked against the rates before anything is sent; the "
-        "contact's billing address is copied onto the document; sums are computed as sevDesk "
-        "does. A draft binds nothing; invoices get their number when finalized "
-        "(sevdesk_finalize_document), credit notes take the next number of the number range "
-        "when drafted. Credit notes correcting an invoice need "
-        "source_invoice_id. Refuses a document with the same contact, date, gross amount and "
-        "header unless allow_duplicate=true. dryRun=true shows the preview only. Returns the "
-        "draft as read back."
+        "Creates a draft (Entwurf) of an invoice, credit note or order for a contact. The tax "
+        "rule (1 taxable sales by default) is checked against the VAT rates before anything is "
+        "sent; the contact's billing address is copied onto the document; sums are computed as "
+        "sevDesk does. A draft binds nothing; invoices get their number when finalized "
+        "(sevdesk_finalize_document), credit notes take the next number when drafted. Credit "
+        "notes correcting an invoice need source_invoice_id. Refuses a document with the same "
+        "contact, date, gross amount and header unless allow_duplicate=true. Returns the draft as "
+        "read back."
     ),
     toolset="documents",
     tier=Tier.WRITE,
@@ -240,15 +236,13 @@ UPDATE_DRAFT = define_write_tool(
     name="sevdesk_update_document_draft",
     title="Change a document draft",
     description=(
-        "Replaces the whole content of a draft invoice, credit note or order; it is not a "
-        "patch. Read the draft with sevdesk_get_document first and send everything back with "
-        "your one edit: contact, every position (name, text, quantity, unit_id, part_id, "
-        "unit_price, tax_rate), date, tax_rule_id, header, head and foot text, payment_days, "
-        "delivery_date. All old positions are replaced by the ones given; an omitted optional "
-        "field is cleared or set to its default (date: today in Berlin, tax_rule_id 1, unit 1), "
-        "never kept from the old draft. Texts may be sent with or without their ⟦ ⟧ fence. Only "
-        "drafts can change; finalized documents are corrected by cancellation or credit note. "
-        "dryRun=true shows the new content without changing anything."
+        "Replaces the whole content of a draft invoice, credit note or order; it is not a patch. "
+        "Read the draft with sevdesk_get_document first and send all of it back with your one "
+        "edit, every position included: all old positions are replaced by the ones given; an "
+        "omitted optional field is cleared or set to its default (date: today in Berlin, "
+        "tax_rule_id 1, unit 1), never kept from the old draft. Texts may be sent with or without "
+        "their ⟦ ⟧ fence. Only drafts can change; finalized documents are corrected by "
+        "cancellation or credit note."
     ),
     toolset="documents",
     tier=Tier.WRITE,
@@ -264,8 +258,8 @@ DELETE_DRAFT = define_write_tool(
     name="sevdesk_delete_document_draft",
     title="Delete a document draft",
     description=(
-        "Deletes a draft invoice, credit note or order (status draft, never finalized). "
-        "Finalized documents cannot be deleted. dryRun=true shows what would be deleted."
+        "Deletes a draft invoice, credit note or order (status draft, never finalized). Finalized "
+        "documents cannot be deleted."
     ),
     toolset="documents",
     tier=Tier.WRITE,
@@ -282,14 +276,13 @@ FINALIZE = define_write_tool(
     title="Finalize a document draft",
     description=(
         "Finalizes a draft without sending it anywhere (sevDesk's 'finalize without sending'). "
-        "Invoice or credit note: sevDesk assigns the next number of the number range, the "
-        "status becomes open and the document is enshrined (festschreiben, GoBD) at once: "
-        "locked for good, it can never be changed, reset to draft or deleted; it can still be "
-        "reset to open (removing payments), cancelled or corrected by a credit note. Order "
-        "(offer, order confirmation, delivery note): marks it as sent (versendet), which "
-        "ends its draft state; orders keep their number and are never enshrined. Needs a "
-        "human's approval of the preview. dryRun=true shows the preview only. Returns the "
-        "document with its number."
+        "Invoice or credit note: sevDesk assigns the next number of the number range, the status "
+        "becomes open and the document is enshrined (festschreiben, GoBD) at once: locked for "
+        "good, it can never be changed, reset to draft or deleted; it can still be reset to open "
+        "(removing payments), cancelled or corrected by a credit note. Order (offer, order "
+        "confirmation, delivery note): marks it as sent (versendet), which ends its draft state; "
+        "orders keep their number and are never enshrined. Needs a human's approval of the "
+        "preview. Returns the document with its number."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -306,11 +299,11 @@ ENSHRINE = define_write_tool(
     title="Enshrine (festschreiben) a document",
     description=(
         "Enshrines (festschreiben, GoBD) an invoice or credit note that is finalized (open or "
-        "paid) but not yet locked, as documents finalized in other ways can be; the "
-        "enshrined flag of sevdesk_get_document and search results tells. Documents finalized "
-        "with sevdesk_finalize_document are enshrined already; orders cannot be enshrined. "
-        "Irreversible: afterwards the document can never be changed, reset to draft or "
-        "deleted. Needs a human's approval. dryRun=true shows the preview only."
+        "paid) but not yet locked, as documents finalized in other ways can be; the enshrined "
+        "flag of sevdesk_get_document and search results tells. Documents finalized with "
+        "sevdesk_finalize_document are enshrined already; orders cannot be enshrined. "
+        "Irreversible: afterwards the document can never be changed, reset to draft or deleted. "
+        "Needs a human's approval."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -326,11 +319,9 @@ SEND_EMAIL = define_write_tool(
     name="sevdesk_send_document_email",
     title="Send a document by email",
     description=(
-        "Sends an invoice, credit note or order by email through sevDesk with its PDF "
-        "attached (recipient, subject and text as given). Drafts are refused: finalize them "
-        "first with sevdesk_finalize_document. Reaches a third party and cannot be recalled; "
-        "needs a human's approval of recipient, subject and text. dryRun=true shows the "
-        "preview only."
+        "Sends an invoice, credit note or order by email through sevDesk with its PDF attached. "
+        "Drafts are refused: finalize them first with sevdesk_finalize_document. Reaches a third "
+        "party and cannot be recalled; needs a human's approval of recipient, subject and text."
     ),
     toolset="documents",
     tier=Tier.EXTERNAL,

@@ -80,7 +80,7 @@ SERVER_STATUS = define_tool(
         "permission tiers that are on (read, write, commit, external) and why, the "
         "SEVDESK_READ_ONLY and dry-run settings, today's date in Berlin (for relative dates "
         "such as 'yesterday' or 'last quarter'; the demo books' today in demo mode) and the "
-        "registered tools. Use it to explain to the user why an action is unavailable."
+        "registered tools. Use it to explain why an action is unavailable."
     ),
     toolset="meta",
     tier=Tier.READ,
@@ -121,7 +121,7 @@ ACCOUNT_INFO = define_tool(
 class ReferenceInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_reference_data``."""
 
-    kind: Annotated[reference.Kind, msgspec.Meta(description="Which reference data to list")]
+    kind: reference.Kind
     query: (
         Annotated[str, msgspec.Meta(max_length=100, description="Part of a name or code")] | None
     ) = None

@@ -41,10 +41,9 @@ SEARCH_PARTS = define_tool(
     name="sevdesk_search_parts",
     title="Search articles and stock",
     description=(
-        "Finds articles (parts) by part of their name or article number: unit, VAT rate, net and "
-        "gross selling price and the current stock (none for articles without stock keeping, "
-        "such as services). Answers 'how many oak tables are in stock?' or 'what does article "
-        "HS-2001 cost?'. Article names are fenced in ⟦ ⟧."
+        "Finds articles (parts) with unit, VAT rate, net and gross selling price and the current "
+        "stock (none for articles without stock keeping, such as services): what an article "
+        "costs, how many are in stock. Article names are fenced in ⟦ ⟧."
     ),
     toolset="parts",
     tier=Tier.READ,

@@ -22,12 +22,10 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.vocabulary import WRITE_ANNOTATIONS, DryRun, SevdeskId, stripped
 from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
-PartName = Annotated[str, msgspec.Meta(max_length=200, description="Article name")]
-Rate = Annotated[TaxRate, msgspec.Meta(description="VAT rate in percent: 0, 7 or 19")]
-NetPrice = Annotated[
-    Decimal, msgspec.Meta(description="Net selling price in EUR as a decimal string, e.g. 12.50")
-]
-Stock = Annotated[Decimal, msgspec.Meta(description="Stock on hand as a decimal string")]
+PartName = Annotated[str, msgspec.Meta(max_length=200)]
+Rate = Annotated[TaxRate, msgspec.Meta(description="VAT rate in percent")]
+NetPrice = Annotated[Decimal, msgspec.Meta(description="Net selling price in EUR, e.g. 12.50")]
+Stock = Annotated[Decimal, msgspec.Meta(description="Stock on hand")]
 
 
 class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -114,14 +112,11 @@ CREATE_PART = define_write_tool(
     name="sevdesk_create_part",
     title="Create an article",
     description=(
-        "Creates an article (part) in sevDesk with name, article number, unit, VAT rate (0, 7 "
-        "or 19 %), net selling price and stock; the gross price is computed (net plus VAT, "
-        "rounded to cents). This changes sevDesk. Without part_number it takes the highest "
-        "existing article number ending in digits plus one (HS-4002 → HS-4003; sevDesk has no "
-        "next-number service for articles), and asks for one when the numbers use several "
-        "prefixes. It refuses when an article with the same number (ignoring case) exists "
-        "and names its id. dryRun=true shows the preview without changing anything. Returns "
-        "the article as read back from sevDesk."
+        "Creates an article (part); the gross price is computed (net plus VAT, rounded to cents). "
+        "This changes sevDesk. Without part_number it takes the highest existing article number "
+        "ending in digits plus one (HS-4002 → HS-4003), and asks for one when the numbers use "
+        "several prefixes. It refuses when an article with the same number (ignoring case) exists "
+        "and names its id. Returns the article as read back."
     ),
     toolset="parts",
     tier=Tier.WRITE,
@@ -137,10 +132,9 @@ UPDATE_PART = define_write_tool(
     name="sevdesk_update_part",
     title="Update an article",
     description=(
-        "Changes an existing sevDesk article: name, net price, VAT rate (0, 7 or 19 %), stock "
-        "on hand, or active/inactive. A new price or rate also updates the gross price. This "
-        "changes sevDesk; only fields that differ are sent. dryRun=true shows each change as "
-        "old → new without changing anything. Returns the article as read back from sevDesk."
+        "Changes an existing article: name, net price, VAT rate, stock on hand, or "
+        "active/inactive. A new price or rate also updates the gross price. This changes sevDesk; "
+        "only fields that differ are sent. Returns the article as read back."
     ),
     toolset="parts",
     tier=Tier.WRITE,

@@ -46,10 +46,12 @@ class CallObserver:
     async def _send(self, message: str, logged: str | None) -> None:
         if self._silent:
             return
-        self._steps += 1
         try:
             if logged is not None:
                 await self._request.log(DEBUG, {"tool": self._tool, "sevdesk": logged})
+            # Concurrent reads report from several tasks: the step is counted and claimed with
+            # no await in between, so every report gets its own, increasing number.
+            self._steps += 1
             await self._request.report_progress(float(self._steps), message=message)
         except Exception as exc:  # best effort: the call's outcome stands whatever happens here
             self._silent = True

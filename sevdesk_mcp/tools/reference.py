@@ -8,8 +8,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+import msgspec
+
 from sevdesk_mcp.mcp.types import JsonObject
+from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.catalog import ALL_TOOLS, DEFAULT_OFF_TOOLSETS
+from sevdesk_mcp.tools.define import prepare
 from sevdesk_mcp.tools.registry import AnyTool
 
 HEADER = """# Tool reference
@@ -20,16 +24,57 @@ A tool is registered only when its toolset is selected (`SEVDESK_TOOLSETS`) and 
 enabled (`SEVDESK_ALLOW`, overridden by `SEVDESK_READ_ONLY`). Tiers: `read` (default),
 `write` (reversible changes), `commit` (binding or irreversible), `external` (reaches third
 parties).
+
+Size: the bytes each tool adds to the 2026-07-28 `tools/list` answer (its `Tool` object with
+`inputSchema` and `outputSchema`, encoded compactly as sent); 2025-era answers carry no
+`outputSchema`. With all tiers the whole answer stays within 40 KiB (docs/adr/0007): an output
+schema names every top-level field of the result with its JSON type and says which are always
+there; what nested objects and lists hold is left to the result itself. An optional output
+field without a value is left out of the result (never `null`), in `structuredContent` and
+in the text alike. Measured by hand with `python bench/tools_list_bench.py`: building the
+server, which builds every tool's schemas once, takes some 30 to 60 ms; the first `tools/list`
+after it 2 to 6 ms.
 """
+
+TIER_SETS = {
+    "read": {Tier.READ},
+    "read, write": {Tier.READ, Tier.WRITE},
+    "all tiers": set(Tier),
+}
 
 
 def render(tools: Sequence[AnyTool] = ALL_TOOLS) -> str:
-    """:returns: the Markdown reference of ``tools``."""
-    lines = [HEADER, "| tool | tier | toolset | title |", "|---|---|---|---|"]
-    lines += [f"| `{t.name}` | {t.tier} | {_toolset(t.toolset)} | {t.title} |" for t in tools]
+    """:returns: the Markdown reference of ``tools``.
+
+    :raises ToolDefinitionError: if a tool's Structs have no schema of the allowed form.
+    """
+    prepare(tools)
+    lines = [HEADER, *_totals(tools), "", "| tool | tier | toolset | title | size |"]
+    lines.append("|---|---|---|---|---:|")
+    lines += [
+        f"| `{t.name}` | {t.tier} | {_toolset(t.toolset)} | {t.title} | {_size(t):,} |"
+        for t in tools
+    ]
     for tool in tools:
         lines += ["", f"## `{tool.name}`", "", tool.description, "", _arguments(tool)]
     return "\n".join(lines) + "\n"
+
+
+def _size(tool: AnyTool) -> int:
+    return len(msgspec.json.encode(tool.to_json(structured=True)))
+
+
+def _totals(tools: Sequence[AnyTool]) -> list[str]:
+    """:returns: the table of the ``tools`` array's size per tier set (default toolsets)."""
+    rows = [
+        "| tiers enabled | tools | bytes of the `tools` array (2026-07-28) |",
+        "|---|---:|---:|",
+    ]
+    for name, tiers in TIER_SETS.items():
+        chosen = [t for t in tools if t.tier in tiers and t.toolset not in DEFAULT_OFF_TOOLSETS]
+        size = len(msgspec.json.encode([t.to_json(structured=True) for t in chosen]))
+        rows.append(f"| {name} | {len(chosen)} | {size:,} |")
+    return rows
 
 
 def _toolset(name: str) -> str:

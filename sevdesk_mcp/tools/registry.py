@@ -5,7 +5,8 @@ arguments are validated (unknown names refused by name; missing ``arguments`` co
 the handler runs, its output is checked against the output Struct, and failures become
 ``isError`` results with trusted, actionable text. ``structuredContent`` and ``outputSchema``
 appear only for 2026-07-28 requests or with ``SEVDESK_STRUCTURED_OUTPUT=on`` (never with
-``off``), and then hold the complete output, never an empty object.
+``off``), and then hold the complete output, never an empty object. An optional field whose
+value is ``None`` is left out of the output (text and structured alike), as its schema says.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, Too
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, ToolDef
+from sevdesk_mcp.tools.outputs import omit_nulls
 from sevdesk_mcp.tools.progress import CallObserver
 from sevdesk_mcp.tools.remedies import message
 from sevdesk_mcp.tools.schema import DECIMAL_PATTERN
@@ -194,7 +196,8 @@ def _check_decimal_strings(
 
 
 def check_output(tool: AnyTool, output: object) -> JsonObject:
-    """:returns: the output as JSON data, after checking it against the output Struct.
+    """:returns: the output as JSON data, after checking it against the output Struct, without
+    the optional fields that are ``None`` (the output schema has no ``null``).
 
     :raises TypeError: if the handler returned something else (a bug, reported as internal).
     """
@@ -203,4 +206,5 @@ def check_output(tool: AnyTool, output: object) -> JsonObject:
     data = msgspec.to_builtins(output)
     msgspec.convert(data, tool.output_type)  # enforces the Meta constraints of the output
     assert isinstance(data, dict)  # a Struct encodes as an object
+    omit_nulls(data, tool.built.omission)
     return data

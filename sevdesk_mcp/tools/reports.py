@@ -94,10 +94,10 @@ OPEN_ITEMS = define_tool(
     title="Open receivables and payables (aging)",
     description=(
         "Who owes us and whom do we owe? Open receivables (open and partly paid invoices, less "
-        "open credit notes) and open payables (unpaid expense receipts) as of a day (default "
-        "today): totals per currency, aging buckets (not yet due, 0-30, 31-60, 61-90, over 90 "
-        "days overdue) overall and per contact, the contacts with most open first. The answer "
-        "states the rule used. Contact names are fenced in ⟦ ⟧."
+        "open credit notes) and open payables (unpaid expense receipts) as of a day: totals per "
+        "currency, aging buckets (not yet due, 0-30, 31-60, 61-90, over 90 days overdue) overall "
+        "and per contact, the contacts with most open first. The answer states the rule used. "
+        "Contact names are fenced in ⟦ ⟧."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -111,8 +111,8 @@ CASH_POSITION = define_tool(
     name="sevdesk_cash_position",
     title="Cash position",
     description=(
-        "How liquid are we? Balances of all active bank accounts and cash registers at a day "
-        "(default today), totals per currency, plus open receivables and payables and the net "
+        "How liquid are we? Balances of all active bank accounts and cash registers at a day, "
+        "totals per currency, plus open receivables and payables and the net "
         "position (cash + receivables - payables). Account names are fenced in ⟦ ⟧."
     ),
     toolset="reports",
@@ -127,10 +127,10 @@ CHANGED_SINCE = define_tool(
     name="sevdesk_changed_since",
     title="What changed since",
     description=(
-        "What changed in the books since a moment (default: the last 7 days)? Counts and the "
-        "newest changed contacts, invoices, credit notes, orders, receipts and bank "
-        "transactions, each with its id and time of change. sevDesk has no webhooks, so this is "
-        "the way to catch up. Labels are third-party text, fenced in ⟦ ⟧."
+        "What changed in the books since a moment? Counts and the newest changed contacts, "
+        "invoices, credit notes, orders, receipts and bank transactions, each with its id and "
+        "time of change. sevDesk has no webhooks; this is how to catch up. Labels are third-party "
+        "text, fenced in ⟦ ⟧."
     ),
     toolset="reports",
     tier=Tier.READ,

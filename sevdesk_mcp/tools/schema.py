@@ -1,11 +1,11 @@
-"""JSON Schemas generated from msgspec Structs, in the shape clients handle well.
+"""JSON Schemas of tool inputs generated from msgspec Structs, in the shape clients handle well.
 
 Input schemas are flat (wire digest section 7.10): an object root, typed primitive properties
 (strings, integers, booleans, enums, decimals as strings, dates) and arrays of primitives; no
 ``$ref``, no composition, no floats. The one nesting allowed is a top-level array of flat rows
 (objects of primitives, inlined), for document positions (docs/adr/0003). Every string and
 list needs a ``max_length`` and every integer both bounds, so no argument is unbounded (J07).
-Output schemas may nest objects; nested Structs are inlined, never referenced.
+Output schemas are built by :mod:`sevdesk_mcp.tools.outputs` from the scalars defined here.
 """
 
 from __future__ import annotations
@@ -21,59 +21,64 @@ from sevdesk_mcp.mcp.types import JsonObject, JsonValue
 DECIMAL_PATTERN: Final = r"^-?[0-9]+(\.[0-9]+)?$"
 
 
-def input_schema(struct: type[msgspec.Struct]) -> JsonObject:
-    """:returns: the flat input schema of ``struct``.
+def struct_info(struct: type[msgspec.Struct] | mi.StructType) -> mi.StructType:
+    """:returns: the inspected form of ``struct`` (inspected types pass through)."""
+    if isinstance(struct, mi.StructType):
+        return struct
+    info = mi.type_info(struct)
+    assert isinstance(info, mi.StructType)  # struct is a Struct type
+    return info
+
+
+def input_schema(struct: type[msgspec.Struct] | mi.StructType) -> JsonObject:
+    """:returns: the flat input schema of ``struct`` (a Struct type or its inspected form).
 
     :raises ToolDefinitionError: if a field cannot be expressed flat and bounded.
     """
-    info = mi.type_info(struct)
-    assert isinstance(info, mi.StructType)  # struct is a Struct type
+    info = struct_info(struct)
     if not info.forbid_unknown_fields:
-        raise ToolDefinitionError(f"{struct.__name__}: input Structs need forbid_unknown_fields")
-    return _object(info, flat=True, where=struct.__name__)
+        raise ToolDefinitionError(f"{info.cls.__name__}: input Structs need forbid_unknown_fields")
+    return _object(info, where=info.cls.__name__)
 
 
-def output_schema(struct: type[msgspec.Struct]) -> JsonObject:
-    """:returns: the output schema of ``struct``, nested Structs inlined.
-
-    :raises ToolDefinitionError: if a field has no JSON Schema form here.
-    """
-    info = mi.type_info(struct)
-    assert isinstance(info, mi.StructType)  # struct is a Struct type
-    return _object(info, flat=False, where=struct.__name__)
-
-
-def _object(info: mi.StructType, *, flat: bool, where: str, nested: bool = False) -> JsonObject:
+def _object(info: mi.StructType, *, where: str, nested: bool = False) -> JsonObject:
     properties: JsonObject = {}
     required: list[JsonValue] = []
     for field in info.fields:
         inner = f"{where}.{field.name}"
-        properties[field.encode_name] = _schema(field.type, flat=flat, where=inner, top=not nested)
+        properties[field.encode_name] = _schema(field.type, where=inner, top=not nested)
         if field.required:
             required.append(field.encode_name)
     schema: JsonObject = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
-    if flat:
+    if not properties:  # the form MCP asks for a tool without arguments
         schema["additionalProperties"] = False
     return schema
 
 
-def _schema(t: mi.Type, *, flat: bool, where: str, top: bool = False) -> JsonObject:
+def _schema(t: mi.Type, *, where: str, top: bool = False) -> JsonObject:
     if isinstance(t, mi.Metadata):
-        return {**_schema(t.type, flat=flat, where=where, top=top), **(t.extra_json_schema or {})}
-    if isinstance(t, mi.UnionType):
-        return _optional(t, flat=flat, where=where, top=top)
-    scalar = _scalar(t, flat=flat, where=where)
-    if scalar is not None:
-        return scalar
+        return {**_schema(t.type, where=where, top=top), **(t.extra_json_schema or {})}
+    if isinstance(t, mi.UnionType):  # optional arguments are simply omittable, never null (7.14)
+        return _schema(optional_member(t, where=where), where=where, top=top)
+    schema = scalar(t, flat=True, where=where)
+    if schema is not None:
+        return schema
     if isinstance(t, mi.ListType | mi.FrozenSetType | mi.SetType | mi.VarTupleType):
-        return _array(t, flat=flat, where=where, top=top)
-    if not flat and isinstance(t, mi.StructType):
-        return _object(t, flat=False, where=where)
-    if not flat and isinstance(t, mi.DictType):
-        return {"type": "object"}
+        return _array(t, where=where, top=top)
     raise ToolDefinitionError(f"{where}: {type(t).__name__} is not allowed here")
+
+
+def optional_member(t: mi.UnionType, *, where: str) -> mi.Type:
+    """:returns: ``X`` of the union ``X | None``.
+
+    :raises ToolDefinitionError: for any other union.
+    """
+    others = [m for m in t.types if not isinstance(m, mi.NoneType)]
+    if len(others) != 1:
+        raise ToolDefinitionError(f"{where}: unions other than X | None are not allowed")
+    return others[0]
 
 
 _FIXED: Final[dict[type[mi.Type], JsonObject]] = {
@@ -84,7 +89,12 @@ _FIXED: Final[dict[type[mi.Type], JsonObject]] = {
 }
 
 
-def _scalar(t: mi.Type, *, flat: bool, where: str) -> JsonObject | None:
+def scalar(t: mi.Type, *, flat: bool, where: str) -> JsonObject | None:
+    """:returns: the schema of a scalar type, or ``None`` if ``t`` is not a scalar.
+
+    :param flat: input rules: strings, lists and integers must be bounded, no floats.
+    :raises ToolDefinitionError: if ``flat`` and a string or integer is unbounded.
+    """
     if type(t) in _FIXED:
         return dict(_FIXED[type(t)])
     if isinstance(t, mi.StrType):
@@ -131,24 +141,19 @@ def _enum(t: mi.LiteralType | mi.EnumType) -> JsonObject:
 
 
 def _array(
-    t: mi.ListType | mi.FrozenSetType | mi.SetType | mi.VarTupleType,
-    *,
-    flat: bool,
-    where: str,
-    top: bool,
+    t: mi.ListType | mi.FrozenSetType | mi.SetType | mi.VarTupleType, *, where: str, top: bool
 ) -> JsonObject:
-    if flat and (not top or t.max_length is None):
+    if not top or t.max_length is None:
         raise ToolDefinitionError(f"{where}: input lists need Meta(max_length=...), no nesting")
     item = t.item_type
-    if flat and isinstance(item, mi.StructType):
+    if isinstance(item, mi.StructType):
         items = _row(item, where=where)
     else:
-        items = _schema(item, flat=flat, where=where)
+        items = _schema(item, where=where)
     out: JsonObject = {"type": "array", "items": items}
     if t.min_length is not None:
         out["minItems"] = t.min_length
-    if t.max_length is not None:
-        out["maxItems"] = t.max_length
+    out["maxItems"] = t.max_length
     return out
 
 
@@ -157,14 +162,4 @@ def _row(info: mi.StructType, *, where: str) -> JsonObject:
     whose fields are scalars only."""
     if not info.forbid_unknown_fields:
         raise ToolDefinitionError(f"{where}: input rows need forbid_unknown_fields")
-    return _object(info, flat=True, where=where, nested=True)
-
-
-def _optional(t: mi.UnionType, *, flat: bool, where: str, top: bool) -> JsonObject:
-    others = [m for m in t.types if not isinstance(m, mi.NoneType)]
-    if len(others) != 1:
-        raise ToolDefinitionError(f"{where}: unions other than X | None are not allowed")
-    schema = _schema(others[0], flat=flat, where=where, top=top)
-    if flat:
-        return schema  # optional arguments are simply omittable, never null (section 7.14)
-    return {**schema, "type": [schema["type"], "null"]} if "type" in schema else schema
+    return _object(info, where=where, nested=True)

@@ -23,7 +23,7 @@ from sevdesk_mcp.tools.define import Annotations
 SevdeskId = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
 """A sevDesk object id, bounded as request paths are."""
 
-DocumentId = Annotated[SevdeskId, msgspec.Meta(description="The document's id")]
+DocumentId = SevdeskId
 
 EMAIL_PATTERN: Final = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 Email = Annotated[str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN)]
@@ -32,7 +32,7 @@ Email = Annotated[str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN)]
 DryRun = Annotated[bool, msgspec.Meta(description="Only preview; change nothing, ask nobody")]
 """The ``dryRun`` argument every write tool has."""
 
-Limit = Annotated[int, msgspec.Meta(ge=1, le=200, description="At most this many")]
+Limit = Annotated[int, msgspec.Meta(ge=1, le=200)]
 """How many rows a list tool shows."""
 
 READ_ANNOTATIONS: Final = Annotations(

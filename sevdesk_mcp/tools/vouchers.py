@@ -12,7 +12,7 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, Limit, SevdeskId
 
-VoucherId = Annotated[SevdeskId, msgspec.Meta(description="The receipt's sevDesk id")]
+VoucherId = SevdeskId
 
 
 class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -72,11 +72,10 @@ SEARCH_VOUCHERS = define_tool(
     name="sevdesk_search_vouchers",
     title="Search receipts",
     description=(
-        "Finds receipts (vouchers: supplier invoices, cash slips, revenue receipts) by status, "
-        "expense or revenue, supplier, receipt number and receipt date, newest first. Answers "
-        "'which supplier invoices are still unpaid?' or 'what did we spend at X in March?' with "
-        "gross, net, tax, paid and open amounts and totals over all matches. Supplier names and "
-        "receipt numbers are third-party text, fenced in ⟦ ⟧. Ids go to sevdesk_get_voucher."
+        "Finds receipts (vouchers: supplier invoices, cash slips, revenue receipts), newest "
+        "first, such as unpaid supplier invoices or spending at a supplier, with gross, net, tax, "
+        "paid and open amounts and totals over all matches. Supplier names and receipt numbers "
+        "are third-party text, fenced in ⟦ ⟧. Ids go to sevdesk_get_voucher."
     ),
     toolset="vouchers",
     tier=Tier.READ,
@@ -91,9 +90,9 @@ GET_VOUCHER = define_tool(
     title="Get a receipt with positions",
     description=(
         "Reads one receipt with its positions: text, net, tax and gross per position, the tax "
-        "rate and the booking account (number and name; bookkeeping 2.0 accountDatev or 1.0 "
-        "accountingType, per position), plus the receipt's tax rule (2.0) or tax type (1.0). "
-        "Position texts and supplier names are third-party text, fenced in ⟦ ⟧."
+        "rate and the booking account (number and name, per position), plus the receipt's tax "
+        "rule (bookkeeping 2.0) or tax type (1.0). Position texts and supplier names are "
+        "third-party text, fenced in ⟦ ⟧."
     ),
     toolset="vouchers",
     tier=Tier.READ,

@@ -28,10 +28,8 @@ async def test_every_tool_is_a_binding_commit_tool_with_explicit_annotations() -
     for tool in documents_commit.TOOLS:
         assert (tool.tier, tool.toolset) == (Tier.COMMIT, "documents")
         annotations = shown[tool.name]["annotations"]
-        assert annotations["readOnlyHint"] is False
-        assert annotations["destructiveHint"] is True
-        assert annotations["idempotentHint"] is False
-        assert annotations["openWorldHint"] is True
+        assert annotations == {"readOnlyHint": False, "destructiveHint": True}  # MCP defaults:
+        assert tool.annotations.idempotent is False and tool.annotations.open_world is True
         assert "dryRun" in shown[tool.name]["inputSchema"]["properties"]
 
 

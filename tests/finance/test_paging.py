@@ -108,8 +108,9 @@ async def test_open_items_cover_all_2500_invoices() -> None:
     assert receivables["totals"] == [{"amount": f"{gross:.2f}", "currency": "EUR"}]
     (customer,) = receivables["top_contacts"]
     assert customer["items"] == MANY and customer["name"] == "⟦Großkunde AG⟧"
-    assert receivables["note"] is None
-    assert _pages(fake, "/Invoice") == [*PAGES, ("1000", "0")]  # status 200, then 750
+    assert receivables.get("note") is None
+    # status 200 (three pages) and 750 (one) are read together, so they interleave
+    assert sorted(_pages(fake, "/Invoice")) == sorted([*PAGES, ("1000", "0")])
 
 
 async def test_cash_position_covers_all_2500_payables() -> None:

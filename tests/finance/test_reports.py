@@ -109,9 +109,10 @@ async def test_open_items_ask_by_status_and_check_again() -> None:
     """Q12: the status filters are sent, and an ignored filter changes nothing."""
     fake, _ = build_demo_with_facts()
     plain = await call(app_for(fake), "sevdesk_open_items", top=200)
-    assert [q["status"] for q in requests_to(fake, "/Invoice")] == ["200", "750"]
-    assert [q["status"] for q in requests_to(fake, "/CreditNote")] == ["200", "750"]
-    assert [(q["status"], q["creditDebit"]) for q in requests_to(fake, "/Voucher")] == [
+    # the six lists are read together: which status comes first is up to the event loop
+    assert sorted(q["status"] for q in requests_to(fake, "/Invoice")) == ["200", "750"]
+    assert sorted(q["status"] for q in requests_to(fake, "/CreditNote")) == ["200", "750"]
+    assert sorted((q["status"], q["creditDebit"]) for q in requests_to(fake, "/Voucher")) == [
         ("100", "C"),
         ("750", "C"),
     ]
@@ -198,7 +199,7 @@ async def test_changed_since_counts_every_kind_and_lists_the_newest() -> None:
         assert stamps == sorted(stamps, reverse=True) and len(stamps) == min(3, kind["count"])
         assert all(i["label"].startswith("⟦") and i["kind"] == kind["kind"] for i in kind["items"])
         hidden = kind["count"] - len(stamps)
-        assert kind["note"] == (
+        assert kind.get("note") == (
             f"{hidden} more {kind['kind']} changes not shown; narrow the search or raise limit."
             if hidden
             else None

@@ -31,7 +31,7 @@ async def test_search_lists_every_receipt_newest_first_with_exact_totals() -> No
     assert data["open_totals"] == [_money(open_sum)]
     days = [v["date"] for v in data["vouchers"]]
     assert days == sorted(days, reverse=True)
-    assert data["note"] is None
+    assert data.get("note") is None
     assert all(v["receipt_number"].startswith("⟦") for v in data["vouchers"])
 
 
@@ -100,7 +100,7 @@ async def test_get_voucher_positions_add_up_and_accounts_are_resolved() -> None:
         "code": "VORST_ABZUGSF_AUFW",
         "name": "Vorsteuerabziehbare Aufwendungen",
     }
-    assert data["tax_type"] is None and data["note"] is None
+    assert data.get("tax_type") is None and data.get("note") is None
     assert [p["tax_rate"] for p in positions] == ["19", "19"]
 
 
@@ -119,7 +119,10 @@ async def test_an_account_used_twice_is_read_once() -> None:
     voucher.set_sums(fake.store.voucher_positions_of(voucher))
     data = await call(app_for(fake), "sevdesk_get_voucher", voucher_id=voucher.id)
     assert [p["booking_account"]["number"] for p in data["positions"]] == ["4210", "4210"]
-    assert len([r for r in fake.requests if r.path == "/AccountDatev/3421"]) == 1
+    # from the account's list of booking accounts (cached reference data), never one by one
+    assert [r.path for r in fake.requests if r.path.startswith("/AccountDatev")] == [
+        "/AccountDatev"
+    ]
 
 
 def _legacy_voucher(fake: FakeSevdesk) -> Voucher:
@@ -157,7 +160,7 @@ async def test_bookkeeping_1_0_and_2_0_receipts_are_read_per_object() -> None:
     app = app_for(fake)
     old = await call(app, "sevdesk_get_voucher", voucher_id=legacy.id)
     assert old["voucher"]["bookkeeping_system"] == "1.0"
-    assert old["tax_type"] == "default" and old["tax_rule"] is None
+    assert old["tax_type"] == "default" and old.get("tax_rule") is None
     assert [p["booking_account"] for p in old["positions"]] == [
         {"system": "1.0", "id": 21, "number": "4210", "name": "Miete"},
         {"system": "1.0", "id": 26, "number": "4930", "name": "Bürobedarf"},
@@ -181,8 +184,6 @@ async def test_an_unknown_legacy_account_keeps_its_id() -> None:
     assert data["positions"][0]["booking_account"] == {
         "system": "1.0",
         "id": 999,
-        "number": None,
-        "name": None,
     }
 
 

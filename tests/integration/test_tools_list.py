@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,18 +71,30 @@ def test_names_are_unique_and_client_safe() -> None:
 def test_metadata_lint(tool: object) -> None:
     body = tool.to_json(structured=True)  # type: ignore[attr-defined]
     annotations = body["annotations"]
-    for key in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
-        assert isinstance(annotations[key], bool), f"{key} must be explicit"
+    declared = tool.annotations  # type: ignore[attr-defined]
+    assert "title" not in annotations  # the Tool's own title is shown first in every version
+    assert annotations["readOnlyHint"] is declared.read_only  # always sent
+    if not declared.read_only:  # the next two mean something only for tools that change things
+        assert annotations["destructiveHint"] is declared.destructive
+        assert annotations.get("idempotentHint", False) is declared.idempotent  # MCP default
+    assert annotations.get("openWorldHint", True) is declared.open_world  # MCP default: true
     assert 20 <= len(body["description"]) <= 1024
     schema = body["inputSchema"]
-    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    assert schema["type"] == "object"
+    assert schema.get("additionalProperties", False) is False
+    assert "additionalProperties" in schema or schema["properties"], "say: no arguments"
     for name, prop in schema["properties"].items():
         assert "type" in prop, f"{name} is untyped"
         assert prop["type"] != "object", f"{name} nests an object"
         assert not set(FORBIDDEN_KEYWORDS) & set(prop), f"{name} uses composition"
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator.check_schema(body["outputSchema"])
-    assert "$ref" not in json.dumps(body["outputSchema"])
+    assert "$ref" not in json.dumps(schema)
+    output = json.dumps(body["outputSchema"])
+    assert '"null"' not in output and '"anyOf"' not in output  # optional fields are omitted
+    refs = set(re.findall(r'"\$ref": "#/\$defs/([A-Za-z0-9_]+)"', output))
+    assert refs == set(body["outputSchema"].get("$defs", {})), "only local, used $defs"
+    assert output.count('"$ref"') == len(re.findall(r'"\$ref": "#/\$defs/', output))
 
 
 MINIMAL_ARGUMENTS: dict[str, dict[str, Any]] = {

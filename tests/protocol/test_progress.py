@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sevdesk_mcp.fake import FakeSevdesk
+from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.fake.documents import Invoice
 from sevdesk_mcp.fake.token import DEMO_TOKEN
 from sevdesk_mcp.fake.wire import Ref
@@ -62,8 +62,8 @@ async def test_a_long_list_reports_progress_and_logs_each_request_at_debug() -> 
     assert values == sorted(set(values)) and len(values) >= 4
     assert all(p["progressToken"] == "p1" for p in progress)
     messages = [p["message"] for p in progress]
-    assert "sevdesk_search_documents: 1,000 read from /Invoice" in messages
-    assert "sevdesk_search_documents: 2,000 read from /Invoice" in messages
+    assert "sevdesk_search_documents: 1,000 of 2,500 read from /Invoice" in messages
+    assert "sevdesk_search_documents: 2,000 of 2,500 read from /Invoice" in messages
     assert {"tool": "sevdesk_search_documents", "sevdesk": "GET /Invoice"} in [
         log["data"] for log in logs
     ]
@@ -89,3 +89,15 @@ async def test_a_log_level_above_debug_gets_progress_but_no_request_logs() -> No
 
 def wire_meta(extra: dict[str, Any]) -> dict[str, Any]:
     return meta(None, extra)
+
+
+async def test_concurrent_reads_each_report_their_own_increasing_step() -> None:
+    fake = build_demo()
+    extra = {"progressToken": "c", "io.modelcontextprotocol/logLevel": "debug"}
+    async with open_wire(demo_app(fake=fake)) as wire:
+        params = {"name": "sevdesk_cash_position", "arguments": {}, "_meta": wire_meta(extra)}
+        await wire.send({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": params})
+        notes, answer = await frames_until_answer(wire, 10)
+    progress = [n for n in notes if n["method"] == "notifications/progress"]
+    values = [n["params"]["progress"] for n in progress]
+    assert "result" in answer and values == list(range(1, len(fake.requests) + 1))

@@ -80,7 +80,7 @@ def test_bad_values_name_the_variable_and_the_allowed_values(
 
 
 def test_pacing_rate_is_bounded() -> None:
-    assert load_config({}).rate_per_s == 4.0
+    assert load_config({}).rate_per_s == 10.0
     assert load_config({"SEVDESK_RATE_PER_S": "2.5"}).rate_per_s == 2.5
     for bad in ("0", "fast", "5000", "nan"):
         with pytest.raises(ConfigError, match="SEVDESK_RATE_PER_S"):

@@ -14,7 +14,8 @@ from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.catalog import ALL_TOOLS
 from sevdesk_mcp.tools.define import define_tool
-from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, input_schema, output_schema
+from sevdesk_mcp.tools.outputs import output_schema
+from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, input_schema
 from tests.tool_fixtures import LOOKUP, READ, WRITE, Found, NoInput, _lookup
 
 Short = Annotated[str, msgspec.Meta(max_length=5)]
@@ -31,15 +32,22 @@ def test_input_schema_is_flat_typed_and_bounded() -> None:
             "tags": {"type": "array", "items": {"type": "string", "maxLength": 10}, "maxItems": 3},
         },
         "required": ["query"],
+    }  # unknown arguments are refused by the server; only an empty object says so (ADR 0007)
+
+
+def test_a_tool_without_arguments_says_so() -> None:
+    assert input_schema(NoInput) == {
+        "type": "object",
+        "properties": {},
         "additionalProperties": False,
     }
 
 
-def test_output_schema_inlines_nested_structs() -> None:
+def test_output_schema_describes_the_top_level_only() -> None:
     schema: Any = output_schema(Found)
     assert "$ref" not in str(schema)
     assert "$defs" not in schema
-    assert schema["properties"]["lines"]["items"]["properties"]["amount"]["type"] == "string"
+    assert schema["properties"]["lines"] == {"type": "array"}
 
 
 class Colour(enum.Enum):
@@ -60,15 +68,17 @@ class Everything(msgspec.Struct):
 
 def test_output_schema_covers_the_scalar_types() -> None:
     props = output_schema(Everything)["properties"]
-    assert isinstance(props, dict)
-    assert props["when"] == {"type": "string", "format": "date"}
-    assert props["stamp"] == {"type": "string", "format": "date-time"}
-    assert props["ok"] == {"type": "boolean"}
-    assert props["ratio"] == {"type": "number"}
-    assert props["maybe"] == {"type": ["string", "null"], "maxLength": 5}
-    assert props["colour"] == {"type": "string", "enum": ["red"]}
-    assert props["level"] == {"type": "integer", "minimum": 1, "maximum": 9}
-    assert props["free"] == {"type": "object"}
+    assert props == {
+        "when": {"type": "string"},
+        "stamp": {"type": "string"},
+        "ok": {"type": "boolean"},
+        "ratio": {"type": "number"},
+        "maybe": {"type": "string"},  # optional: omitted, never null
+        "colour": {"type": "string"},
+        "level": {"type": "integer"},
+        "free": {"type": "object"},
+        "amount": {"type": "string"},
+    }
 
 
 class Loose(msgspec.Struct):
@@ -146,7 +156,6 @@ def test_a_top_level_list_of_flat_rows_is_allowed_and_inlined() -> None:
                 "amount": {"type": "string", "pattern": DECIMAL_PATTERN},
             },
             "required": ["name", "amount"],
-            "additionalProperties": False,
         },
         "maxItems": 3,
     }

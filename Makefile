@@ -5,7 +5,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo lint test bench bench-stdio bench-http bench-faults clean
+.PHONY: setup demo lint test bench bench-stdio bench-http bench-faults dist image packaging clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -41,5 +41,27 @@ bench-http: setup
 bench-faults: setup
 	$(BIN)/python bench/fault_bench.py
 
+# Packaging (issue 18). `make dist`: wheel and sdist, reproducible (SOURCE_DATE_EPOCH = the last
+# commit's time), into dist/, with the build tools in a venv of their own under .cache/.
+# `make image`: the container image from the Dockerfile with its default (public) base images.
+# `make packaging`: everything CI builds and checks (scripts/ci_packaging.sh; needs root for podman).
+TOOLS := .cache/packaging-tools
+CONTAINER_TOOL ?= docker
+
+$(TOOLS)/bin/python:
+	$(PY) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install -qq -r scripts/packaging/tools.txt
+
+dist: $(TOOLS)/bin/python
+	rm -rf dist
+	$(TOOLS)/bin/python scripts/packaging/build_dist.py dist
+	$(TOOLS)/bin/check-wheel-contents dist/*.whl
+
+image:
+	$(CONTAINER_TOOL) build -t mcp-server-sevdesk .
+
+packaging:
+	sh scripts/ci_packaging.sh
+
 clean:
-	rm -rf $(VENV) .coverage .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(TOOLS) .coverage .mypy_cache .ruff_cache .pytest_cache

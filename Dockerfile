@@ -1,0 +1,48 @@
+# mcp-server-sevdesk as a distroless container: Streamable HTTP on 0.0.0.0:8080, non-root (uid
+# 65532), no shell, state in the /data volume.
+#
+#   docker build -t mcp-server-sevdesk .
+#   docker run -d -p 127.0.0.1:8080:8080 -v sevdesk-data:/data \
+#     -e SEVDESK_HTTP_AUTH=bearer -e SEVDESK_HTTP_SECRET=... -e SEVDESK_API_TOKEN=... \
+#     -e SEVDESK_HTTP_PUBLIC_URL=https://mcp.example.de mcp-server-sevdesk
+#
+# Both base images are build arguments. The runtime base must have Debian 12's Python 3.11 at
+# /usr/bin/python3.11 (as the distroless Python image has); the build base needs a Python 3.11
+# with the venv module (the default, or a Debian 12 image with python3-venv). Every instruction
+# uses the exec form: neither stage needs a shell. VERSION and SOURCE_URL fill the OCI labels.
+ARG BUILD_BASE=docker.io/library/python:3.11-slim-bookworm
+ARG RUNTIME_BASE=gcr.io/distroless/python3-debian12:nonroot
+
+FROM ${BUILD_BASE} AS build
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY sevdesk_mcp ./sevdesk_mcp
+COPY scripts/packaging/build_venv.py /usr/local/share/build_venv.py
+RUN ["python3", "/usr/local/share/build_venv.py", "/src", "/opt/venv", "/usr/bin/python3.11", \
+     "/rootfs/data"]
+
+FROM ${RUNTIME_BASE}
+ARG VERSION=0.1.0
+ARG SOURCE_URL=""
+LABEL org.opencontainers.image.title="mcp-server-sevdesk" \
+      org.opencontainers.image.description="MCP server for sevDesk accounting: read-only by default, binding actions only with human approval." \
+      org.opencontainers.image.source="${SOURCE_URL}" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="MIT"
+COPY --from=build /opt/venv /opt/venv
+COPY --from=build --chown=65532:65532 /rootfs/data /data
+ENV PATH=/opt/venv/bin:/usr/bin:/bin \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    HOME=/home/nonroot \
+    SEVDESK_HTTP_HOST=0.0.0.0 \
+    SEVDESK_HTTP_PORT=8080 \
+    SEVDESK_HTTP_STATE_DIR=/data
+USER 65532:65532
+WORKDIR /data
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["mcp-server-sevdesk", "healthcheck"]
+ENTRYPOINT ["mcp-server-sevdesk"]
+CMD ["--http"]

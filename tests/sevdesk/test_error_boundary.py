@@ -133,6 +133,31 @@ async def test_an_odd_content_length_is_no_crash(declared: str) -> None:
         assert await client(script).get("/Contact") == [{"id": "1"}]
 
 
+@pytest.mark.parametrize(
+    ("raised", "expected"),
+    [
+        (httpx.InvalidURL("bad"), UnavailableError),
+        (httpx.StreamConsumed(), UnavailableError),
+        (httpx.ResponseNotRead(), UnavailableError),
+    ],
+)
+async def test_httpx_errors_outside_its_http_error_tree_are_mapped_too(
+    raised: Exception, expected: type[Exception]
+) -> None:
+    def fails(request: httpx.Request) -> httpx.Response:
+        raise raised
+
+    c = SevdeskClient(
+        base_url="https://my.sevdesk.de/api/v1",
+        token=Secret(TOKEN),
+        gate=WriteGate(tiers=frozenset(Tier)),
+        transport=httpx.MockTransport(fails),
+    )
+    with pytest.raises(expected) as caught:
+        await c.get("/Contact")
+    assert "httpx" not in str(caught.value)
+
+
 async def test_closing_maps_transport_errors_too() -> None:
     class FailsOnClose(httpx.MockTransport):
         async def aclose(self) -> None:

@@ -117,7 +117,7 @@ async def check_transaction(
         less left to book than ``signed``.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    tx = await _read_transaction(client, transaction_id)
+    tx = await read_transaction(client, transaction_id)
     if tx.checkAccount is None or tx.checkAccount.id != account_id:
         other = tx.checkAccount.id if tx.checkAccount else "no account"
         raise ToolError(
@@ -151,7 +151,13 @@ async def check_transaction(
     )
 
 
-async def _read_transaction(client: SevdeskPort, transaction_id: int) -> TransactionState:
+async def read_transaction(client: SevdeskPort, transaction_id: int) -> TransactionState:
+    """:returns: the transaction ``transaction_id``, not deleted.
+
+    :raises PreconditionError: for an unknown transaction.
+    :raises ToolInputError: for a deleted one.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
     model, missing = "CheckAccountTransaction", _TRANSACTION
     tx = await read_one(client, model, transaction_id, TransactionState, missing=missing)
     if tx.deletedAt is not None:
@@ -159,6 +165,16 @@ async def _read_transaction(client: SevdeskPort, transaction_id: int) -> Transac
             f"Transaction {transaction_id} was deleted in sevDesk; choose another transaction."
         )
     return tx
+
+
+async def unbooked_rest(client: SevdeskPort, tx: TransactionState) -> Decimal:
+    """:returns: what is still unbooked of ``tx`` according to its booking log (Q17).
+
+    :raises PreconditionError: if nothing is left.
+    :raises ToolError: if it is marked booked with an empty log.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    return await _remaining(client, tx, tx.amount or ZERO)
 
 
 async def _remaining(client: SevdeskPort, tx: TransactionState, amount: Decimal) -> Decimal:

@@ -3,6 +3,7 @@ meaning, so that a bookkeeper sees what the booking does before approving it."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
 from sevdesk_mcp.domain.lifecycle import Target
@@ -21,6 +22,9 @@ BINDING: Final = (
 TYPE_WORDS: Final = {
     "FULL_PAYMENT": "vollständige Zahlung (full payment, FULL_PAYMENT)",
     "N": "Teilzahlung (partial payment, N)",
+    "CB": "Zahlung mit Skonto (cash discount, CB): the rest is written off, the document is paid",
+    "MTC": "Zahlung abzüglich Geldverkehrskosten (bank fees, MTC): the rest is written off, "
+    "the document is paid",
 }
 
 
@@ -43,7 +47,7 @@ def payment_preview(
         facts.append(Fact("Umsatz (bank transaction)", _transaction(target, transaction, plan)))
     facts += [
         Fact("Offen vorher (open before)", target.euros(target.open_amount)),
-        Fact("Offen danach (open after)", target.euros(target.open_amount - amount)),
+        Fact("Offen danach (open after)", target.euros(_open_after(plan))),
         Fact("Status danach (status after)", word(target.kind, plan.status_after)),
     ]
     return Preview(
@@ -51,6 +55,12 @@ def payment_preview(
         facts=facts,
         warnings=[BINDING, *_doubts(plan, account, transaction)],
     )
+
+
+def _open_after(plan: PaymentPlan) -> Decimal:
+    if plan.payment_type in ("CB", "MTC"):  # closing types settle the document
+        return Decimal(0)
+    return plan.target.open_amount - plan.amount
 
 
 def _party(target: Target) -> str:

@@ -50,6 +50,9 @@ from sevdesk_mcp.sevdesk.paths import api_path
 
 FULL_PAYMENT: Final = "FULL_PAYMENT"
 PARTIAL: Final = "N"
+CASH_DISCOUNT: Final = "CB"
+FEES: Final = "MTC"
+CLOSING: Final = frozenset({CASH_DISCOUNT, FEES})
 CODES: Final = {
     750: "the invoice or credit note is already paid (bezahlt); nothing was booked. Read it "
     "again to see its payments.",
@@ -68,6 +71,7 @@ class PaymentRequest:
     day: dt.date
     check_account_id: int
     transaction_id: int | None = None
+    closing: str | None = None  # CB (cash discount) or MTC (fees): settles with less paid
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +130,8 @@ async def prepare_payment(client: SevdeskPort, request: PaymentRequest) -> Prepa
     """
     amount = _checked(request.amount)
     target = await read_target(client, request.kind, request.document_id)
-    step = Step.PAY_PART if amount < target.open_amount else Step.PAY_REST
+    closes = request.closing in CLOSING and amount < target.open_amount
+    step = Step.PAY_PART if amount < target.open_amount and not closes else Step.PAY_REST
     await _refuse_unpayable(client, target, step)
     if amount > target.open_amount:
         raise ToolError(
@@ -138,7 +143,8 @@ async def prepare_payment(client: SevdeskPort, request: PaymentRequest) -> Prepa
     transaction = None
     if request.transaction_id is not None:
         transaction = await check_transaction(client, request.transaction_id, account.id, signed)
-    payment_type = _payment_type(amount, target, transaction)
+    payment_type = request.closing if closes and request.closing else None
+    payment_type = payment_type or _payment_type(amount, target, transaction)
     body = _body(target, request, account, signed, payment_type)
     plan = PaymentPlan(
         target=target,
@@ -224,13 +230,25 @@ async def _refuse_reversed(client: SevdeskPort, invoice: Target) -> None:
 
 
 def _payment_type(amount: Decimal, target: Target, transaction: TransactionCheck | None) -> str:
-    # FULL_PAYMENT consumes the whole bank transaction (Q28): only when this payment is all of
-    # it, or there is none; a transaction shared with other documents is booked partially (N)
-    if amount != target.open_amount:
+    if transaction is None:
+        return payment_type(amount, target.open_amount, None, None)
+    return payment_type(amount, target.open_amount, transaction.amount, transaction.remaining)
+
+
+def payment_type(
+    amount: Decimal, open_amount: Decimal, tx_amount: Decimal | None, tx_rest: Decimal | None
+) -> str:
+    """:returns: ``FULL_PAYMENT`` or ``N`` for booking ``amount`` on a document with
+    ``open_amount`` open, against a transaction of ``tx_amount`` with ``tx_rest`` unbooked
+    (both ``None`` without a transaction).
+
+    FULL_PAYMENT consumes the whole bank transaction (Q28): only when this payment settles the
+    document and is all of the transaction, or there is none; a transaction shared with other
+    documents is booked partially (N).
+    """
+    if amount != open_amount:
         return PARTIAL
-    if transaction is not None and (
-        transaction.remaining != abs(transaction.amount) or transaction.remaining != amount
-    ):
+    if tx_amount is not None and (tx_rest != abs(tx_amount) or tx_rest != amount):
         return PARTIAL
     return FULL_PAYMENT
 

@@ -35,6 +35,7 @@ from sevdesk_mcp.fake.wire import FakeError
 
 OPEN_TRANSACTION: Final = 100
 BOOKED_TRANSACTION: Final = 400
+PRIVATE_TRANSACTION: Final = 300
 BOOKING_TYPES: Final = frozenset({"FULL_PAYMENT", "N", "CB", "CF", "O", "OF", "MTC"})
 CLOSING_TYPES: Final = frozenset({"CB", "CF", "O", "OF", "MTC"})
 REQUIRED: Final = ("amount", "date", "type", "checkAccount")
@@ -95,6 +96,8 @@ def _transaction(
     transaction = store.transactions.get(parse_ref(raw, "checkAccountTransaction").id)
     if transaction.checkAccount.id != account.id or transaction.deletedAt is not None:
         raise FakeError(422, "The transaction does not belong to the check account")
+    if transaction.status == PRIVATE_TRANSACTION:
+        raise FakeError(422, f"Transaction {transaction.id} is private")
     if transaction.status == BOOKED_TRANSACTION and kind == "FULL_PAYMENT":
         raise FakeError(422, f"Transaction {transaction.id} is already booked")
     return transaction

@@ -14,6 +14,8 @@ from sevdesk_mcp.tools import (
     meta,
     parts,
     parts_write,
+    reconciliation,
+    reconciliation_write,
     reports,
     vouchers,
 )
@@ -30,6 +32,8 @@ ALL_TOOLS: Final[tuple[AnyTool, ...]] = (
     *parts.TOOLS,
     *parts_write.TOOLS,
     *banking.TOOLS,
+    *reconciliation.TOOLS,
+    *reconciliation_write.TOOLS,
     *reports.TOOLS,
 )
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)

@@ -194,6 +194,12 @@ BINDING_CALLS: dict[str, dict[str, Any]] = {
     "sevdesk_cancel_invoice": {"invoice_id": OPEN_INVOICE},
     "sevdesk_credit_note_from_invoice": {"invoice_id": OPEN_INVOICE},
     "sevdesk_reset_document": {"kind": "invoice", "document_id": 700032, "to": "open"},
+    "sevdesk_book_match": {
+        "transaction_id": 900075,
+        "bookings": [{"kind": "invoice", "document_id": 700037}],
+    },
+    "sevdesk_mark_transaction_private": {"transaction_id": 900058},
+    "sevdesk_undo_booking": {"transaction_id": 900065},
 }
 WORDS = ("festschreib", "Storno", "Gutschrift", "Zurücksetzen", "cannot be recalled", "binding")
 

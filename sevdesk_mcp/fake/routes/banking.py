@@ -6,6 +6,9 @@
   ``deletedAt``. ``isBooked=true`` works, ``false`` is ignored (Q13); ``startDate``/``endDate``
   take Unix seconds or ISO and filter on ``entryDate`` (Q19).
 - The booking log filters only on ``checkAccountTransaction[id]`` (Q17).
+- ``PUT /CheckAccountTransaction/{id}`` with ``status`` marks an unbooked transaction private
+  (300) or sets a private one back to unbooked (100); a booked, enshrined or deleted one is
+  refused (422), as is any other status (400). Other fields of the body are ignored.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from sevdesk_mcp.jsontypes import JsonObject
 router = Router()
 
 OPEN_TRANSACTION = 100
+PRIVATE_TRANSACTION = 300
 
 _TX_FILTERS: dict[str, Filter[CheckAccountTransaction]] = {
     "checkAccount[id]": by_ref(lambda t: t.checkAccount),
@@ -110,3 +114,23 @@ def list_transaction_logs(ctx: Context) -> Reply:
     """:returns: the booking log; only ``checkAccountTransaction[id]`` filters (Q17)."""
     rows = filtered(list(ctx.store.transaction_logs), ctx.query, _LOG_FILTERS)
     return list_reply(ctx, rows, lambda entry: to_wire(entry, ctx.store.client_ref))
+
+
+@router.route("PUT", "/CheckAccountTransaction/{id}")
+def update_transaction(ctx: Context) -> Reply:
+    """Mark a transaction private (300) or unbooked again (100).
+
+    :returns: the transaction. :raises FakeError: 404, 400 for another status, 422 for a
+        booked, enshrined or deleted transaction.
+    """
+    transaction = ctx.store.transactions.get(ctx.path_id("CheckAccountTransaction"))
+    status = ctx.json().get("status")
+    wanted = {"100": OPEN_TRANSACTION, "300": PRIVATE_TRANSACTION}.get(str(status))
+    if wanted is None:
+        raise FakeError(400, "status must be 100 (open) or 300 (private)")
+    movable = (OPEN_TRANSACTION, PRIVATE_TRANSACTION)
+    if transaction.status not in movable or transaction.deletedAt or transaction.enshrined:
+        raise FakeError(422, f"Transaction {transaction.id} can no longer change its status")
+    transaction.status = wanted
+    ctx.store.save(transaction)
+    return object_reply(to_wire(transaction, ctx.store.client_ref))

@@ -1,0 +1,79 @@
+"""One transaction paying several documents (a collective payment, Sammelüberweisung).
+
+- The purpose names several documents: they are paid together when the transaction is their
+  open sum (or their sum after the cash discounts of their terms); anchored like a number.
+- The purpose names none, but the payer is a known contact (IBAN or customer number): the
+  subsets of two to four of the contact's open documents whose open sum is the amount are
+  offered as choices, never as confident (several subsets may add up the same).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from itertools import combinations
+from typing import Final
+
+from sevdesk_mcp.domain.money import ZERO, shown
+from sevdesk_mcp.domain.reconciliation.candidate import Candidate, Clues, candidate
+from sevdesk_mcp.domain.reconciliation.evidence import Weight, label
+from sevdesk_mcp.domain.reconciliation.index import DocIndex, cents_of, discounted
+from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Tx
+
+MAX_SUBSET_DOCS: Final = 10
+MAX_PARTS: Final = 4
+
+
+def groups(tx: Tx, docs: DocIndex, clues: Clues) -> list[Candidate]:
+    """:returns: the collective candidates of ``tx``."""
+    named = [d for d, w in clues.numbers.values() if w.anchor and _fits(tx, d)]
+    found = _named(tx, named, clues) if len(named) > 1 else []
+    if not found:
+        for ident in sorted(clues.strong):
+            found += list(_subsets(tx, docs.by_contact.get(ident, []), clues))
+    return found
+
+
+def _fits(tx: Tx, doc: OpenDoc) -> bool:
+    return doc.sign == tx.sign and doc.currency == tx.currency
+
+
+def _named(tx: Tx, docs: list[OpenDoc], clues: Clues) -> list[Candidate]:
+    docs = sorted(docs, key=lambda d: (d.issued or dt.date.min, d.id))
+    total = sum((d.open for d in docs), ZERO)
+    cheaper = sum((discounted(d) or d.open for d in docs), ZERO)
+    names = ", ".join(label(d) for d in docs)
+    number = Weight(0.55, f"the purpose names {names}", anchor=True)
+    party = _party(docs, clues)
+    if tx.rest == total:
+        fit = Weight(0.35, f"the amount {shown(tx.rest)} is exactly their open sum")
+        return [candidate(docs, "full", [number, fit, party])]
+    if tx.rest == cheaper and cheaper != total:
+        fit = Weight(0.30, "their open sum less the cash discounts of their payment terms")
+        return [candidate(docs, "cash_discount", [number, fit, party])]
+    if tx.rest < total:
+        fit = Weight(-0.25, f"{shown(tx.rest)} of their open sum {shown(total)}: paid in part")
+        return [candidate(docs, "partial", [number, fit, party])]
+    return []
+
+
+def _party(docs: list[OpenDoc], clues: Clues) -> Weight | None:
+    weights = {clues.parties.get(d.contact_id) for d in docs if d.contact_id is not None}
+    return next(iter(weights)) if len(weights) == 1 else None
+
+
+def _subsets(tx: Tx, own: list[OpenDoc], clues: Clues) -> Iterator[Candidate]:
+    pool = sorted((d for d in own if _fits(tx, d)), key=lambda d: d.id)[:MAX_SUBSET_DOCS]
+    target = cents_of(tx.rest)
+    amounts = [cents_of(d.open) for d in pool]
+    hits = [
+        combo
+        for size in range(2, min(MAX_PARTS, len(pool)) + 1)
+        for combo in combinations(range(len(pool)), size)
+        if sum(amounts[i] for i in combo) == target
+    ]
+    for combo in hits:
+        docs = [pool[i] for i in combo]
+        why = f"{len(docs)} open documents of the contact add up to the amount"
+        alone = Weight(0.10, "no other set of its open documents does") if len(hits) == 1 else None
+        yield candidate(docs, "full", [Weight(0.35, why), _party(docs, clues), alone])

@@ -1,0 +1,198 @@
+"""The scorer: for each transaction, the documents it may pay, with a confidence and reasons.
+
+A suggestion is *confident* only when its confidence is at least :data:`CONFIDENT`, it is
+anchored (a document number in the purpose, or the only open document of the contact its IBAN
+or customer number names with that amount), it books in the account's currency, and the next
+suggestion is at least :data:`MARGIN` behind. Everything else is offered as choices, never
+booked as confident. Candidates come from the indexes; no transaction meets every document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from sevdesk_mcp.domain.reconciliation import collective
+from sevdesk_mcp.domain.reconciliation.candidate import Candidate, Clues, candidate
+from sevdesk_mcp.domain.reconciliation.category import category_of
+from sevdesk_mcp.domain.reconciliation.evidence import Weight, amount_fit, date_weight, label
+from sevdesk_mcp.domain.reconciliation.index import DocIndex, PartyIndex, cents_of
+from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Party, Tx
+from sevdesk_mcp.domain.reconciliation.text import (
+    NumberToken,
+    iban,
+    name_tokens,
+    near_misses,
+    numbers_in,
+    prefix_of,
+    similar,
+)
+
+CONFIDENT: Final = 0.85
+MARGIN: Final = 0.15
+SHOWN: Final = 0.30
+MAX_SHOWN: Final = 3
+MAX_PER_CONTACT: Final = 50
+MAX_PER_AMOUNT: Final = 20
+UNIQUE: Final = 0.25
+Status = Literal["confident", "choices", "no_match"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the scorer says about one transaction."""
+
+    tx: Tx
+    status: Status
+    candidates: tuple[Candidate, ...]
+    category: str | None
+
+
+class Scorer:
+    """Scores transactions against one set of open documents and contacts."""
+
+    def __init__(self, docs: Iterable[OpenDoc], parties: Iterable[Party]) -> None:
+        self.docs = DocIndex.of(docs)
+        self.parties = PartyIndex.of(parties)
+
+    def judge(self, tx: Tx) -> Verdict:
+        """:returns: the verdict on ``tx``."""
+        tokens = numbers_in(tx.purpose)
+        clues = Clues(self._numbers(tokens), *self._parties(tx, tokens))
+        found = [self._single(tx, doc, clues) for doc in self._candidates(tx, clues)]
+        found += collective.groups(tx, self.docs, clues)
+        return decide(tx, found)
+
+    def _candidates(self, tx: Tx, clues: Clues) -> list[OpenDoc]:
+        seen: dict[tuple[str, int], OpenDoc] = {}
+        same = self.docs.by_amount.get(tx.sign * cents_of(tx.rest), [])
+        pools = [same if len(same) <= MAX_PER_AMOUNT else []]  # a common amount tells nothing
+        pools += [self.docs.by_contact.get(ident, [])[:MAX_PER_CONTACT] for ident in clues.parties]
+        pools += [self.docs.by_word.get(w, [])[:MAX_PER_AMOUNT] for w in clues.payer]
+        pools.append([doc for doc, _ in clues.numbers.values()])
+        for pool in pools:
+            for doc in pool:
+                if doc.sign == tx.sign:
+                    seen.setdefault(doc.key, doc)
+        return list(seen.values())
+
+    def _numbers(self, tokens: list[NumberToken]) -> dict[tuple[str, int], tuple[OpenDoc, Weight]]:
+        found: dict[tuple[str, int], tuple[OpenDoc, Weight]] = {}
+        for token in (t for t in tokens if not t.customer):
+            exact = self.docs.by_number.get(token.digits, [])
+            for doc in exact:
+                found.setdefault(doc.key, (doc, self._named(doc, token)))
+            if exact:
+                continue
+            for near in near_misses(token.digits):
+                for doc in self.docs.by_number.get(near, []):
+                    why = f"the purpose's {token.digits} is one typo away from {label(doc)}"
+                    found.setdefault(doc.key, (doc, Weight(0.30, why)))
+        return found
+
+    def _named(self, doc: OpenDoc, token: NumberToken) -> Weight:
+        own = prefix_of(doc.number)
+        if doc.kind != "voucher" and token.prefix in self.docs.prefixes and token.prefix != own:
+            why = f"the purpose names {token.prefix.upper()} {token.digits}, not {label(doc)}"
+            return Weight(0.30, why)
+        if token.read_as is not None:
+            why = f"the purpose names {label(doc)} (written {token.read_as!r})"
+            return Weight(0.50, why, anchor=True)
+        return Weight(0.55, f"the purpose names {label(doc)}", anchor=True)
+
+    def _parties(
+        self, tx: Tx, tokens: list[NumberToken]
+    ) -> tuple[dict[int, Weight], frozenset[int], frozenset[str]]:
+        found: dict[int, list[str]] = {}
+        compact = iban(tx.iban)
+        for party in self.parties.by_iban.get(compact, []) if compact else []:
+            found.setdefault(party.id, []).append("the IBAN is the contact's")
+        for token in (t for t in tokens if t.customer):
+            known = self.parties.by_customer.get(token.digits.lstrip("0"))
+            if known is not None:
+                found.setdefault(known.id, []).append("the customer number is the contact's")
+        strong = frozenset(found)
+        payer = name_tokens(tx.counterparty)
+        for ident in sorted(self.parties.named(payer)):
+            if similar(self.parties.words[ident], payer) >= 0.5:
+                found.setdefault(ident, []).append("the payer's name is the contact's")
+        return {i: _party_weight(r) for i, r in found.items()}, strong, payer
+
+    def _single(self, tx: Tx, doc: OpenDoc, clues: Clues) -> Candidate:
+        fit = amount_fit(tx, doc)
+        named = clues.numbers.get(doc.key)
+        number = named[1] if named is not None else None
+        if number is not None and not number.anchor and fit.settle != "full":
+            number = Weight(0.10, number.reason)
+        party = clues.parties.get(doc.contact_id) if doc.contact_id is not None else None
+        if doc.contact_id is None and similar(name_tokens(doc.party), clues.payer) >= 0.5:
+            party = Weight(0.15, "the payee's name is the receipt's supplier")
+        unique = None
+        named_other = any(w.anchor for _, w in clues.numbers.values())
+        if not named_other and doc.contact_id in clues.strong and fit.settle != "partial":
+            unique = self._unique(tx, doc)
+        if number is not None and fit.settle == "partial" and self._exact_other(tx, doc):
+            why = f"{number.reason}, but another open document of the contact is this amount"
+            number = Weight(0.30, why)
+        if number is not None and number.value == 0.30 and party is not None:  # typo + party
+            number = Weight(number.value, number.reason, anchor=fit.settle == "full")
+        return candidate(
+            [doc], fit.settle, [number, fit.weight, party, unique, date_weight(tx, doc)]
+        )
+
+    def _exact_other(self, tx: Tx, doc: OpenDoc) -> bool:
+        same = self.docs.by_amount.get(tx.sign * cents_of(tx.rest), [])
+        return any(d.contact_id == doc.contact_id and d.key != doc.key for d in same)
+
+    def _unique(self, tx: Tx, doc: OpenDoc) -> Weight | None:
+        assert doc.contact_id is not None  # the caller checked
+        fit = amount_fit(tx, doc).weight.value
+        same = [
+            d
+            for d in self.docs.by_contact.get(doc.contact_id, [])
+            if d.sign == doc.sign and amount_fit(tx, d).weight.value >= fit
+        ]
+        if len(same) != 1:
+            return None
+        return Weight(UNIQUE, "it is the contact's only open document this amount fits", True)
+
+
+def _party_weight(reasons: list[str]) -> Weight:
+    first = reasons[0]
+    value = {
+        "the IBAN is the contact's": 0.25,
+        "the customer number is the contact's": 0.20,
+    }.get(first, 0.15)
+    if len(reasons) > 1:
+        value += 0.05
+    return Weight(value, " and ".join(reasons))
+
+
+def decide(tx: Tx, found: list[Candidate]) -> Verdict:
+    """:returns: the verdict from the candidates: the best first, each document set once."""
+    best: dict[tuple[tuple[str, int], ...], Candidate] = {}
+    for one in found:
+        kept = best.get(one.keys)
+        if kept is None or one.score > kept.score:
+            best[one.keys] = one
+    ordered = sorted(best.values(), key=lambda c: (-c.score, len(c.docs), c.keys))
+    shown = tuple(c for c in ordered if c.score >= SHOWN)[:MAX_SHOWN]
+    if shown and _confident(shown):
+        return Verdict(tx, "confident", shown, None)
+    return Verdict(tx, "choices" if shown else "no_match", shown, category_of(tx))
+
+
+def _confident(shown: tuple[Candidate, ...]) -> bool:
+    top = shown[0]
+    if top.score < CONFIDENT or not top.anchored or top.settle == "foreign":
+        return False
+    return len(shown) == 1 or top.score - shown[1].score >= MARGIN
+
+
+def reconcile(
+    txs: Iterable[Tx], docs: Iterable[OpenDoc], parties: Iterable[Party]
+) -> list[Verdict]:
+    """:returns: a verdict per transaction, in the order given."""
+    scorer = Scorer(docs, parties)
+    return [scorer.judge(tx) for tx in txs]

@@ -1,0 +1,102 @@
+"""Undoing the bookings of a transaction, as far as sevDesk allows (Q29).
+
+sevDesk has no request that removes one booking: only resetting a document to open
+(``…/resetToOpen``) takes bookings back, and it takes back ALL of that document's bookings,
+also those of other transactions. So the undo resets each document the transaction was booked
+against, with the rules and refusals of :mod:`sevdesk_mcp.domain.resets` (cancelled invoices,
+invoices with a credit note, enshrined receipts), and the preview names every other booking
+that goes with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain.banking import bookings_for
+from sevdesk_mcp.domain.lifecycle import TargetKind, Written
+from sevdesk_mcp.domain.payment_checks import read_transaction
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.resets import ResetPlan, execute_reset, prepare_reset
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.preview import Fact, Preview
+
+KINDS: Final[dict[str, TargetKind]] = {
+    "Invoice": "invoice",
+    "CreditNote": "credit_note",
+    "Voucher": "voucher",
+}
+CONSEQUENCE: Final = (
+    "sevDesk cannot remove a single booking: each document below is reset to open "
+    "(Zurücksetzen auf offen), which removes ALL of its bookings, also those of other bank "
+    "transactions listed below; they become unbooked and must be booked again."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class UndoPlan:
+    """The documents to reset, in order."""
+
+    transaction_id: int
+    resets: tuple[ResetPlan, ...]
+
+
+class Undone(msgspec.Struct, frozen=True, kw_only=True):
+    """The documents as read back after the resets."""
+
+    transaction_id: int
+    documents: list[Written]
+
+
+async def prepare_undo(client: SevdeskPort, transaction_id: int) -> Prepared[UndoPlan]:
+    """:returns: the preview and the plan of undoing the transaction's bookings.
+
+    :raises ToolError: if nothing is booked, a booking is on something else than a document,
+        or a document cannot be reset.
+    :raises PreconditionError: for an unknown transaction.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    tx = await read_transaction(client, transaction_id)
+    logs, _ = await bookings_for(client, [tx.id])
+    targets: dict[tuple[TargetKind, int], None] = {}
+    for entry in logs[tx.id]:
+        kind = KINDS.get(entry.object.objectName) if entry.object else None
+        if kind is None or entry.object is None:
+            raise ToolError(
+                f"Transaction {tx.id} is booked on something that is not an invoice, credit "
+                "note or receipt; undo that booking in sevDesk itself."
+            )
+        targets[kind, entry.object.id] = None
+    if not targets:
+        raise ToolError(
+            f"Transaction {tx.id} has no bookings to undo. A private transaction is set back "
+            "with private=false instead."
+        )
+    prepared = [await prepare_reset(client, kind, ident, "open") for kind, ident in targets]
+    facts = [
+        Fact(f"{p.plan.target.label} — {f.label}", f.value)
+        for p in prepared
+        for f in p.preview.facts
+    ]
+    warnings = [CONSEQUENCE, *dict.fromkeys(w for p in prepared for w in p.preview.warnings[1:])]
+    preview = Preview(
+        action=f"Buchungen zurücknehmen (undo the bookings of transaction {tx.id})",
+        facts=facts,
+        warnings=warnings,
+    )
+    return Prepared(preview, UndoPlan(tx.id, tuple(p.plan for p in prepared)))
+
+
+async def execute_undo(client: SevdeskPort, plan: UndoPlan, progress: Progress) -> Undone:
+    """Reset each document once, in order, reading each back.
+
+    :returns: the documents now.
+    :raises ToolError: for a known refusal (170).
+    :raises OutcomeUnknownError: if a reset was sent and no answer arrived.
+    :raises UpstreamError: if a write or a read-back fails.
+    """
+    done = [await execute_reset(client, reset, progress) for reset in plan.resets]
+    return Undone(transaction_id=plan.transaction_id, documents=done)

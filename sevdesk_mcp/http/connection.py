@@ -24,10 +24,9 @@ Rules:
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Final
 
@@ -49,20 +48,40 @@ Handler = Callable[["Exchange"], Awaitable[None]]
 HeadEvent = h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]
 
 CLIENT_CLOSED: Final = 499  # logged only (nginx's convention); never sent
-_BARE_LF: Final = re.compile(rb"(?<!\r)\n")
 _REASONS: Final = {status.value: status.phrase.encode("ascii") for status in HTTPStatus}
+_FRAMING: Final = frozenset({"connection", "content-length", "transfer-encoding"})
 _json_encoder = msgspec.json.Encoder()
+
+
+def header_block(headers: HeaderList) -> bytes:
+    """:returns: ``headers`` as the lines h11 would write for them, checked by h11 once.
+
+    :raises h11.LocalProtocolError: for a name or value h11 would refuse to send.
+    :raises ValueError: for a header that decides the framing (h11 must see those).
+    """
+    if any(name.lower() in _FRAMING for name, _ in headers):
+        raise ValueError("framing headers cannot be fixed headers of every response")
+    response = h11.Response(status_code=200, headers=headers)
+    return b"".join(b"%s: %s\r\n" % pair for pair in response.headers.raw_items())
 
 
 @dataclass(frozen=True, slots=True)
 class Wiring:
-    """What every connection of a server shares."""
+    """What every connection of a server shares.
+
+    :ivar base_block: ``base_headers`` as bytes, validated once when the wiring is built and
+        written into every response head as is (h11 validates only the per-response headers).
+    """
 
     handler: Handler
     limits: Limits
     base_headers: HeaderList
     log: AccessLog
     lifecycle: Lifecycle
+    base_block: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "base_block", header_block(self.base_headers))
 
 
 class Exchange:
@@ -107,26 +126,41 @@ class Exchange:
         return await self._conn.read_body(self, max_bytes)
 
     async def respond(self, status: int, headers: HeaderList, body: bytes = b"") -> None:
-        """Send a complete response, in one write (the head alone for a ``HEAD`` request)."""
+        """Send a complete response, in one write (the head alone for a ``HEAD`` request).
+
+        :raises h11.LocalProtocolError: for a header h11 refuses to send.
+        """
+        conn = self._conn.h11
         head = self._head(status, [*headers, ("content-length", str(len(body)))])
         body = b"" if self.request.method == "HEAD" else body
-        events: list[h11.Event] = [head, h11.Data(data=body)] if body else [head]
-        await self._conn.send(*events, h11.EndOfMessage())
+        data = (conn.send(h11.Data(data=body)) or b"") if body else b""
+        await self._conn.write(head + data + (conn.send(h11.EndOfMessage()) or b""))
         self.status = status
         self.sent_bytes += len(body)
 
     async def start(self, status: int, headers: HeaderList) -> None:
-        """Send the status line and headers; the body follows with :meth:`send`."""
-        await self._conn.send(self._head(status, headers))
+        """Send the status line and headers; the body follows with :meth:`send`.
+
+        :raises h11.LocalProtocolError: for a header h11 refuses to send.
+        """
+        await self._conn.write(self._head(status, headers))
         self.status = status
 
-    def _head(self, status: int, headers: HeaderList) -> h11.Response:
-        closing = self._last or self._conn.h11.their_state is not h11.DONE
-        all_headers = [*self._conn.wiring.base_headers, *headers]
-        if closing:
-            all_headers.append(("connection", "close"))
+    def _head(self, status: int, headers: HeaderList) -> bytes:
+        """:returns: the response head: h11 writes it from ``headers`` (and keeps its state),
+        the connection's fixed headers are put in right after the status line."""
+        if self._last or self._conn.h11.their_state is not h11.DONE:
+            headers = [*headers, ("connection", "close")]
         reason = _REASONS.get(status, b"")
-        return h11.Response(status_code=status, headers=all_headers, reason=reason)
+        event = h11.Response(status_code=status, headers=headers, reason=reason)
+        head = self._conn.h11.send(event) or b""
+        line_end = head.index(b"\r\n") + 2
+        return head[:line_end] + self._conn.wiring.base_block + head[line_end:]
+
+    def abort(self, reason: str) -> None:
+        """Give the answer up (the client left, or the connection failed): the handler is
+        cancelled at its next checkpoint, and the request logged as ``aborted``."""
+        self._conn.abort(self, reason)
 
     async def send(self, data: bytes) -> None:
         """Send a piece of the body."""
@@ -246,7 +280,7 @@ class HttpConnection:
         raw_head = buffered if end < 0 else buffered[: end + 4]
         if len(raw_head) > self.wiring.limits.max_header_bytes:
             raise HttpError(431, "The request head is too large.")
-        if _BARE_LF.search(raw_head):
+        if raw_head.count(b"\n") != raw_head.count(b"\r\n"):  # a LF without its CR
             raise HttpError(400, "Malformed request: bare LF line endings.")
 
     def _check_head(self, event: h11.Request) -> Request:
@@ -304,14 +338,13 @@ class HttpConnection:
     def _body_done(self, exchange: Exchange) -> None:
         """From now on the client leaving cancels the handler (rule 5)."""
         exchange.body_read = True
-        scope = self._scope
+        self._reader.arm(lambda reason: self.abort(exchange, reason))
 
-        def abort(reason: str) -> None:
-            exchange.aborted = reason
-            if scope is not None:
-                scope.cancel()
-
-        self._reader.arm(abort)
+    def abort(self, exchange: Exchange, reason: str) -> None:
+        """Record why ``exchange`` is given up and cancel its running handler."""
+        exchange.aborted = reason
+        if self._scope is not None:
+            self._scope.cancel()
 
     async def read_body(self, exchange: Exchange, max_bytes: int) -> bytes:
         """:returns: the body of the current request (see :meth:`Exchange.read_body`)."""
@@ -320,12 +353,10 @@ class HttpConnection:
         length = exchange.request.headers.get("content-length")
         if length is not None and int(length.split(",")[0]) > max_bytes:
             raise HttpError(413, f"The body is larger than {max_bytes} bytes.")
-        remaining = (
-            self._first_byte_at + self.wiring.limits.receive_deadline_s - anyio.current_time()
-        )
         body = bytearray()
         if not self._take_chunks(body, max_bytes):  # a body read whole with its head needs no
-            with anyio.move_on_after(remaining) as scope:  # deadline, nor a 100 Continue
+            deadline = self._first_byte_at + self.wiring.limits.receive_deadline_s
+            with anyio.CancelScope(deadline=deadline) as scope:  # deadline, nor a 100 Continue
                 await self._continue()
                 await self._read_chunks(body, max_bytes)
             if scope.cancelled_caught:
@@ -367,7 +398,10 @@ class HttpConnection:
 
     async def send(self, *events: h11.Event) -> None:
         """Write h11 events to the socket, in one write."""
-        data = b"".join(self.h11.send(event) or b"" for event in events)
+        await self.write(b"".join(self.h11.send(event) or b"" for event in events))
+
+    async def write(self, data: bytes) -> None:
+        """Write bytes h11 produced to the socket (nothing for none)."""
         if data:
             await self._stream.send(data)
 

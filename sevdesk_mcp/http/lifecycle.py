@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import anyio
 
 
@@ -20,16 +17,19 @@ class Lifecycle:
         self.active = 0
         self._idle: anyio.Event | None = None
 
-    @contextmanager
-    def handling(self) -> Iterator[None]:
-        """Count one request as active while the block runs."""
+    def handling(self) -> Handling:
+        """:returns: a context that counts one request as active while its block runs."""
+        return Handling(self)
+
+    def start(self) -> None:
+        """Count one request as active."""
         self.active += 1
-        try:
-            yield
-        finally:
-            self.active -= 1
-            if not self.active and self._idle is not None:
-                self._idle.set()
+
+    def finish(self) -> None:
+        """Count one request less as active; the last one wakes a waiting :meth:`drain`."""
+        self.active -= 1
+        if not self.active and self._idle is not None:
+            self._idle.set()
 
     async def drain(self, grace_s: float) -> None:
         """Start shutting down; return when no request is active or ``grace_s`` has passed."""
@@ -38,3 +38,19 @@ class Lifecycle:
         if self.active:
             with anyio.move_on_after(grace_s):
                 await self._idle.wait()
+
+
+class Handling:
+    """One request counted as active (a class, not a generator: it is entered on every
+    request)."""
+
+    __slots__ = ("_lifecycle",)
+
+    def __init__(self, lifecycle: Lifecycle) -> None:
+        self._lifecycle = lifecycle
+
+    def __enter__(self) -> None:
+        self._lifecycle.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._lifecycle.finish()

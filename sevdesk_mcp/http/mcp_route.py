@@ -14,7 +14,9 @@
 - The answer is JSON. It becomes an SSE stream (``text/event-stream``) only when the request
   produces a notification before its answer (progress with a ``progressToken``, logs with a log
   level) and the client accepts event streams; a client that lists only ``text/event-stream``
-  gets every answer as a stream. ``Accept`` is never a reason to refuse (no 406).
+  gets every answer as a stream. ``Accept`` is never a reason to refuse (no 406). The handler
+  writes each event itself as it notifies (no queue, no second task); a connection that fails
+  meanwhile gives the request up (the handler is cancelled, logged as ``aborted``).
 - The server cannot send requests to the client here: there is no channel for the answers.
   2025-era requests that need a human decision get the core's actionable error instead.
 """
@@ -22,10 +24,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, Literal
+from typing import Final
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+import anyio.lowlevel
 
 from sevdesk_mcp.errors import INVALID_REQUEST, HttpError, ProtocolError
 from sevdesk_mcp.http.connection import SOCKET_ERRORS, Exchange
@@ -33,24 +35,31 @@ from sevdesk_mcp.http.messages import JSON_TYPE, Headers
 from sevdesk_mcp.mcp import jsonrpc, streamable
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import PeerRequestError
-from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
-from sevdesk_mcp.mcp.envelope import RequestMeta
+from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.types import MODERN_VERSION, Era, JsonObject
 
 SSE_TYPE: Final = "text/event-stream"
 MCP_HEADER_PREFIX: Final = "mcp-"
-MAX_QUEUED_MESSAGES: Final = 64
 SSE_HEADERS: Final = [("content-type", SSE_TYPE), ("x-accel-buffering", "no")]
-
-_Kind = Literal["notification", "answer"]
-_Out = tuple[_Kind, JsonObject]
+SEND_FAILED: Final = "the connection failed while answering"
 
 
 class HttpPeer:
-    """The way back to the client during one request: notifications only, no requests."""
+    """The way back to the client during one request: notifications only, no requests.
 
-    def __init__(self, send: MemoryObjectSendStream[_Out] | None) -> None:
-        self._send = send
+    The first message sent through it turns the response into an event stream; the handler
+    that notifies writes each event itself (no queue, no second task), one at a time and in the
+    order the notifications were made, also when several tasks of the handler notify at once.
+
+    :param exchange: the request's exchange, or ``None`` when the client takes no event
+        stream (notifications are then dropped).
+    :ivar streaming: whether the event stream has started.
+    """
+
+    def __init__(self, exchange: Exchange | None) -> None:
+        self._exchange = exchange
+        self._lock: anyio.Lock | None = None  # made by the first event: most requests send none
+        self.streaming = False
 
     @property
     def can_request(self) -> bool:
@@ -58,10 +67,33 @@ class HttpPeer:
         return False
 
     async def notify(self, method: str, params: JsonObject) -> None:
-        """Queue a notification for the response stream; dropped if the client takes none."""
-        if self._send is not None:
-            notification: JsonObject = {"jsonrpc": "2.0", "method": method, "params": params}
-            await self._send.send(("notification", notification))
+        """Send a notification as an event; dropped if the client takes no event stream.
+
+        If the connection fails, the request is given up: the handler is cancelled here.
+        """
+        if self._exchange is None:
+            return
+        notification: JsonObject = {"jsonrpc": "2.0", "method": method, "params": params}
+        try:
+            await self.send_event(jsonrpc.encode(notification))
+        except SOCKET_ERRORS:
+            self._exchange.abort(SEND_FAILED)
+            await anyio.lowlevel.checkpoint()  # the cancellation of the handler, raised here
+
+    async def send_event(self, data: bytes) -> None:
+        """Send one JSON-RPC message (``data``, encoded) as an event, starting the stream.
+
+        :raises OSError: (or anyio's broken or closed resource error) if the socket failed.
+        """
+        exchange = self._exchange
+        assert exchange is not None  # only called for a client that takes event streams
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:  # tasks of one handler notify at once; events go out in order
+            if not self.streaming:
+                await exchange.start(200, SSE_HEADERS)
+                self.streaming = True
+            await exchange.send(b"event: message\ndata: " + data + b"\n\n")
 
     async def request(self, method: str, params: JsonObject, timeout_s: float) -> JsonObject:
         """:raises PeerRequestError: always."""
@@ -83,7 +115,10 @@ class McpRoute:
         self._max_body_bytes = max_body_bytes
 
     async def __call__(self, exchange: Exchange) -> None:
-        """Serve one POST."""
+        """Serve one POST.
+
+        :raises HttpError: 415 for another media type, the body's refusals (413, 408, 400).
+        """
         headers = exchange.request.headers
         media_type = (headers.get("content-type") or "").partition(";")[0].strip().lower()
         if media_type != JSON_TYPE:
@@ -111,6 +146,8 @@ class McpRoute:
             await exchange.respond(202, [])
 
     async def _request(self, exchange: Exchange, request: jsonrpc.Request) -> None:
+        """Answer with JSON, or with an event stream once a notification comes first (or when
+        the client takes only event streams)."""
         exchange.notes["mcp_method"] = request.method  # masked, then cut, by the access log
         headers = exchange.request.headers
         try:
@@ -121,64 +158,27 @@ class McpRoute:
             return
         era: Era = "legacy" if meta is None else "modern"
         exchange.notes["era"] = era
-        if meta is not None and _quiet(meta) and _accepts_json(headers):
-            await self._answer(exchange, request, meta)
-            return
-        send, receive = anyio.create_memory_object_stream[_Out](MAX_QUEUED_MESSAGES)
-        peer = HttpPeer(send if _accepts_stream(headers) else None)
+        peer = HttpPeer(exchange if _accepts_stream(headers) else None)
         conn = streamable.open_connection(request, meta, headers, peer, self._principal)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._dispatch, request, conn, meta, send)
-            try:
-                await _deliver(exchange, receive, era, json_ok=_accepts_json(headers))
-            except SOCKET_ERRORS:  # handled here: the task group would wrap it in a group
-                exchange.aborted = "the connection failed while answering"
-                tg.cancel_scope.cancel()
-
-    async def _answer(
-        self, exchange: Exchange, request: jsonrpc.Request, meta: RequestMeta
-    ) -> None:
-        """Serve a 2026-07-28 request that cannot notify, as JSON: no stream, no second task."""
-        conn = Connection(peer=HttpPeer(None), principal=self._principal)
-        answer = await Dispatcher(self._build_app()).handle(request, conn, meta)
-        await _send_json(exchange, streamable.http_status(answer, "modern"), answer)
-
-    async def _dispatch(
-        self,
-        request: jsonrpc.Request,
-        conn: Connection,
-        meta: RequestMeta | None,
-        send: MemoryObjectSendStream[_Out],
-    ) -> None:
-        async with send:
-            answer = await Dispatcher(self._build_app()).handle(request, conn, meta)
-            await send.send(("answer", answer))
-
-
-async def _deliver(
-    exchange: Exchange, receive: MemoryObjectReceiveStream[_Out], era: Era, *, json_ok: bool
-) -> None:
-    """Answer with JSON, or switch to an event stream once a notification comes first."""
-    streaming = False
-    async with receive:
-        async for kind, message in receive:
-            status = streamable.http_status(message, era) if kind == "answer" else 200
-            if not streaming and (status != 200 or (kind == "answer" and json_ok)):
-                await _send_json(exchange, status, message)
-                return
-            if not streaming:
-                await exchange.start(200, SSE_HEADERS)
-                streaming = True
-            await exchange.send(b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n")
-    if streaming:
-        await exchange.finish()
+        answer, data = await Dispatcher(self._build_app()).handle_encoded(request, conn, meta)
+        status = streamable.http_status(answer, era)
+        if peer.streaming or (status == 200 and not _accepts_json(headers)):
+            await peer.send_event(data)
+            await exchange.finish()
+        else:
+            await _send_encoded(exchange, status, answer, data)
 
 
 async def _send_json(exchange: Exchange, status: int, answer: JsonObject) -> None:
+    await _send_encoded(exchange, status, answer, jsonrpc.encode(answer))
+
+
+async def _send_encoded(exchange: Exchange, status: int, answer: JsonObject, data: bytes) -> None:
+    """Send ``answer``, already encoded as ``data``."""
     error = answer.get("error")
     if isinstance(error, dict):
         exchange.notes["rpc_error"] = str(error.get("code"))
-    await exchange.respond(status, [("content-type", JSON_TYPE)], jsonrpc.encode(answer))
+    await exchange.respond(status, [("content-type", JSON_TYPE)], data)
 
 
 def _repeated_mcp_header(headers: Headers) -> JsonObject | None:
@@ -193,13 +193,6 @@ def _repeated_mcp_header(headers: Headers) -> JsonObject | None:
                 "each MCP header once, with one value",
             )
     return None
-
-
-def _quiet(meta: RequestMeta) -> bool:
-    """:returns: whether serving a 2026-07-28 request cannot send notifications: they need a
-    ``progressToken`` or a log level in its ``_meta``, so a client that accepts JSON gets one
-    JSON object. (On the 2025 era a server may log unasked, so it always gets the stream.)"""
-    return meta.progress_token is None and meta.log_level is None
 
 
 def _accepts_stream(headers: Headers) -> bool:

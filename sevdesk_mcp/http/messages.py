@@ -20,11 +20,14 @@ class Headers:
     __slots__ = ("_count", "_values")
 
     def __init__(self, raw: Sequence[tuple[bytes, bytes]]) -> None:
-        self._values: dict[str, list[str]] = {}
+        values: dict[str, list[str]] = {}
         for k, v in raw:
-            self._values.setdefault(k.decode("latin-1").lower(), []).append(
-                v.decode("latin-1").strip()
-            )
+            name, value = k.decode("latin-1").lower(), v.decode("latin-1").strip()
+            if name in values:
+                values[name].append(value)
+            else:
+                values[name] = [value]
+        self._values = values
         self._count = len(raw)
 
     def get(self, name: str) -> str | None:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -80,9 +79,16 @@ class InflightLimiter:
         self._counts: dict[str, int] = {}
         self.total = 0
 
-    @contextmanager
-    def slot(self, key: str) -> Iterator[None]:
-        """Hold a slot for one request of ``key``.
+    def slot(self, key: str) -> InflightSlot:
+        """:returns: a slot for one request of ``key``, held while its ``with`` block runs.
+
+        Entering it raises :class:`HttpError`: 429 if the client has too many requests running,
+        503 if the server has.
+        """
+        return InflightSlot(self, key)
+
+    def take(self, key: str) -> None:
+        """Count one more request of ``key`` in flight.
 
         :raises HttpError: 429 if the client has too many requests running, 503 if the server has.
         """
@@ -95,10 +101,28 @@ class InflightLimiter:
             raise HttpError(503, "The server is busy; retry shortly.", headers=RETRY_SOON)
         self._counts[key] = count + 1
         self.total += 1
-        try:
-            yield
-        finally:
-            self.total -= 1
-            self._counts[key] -= 1
-            if not self._counts[key]:
-                del self._counts[key]
+
+    def give_back(self, key: str) -> None:
+        """Count one request of ``key`` less in flight."""
+        self.total -= 1
+        self._counts[key] -= 1
+        if not self._counts[key]:
+            del self._counts[key]
+
+
+class InflightSlot:
+    """One request's place among those in flight (a class, not a generator: it is entered on
+    every request)."""
+
+    __slots__ = ("_key", "_limiter")
+
+    def __init__(self, limiter: InflightLimiter, key: str) -> None:
+        self._limiter = limiter
+        self._key = key
+
+    def __enter__(self) -> None:
+        """:raises HttpError: 429 or 503 (see :meth:`InflightLimiter.take`)."""
+        self._limiter.take(self._key)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._limiter.give_back(self._key)

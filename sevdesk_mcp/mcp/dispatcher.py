@@ -18,6 +18,8 @@ The dispatcher is the redaction choke point of the protocol (threat case F02): e
 returns (tool results with their text and ``structuredContent``, previews in input requests,
 JSON-RPC errors) and every message a handler sends the client through ``ctx.peer`` (progress,
 log messages, elicitation requests) passes :data:`~sevdesk_mcp.safety.redact.REDACTOR` first.
+:meth:`Dispatcher.handle_encoded` checks the answer's encoded text and hands that text on, so a
+clean answer is encoded once.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ from sevdesk_mcp.mcp import envelope, methods
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import Peer, RequestContext
 from sevdesk_mcp.mcp.envelope import Handshake, RequestMeta
-from sevdesk_mcp.mcp.jsonrpc import Request, error_answer, result_answer
-from sevdesk_mcp.mcp.types import LEGACY_VERSIONS, META_SERVER_INFO, JsonObject, LogLevel
+from sevdesk_mcp.mcp.jsonrpc import Request, encode, error_answer, result_answer
+from sevdesk_mcp.mcp.types import LEGACY_VERSIONS, META_SERVER_INFO, Era, JsonObject, LogLevel
 from sevdesk_mcp.safety.redact import REDACTOR
 
 log = logging.getLogger("sevdesk_mcp")
@@ -139,6 +141,18 @@ class Dispatcher:
         """
         return REDACTOR.scrub_object(await self._answer(request, conn, meta))
 
+    async def handle_encoded(
+        self, request: Request, conn: Connection, meta: RequestMeta | None = None
+    ) -> tuple[JsonObject, bytes]:
+        """:returns: the JSON-RPC answer to ``request``, redacted, and its JSON text: a clean
+        answer is encoded once, for the redaction check and for sending.
+
+        :raises TypeError: (or ``msgspec.EncodeError``) for an answer that is not JSON data,
+            which :meth:`handle` would return for its transport to fail on.
+        """
+        answer = await self._answer(request, conn, meta)
+        return REDACTOR.scrub_encoded(answer, encode)
+
     async def _answer(
         self, request: Request, conn: Connection, meta: RequestMeta | None
     ) -> JsonObject:
@@ -179,16 +193,7 @@ class Dispatcher:
         handler = MODERN_METHODS.get(request.method)
         if handler is None:
             raise _not_found(request.method)
-        ctx = RequestContext(
-            era="modern",
-            protocol_version=meta.protocol_version,
-            client_capabilities=meta.client_capabilities,
-            principal=conn.principal,
-            request_id=request.id,
-            peer=RedactingPeer(conn.peer),
-            progress_token=meta.progress_token,
-            log_level=meta.log_level,
-        )
+        ctx = _context(request, conn, meta)
         result = await handler(self.app, ctx, request.params)
         return self._decorate(request.method, result)
 
@@ -199,16 +204,7 @@ class Dispatcher:
         handler = LEGACY_METHODS.get(request.method)
         if handler is None:
             raise _not_found(request.method)
-        ctx = RequestContext(
-            era="legacy",
-            protocol_version=handshake.version,
-            client_capabilities=handshake.capabilities,
-            principal=conn.principal,
-            request_id=request.id,
-            peer=RedactingPeer(conn.peer),
-            progress_token=envelope.progress_token(request.params.get("_meta")),
-            log_level=conn.log_level,
-        )
+        ctx = _context(request, conn, handshake)
         return await handler(self.app, ctx, request.params)
 
     def _initialize(self, params: JsonObject, conn: Connection) -> JsonObject:
@@ -236,6 +232,30 @@ class Dispatcher:
             result["ttlMs"] = self.app.list_ttl_ms
             result["cacheScope"] = self.app.cache_scope
         return result
+
+
+def _context(request: Request, conn: Connection, source: RequestMeta | Handshake) -> RequestContext:
+    """:returns: the context a handler serves ``request`` in: a 2026-07-28 request carries its
+    version, capabilities and notification settings in ``_meta``; a 2025-era one has them from
+    the handshake, its ``progressToken`` from ``_meta`` and its log level from the connection."""
+    era: Era = "modern" if isinstance(source, RequestMeta) else "legacy"
+    if isinstance(source, RequestMeta):
+        version, capabilities = source.protocol_version, source.client_capabilities
+        progress_token, log_level = source.progress_token, source.log_level
+    else:
+        version, capabilities = source.version, source.capabilities
+        progress_token = envelope.progress_token(request.params.get("_meta"))
+        log_level = conn.log_level
+    return RequestContext(
+        era=era,
+        protocol_version=version,
+        client_capabilities=capabilities,
+        principal=conn.principal,
+        request_id=request.id,
+        peer=RedactingPeer(conn.peer),
+        progress_token=progress_token,
+        log_level=log_level,
+    )
 
 
 def _not_found(method: str) -> ProtocolError:

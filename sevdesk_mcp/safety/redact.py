@@ -12,6 +12,17 @@ A registered secret is masked
   (sevDesk echoes headers in error texts, sometimes behind ``Bearer`` or ``Authorization:``);
 - in pieces: any run of secret characters holding :data:`FRAGMENT_CHARS` consecutive characters
   of a secret is masked whole, so a secret cut off by a length cap or split in two is masked too.
+
+Text a client chose (the HTTP access log's method, path and notes) is masked more strictly, before
+it is cut to length (:meth:`Redactor.mask_client_text`):
+
+- a run of secret characters (percent escapes decoded, case ignored) holding
+  :data:`CLIENT_PIECE_CHARS` (8) consecutive characters of a registered secret is masked whole:
+  a client may send a prefix, a suffix or any piece of a secret it guessed or was given;
+- a likely token is masked even when no registered secret matches it (a wrong or an old secret,
+  a sevDesk token pasted into a URL): a run of :data:`MIN_TOKEN_CHARS` (16) or more such
+  characters without ``/`` that mixes two of lower case, upper case and digits.
+  ``/.well-known/oauth-protected-resource`` or ``notifications/initialized`` stay readable.
 """
 
 from __future__ import annotations
@@ -21,9 +32,10 @@ import json
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Final
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 import msgspec
 
@@ -34,6 +46,15 @@ MIN_SECRET_CHARS: Final = 8
 FRAGMENT_CHARS: Final = 16
 PROBE_CHARS: Final = FRAGMENT_CHARS // 2
 _RUN: Final = re.compile(rf"[A-Za-z0-9_.~+/=-]{{{FRAGMENT_CHARS},}}")  # what secrets are made of
+CLIENT_PIECE_CHARS: Final = 8
+MIN_TOKEN_CHARS: Final = 16
+MIN_TOKEN_CLASSES: Final = 2  # of lower case, upper case, digits
+CLIENT_LOOKAHEAD_CHARS: Final = 64  # masked past the cut, so a run the cut ends is judged whole
+CLIENT_CACHE_SIZE: Final = 256  # masked client texts remembered (a log line repeats most)
+_SECRET_RUN: Final = re.compile(r"(?:[A-Za-z0-9._~+/=-]|%[0-9A-Fa-f]{2}){8,}")
+_SEGMENT_RUN: Final = re.compile(r"(?:[A-Za-z0-9._~+=-]|%(?!2[Ff])[0-9A-Fa-f]{2}){16,}")
+_TOKEN: Final = re.compile(rf"[A-Za-z0-9._~+=-]{{{MIN_TOKEN_CHARS},}}")
+_CLASSES: Final = (re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]"))
 
 
 class Secret:
@@ -68,6 +89,8 @@ class _Rules:
     fragments: frozenset[str] = frozenset()
     probes: tuple[str, ...] = ()
     pattern: re.Pattern[str] | None = None
+    client_pieces: frozenset[str] = frozenset()
+    client_masked: dict[tuple[str, int], str] = field(default_factory=dict, compare=False)
 
 
 class Redactor:
@@ -100,6 +123,7 @@ class Redactor:
                 fragments=fragments,
                 probes=tuple(sorted(set(rules.probes) | _probes(secret, forms))),
                 pattern=re.compile("|".join(map(re.escape, ordered)), re.IGNORECASE),
+                client_pieces=rules.client_pieces | _client_pieces(secret),
             )
 
     def add_key(self, key: bytes) -> None:
@@ -121,6 +145,19 @@ class Redactor:
         text = rules.pattern.sub(MASK, text)
         fragments = rules.fragments
         return _RUN.sub(lambda run: MASK if _holds(run[0], fragments) else run[0], text)
+
+    def mask_client_text(self, text: str, max_chars: int) -> str:
+        """:returns: text a client chose, masked by the client rules of the module, then cut to
+        ``max_chars`` (the same text is masked once, until a secret is added)."""
+        text = text[: max_chars + CLIENT_LOOKAHEAD_CHARS]
+        rules = self._rules
+        masked = rules.client_masked.get((text, max_chars))
+        if masked is None:
+            masked = _mask_client_text(text, rules.client_pieces)[:max_chars]
+            if len(rules.client_masked) >= CLIENT_CACHE_SIZE:
+                rules.client_masked.clear()
+            rules.client_masked[text, max_chars] = masked
+        return masked
 
     def finds(self, text: str) -> bool:
         """:returns: whether ``text`` holds a registered secret or a piece of one."""
@@ -153,6 +190,25 @@ class Redactor:
             except (TypeError, msgspec.EncodeError):
                 pass  # not plain JSON data: walk it
         return {self(key): self.scrub(item) for key, item in obj.items()}
+
+    def scrub_encoded(
+        self, obj: JsonObject, encode: Callable[[JsonObject], bytes]
+    ) -> tuple[JsonObject, bytes]:
+        """:returns: ``obj`` and ``encode(obj)`` if that JSON text holds no secret, else a
+        redacted copy and its encoding: a clean object is encoded once, for the check and for
+        sending (as :meth:`scrub_object` checks it, on the encoded text).
+
+        :raises TypeError: (or ``msgspec.EncodeError``) if the copy cannot be encoded either.
+        """
+        try:
+            data = encode(obj)
+        except (TypeError, msgspec.EncodeError):
+            obj = self.scrub_object(obj, deep=True)  # not plain JSON data: walk it
+            return obj, encode(obj)
+        if self._rules.pattern is not None and self.finds(data.decode("utf-8")):
+            obj = self.scrub_object(obj, deep=True)
+            data = encode(obj)
+        return obj, data
 
 
 def _quoted_forms(secret: str) -> frozenset[str]:
@@ -187,6 +243,39 @@ def _probes(secret: str, forms: frozenset[str]) -> set[str]:
             run[i : i + PROBE_CHARS] for i in range(0, len(run) - PROBE_CHARS + 1, PROBE_CHARS)
         )
     return probes
+
+
+def _client_pieces(secret: str) -> frozenset[str]:
+    """:returns: every piece of :data:`CLIENT_PIECE_CHARS` characters of ``secret``, lower case."""
+    lower, n = secret.lower(), CLIENT_PIECE_CHARS
+    return frozenset(lower[i : i + n] for i in range(len(lower) - n + 1))
+
+
+def _mask_client_text(text: str, pieces: frozenset[str]) -> str:
+    text = _SECRET_RUN.sub(
+        lambda run: MASK if _has_piece(_decoded(run[0]), pieces) else run[0], text
+    )
+    return _SEGMENT_RUN.sub(lambda run: MASK if _holds_token(_decoded(run[0])) else run[0], text)
+
+
+def _decoded(run: str) -> str:
+    return unquote(run, errors="replace") if "%" in run else run
+
+
+def _has_piece(text: str, pieces: frozenset[str]) -> bool:
+    """:returns: whether ``text`` holds one of ``pieces`` (ignoring case)."""
+    if not pieces:
+        return False
+    lower, n = text.lower(), CLIENT_PIECE_CHARS
+    return any(lower[i : i + n] in pieces for i in range(len(lower) - n + 1))
+
+
+def _holds_token(text: str) -> bool:
+    """:returns: whether ``text`` holds a likely token."""
+    return any(
+        sum(1 for cls in _CLASSES if cls.search(token)) >= MIN_TOKEN_CLASSES
+        for token in _TOKEN.findall(text)
+    )
 
 
 def _probed(text: str, probes: tuple[str, ...]) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import h11
 import pytest
 
 from sevdesk_mcp.http.connection import Exchange, Wiring
@@ -399,3 +400,34 @@ async def test_the_accept_loop_survives_running_out_of_file_descriptors(
         tg.cancel_scope.cancel()
     assert flaky.failed and response.status_code == 404
     assert "accepting a connection failed (Too many open files); retrying" in caplog.text
+
+
+async def test_the_fixed_headers_follow_the_status_line_on_every_answer_of_a_connection() -> None:
+    async with running() as server, raw(server) as c:
+        for _ in range(2):  # the second answer shows that h11 kept the connection's state
+            await c.send(head("GET", "/healthz"))
+            response, body = await c.response()
+            names = [name.decode() for name, _ in response.headers]
+            assert response.status_code == 200 and body == b'{"status":"ok"}'
+            assert names == [
+                *(name for name, _ in security_headers(server.service.site)),
+                "content-type",
+                "content-length",
+            ]
+
+
+def test_fixed_headers_are_checked_once_and_never_decide_the_framing() -> None:
+    limits = fast()
+
+    def wiring(headers: list[tuple[str, str]]) -> Wiring:
+        return Wiring(Router({}, SITE, limits), limits, headers, AccessLog(), Lifecycle())
+
+    assert wiring([("x-a", "1"), ("X-B", "2")]).base_block == b"x-a: 1\r\nX-B: 2\r\n"
+    for framing in ("Content-Length", "transfer-encoding", "connection"):
+        with pytest.raises(ValueError, match="framing"):
+            wiring([(framing, "1")])
+    with pytest.raises(h11.LocalProtocolError):
+        wiring([("x-note", "a\r\nset-cookie: pwned=1")])
+
+
+SITE = derive_site(HttpSettings(port=0), 8080)

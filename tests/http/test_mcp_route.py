@@ -7,9 +7,11 @@ import dataclasses
 import json
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
+from sevdesk_mcp.http.mcp_route import SEND_FAILED, HttpPeer
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
 from sevdesk_mcp.server import LEGACY_ELICITATION_HINT
@@ -325,3 +327,23 @@ async def test_a_legacy_tool_that_logs_unasked_still_streams() -> None:
         response = await post(client, body, {"mcp-protocol-version": "2025-11-25"})
     messages = sse_messages(response)  # 2025: a server may log without logging/setLevel
     assert [m.get("method") for m in messages] == ["notifications/message"] * 3 + [None]
+
+
+async def test_a_notification_the_connection_cannot_carry_gives_the_request_up() -> None:
+    class Failing:
+        aborted: str | None = None
+
+        async def start(self, status: int, headers: list[tuple[str, str]]) -> None:
+            raise anyio.BrokenResourceError
+
+        def abort(self, reason: str) -> None:
+            self.aborted = reason
+            scope.cancel()
+
+    exchange = Failing()
+    peer = HttpPeer(exchange)  # type: ignore[arg-type]
+    with anyio.CancelScope() as scope:
+        await peer.notify("notifications/progress", {"progress": 1})
+        pytest.fail("the handler went on after its connection failed")
+    assert scope.cancelled_caught and exchange.aborted == SEND_FAILED
+    assert not peer.streaming

@@ -13,6 +13,7 @@ The default is read-only: only the ``read`` tier is enabled.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -55,6 +56,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     api_url: str = DEFAULT_API_URL
     proxy: str | None = None
     output_dir: Path | None = None
+    file_dirs: tuple[Path, ...] = ()
     confirm: ConfirmMode = "elicit"
     confirm_open: bool = True
     audit_log: Path | None = None
@@ -81,6 +83,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         api_url=_api_url(env),
         proxy=_proxy(env),
         output_dir=_output_dir(env),
+        file_dirs=_file_dirs(env),
         confirm=_confirm(env),
         confirm_open=_bool(env, "SEVDESK_CONFIRM_OPEN", default=True),
         audit_log=_audit_log(env),
@@ -145,6 +148,27 @@ def _output_dir(env: Mapping[str, str]) -> Path | None:
     if not path.is_absolute() or not path.is_dir():
         raise ConfigError("SEVDESK_OUTPUT_DIR", "use the absolute path of an existing folder")
     return path.resolve()
+
+
+def _file_dirs(env: Mapping[str, str]) -> tuple[Path, ...]:
+    """The folders receipts may be read from: absolute, existing, as their resolved real paths
+    (so a symlinked folder is checked where it really is)."""
+    value = setting(env, "SEVDESK_FILE_DIRS")
+    if value is None:
+        return ()
+    folders: list[Path] = []
+    for part in (p.strip() for p in value.split(os.pathsep)):
+        if not part:
+            continue
+        path = Path(part).expanduser()
+        if not path.is_absolute() or not path.is_dir() or ".." in path.parts:
+            raise ConfigError(
+                "SEVDESK_FILE_DIRS",
+                f"use absolute paths of existing folders without '..', separated by "
+                f"'{os.pathsep}' ({part!r} is not one)",
+            )
+        folders.append(Path(os.path.realpath(path)))
+    return tuple(dict.fromkeys(folders))
 
 
 def load_token(env: Mapping[str, str]) -> Secret | None:

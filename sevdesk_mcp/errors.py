@@ -128,6 +128,11 @@ class ToolInputError(ToolError):
     """The arguments of a tool call do not fit the tool's input schema."""
 
 
+class FileAccessError(ToolInputError):
+    """A local file cannot be read: outside the configured folders, not a regular file, too
+    large, of a type we do not take, changed while being read, or no folders in this mode."""
+
+
 class TierDeniedError(ToolError):
     """The tool's tier is not enabled by the configuration."""
 
@@ -194,6 +199,11 @@ class SafetyError(SevdeskMcpError):
 
 class WriteRefusedError(SafetyError):
     """The write gate refused a request before it was sent."""
+
+
+class DownloadRefusedError(SafetyError):
+    """A file link from sevDesk was not followed: another host, credentials in the link, a
+    redirect, or a file over the size cap. Nothing was downloaded."""
 
 
 class HttpError(SevdeskMcpError):

@@ -108,6 +108,15 @@ class _Call:
     network_failures: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """A file to upload: its name, bytes and media type."""
+
+    name: str
+    data: bytes
+    media_type: str
+
+
 class SevdeskClient:
     """Talks to one sevDesk account.
 
@@ -233,9 +242,21 @@ class SevdeskClient:
         """
         params = encode_query(query or {})
         tier = self._stamp if self._stamp is not None else tier
-        self.gate.check(method, check_path(path), params, tier)
-        changes_data = minimum_tier(method, path, params) is not None  # side-effect GETs too
+        self.gate.check(method, check_path(path), params, tier, json)
+        changes_data = minimum_tier(method, path, params, json) is not None  # side-effect GETs
         answer, _ = await self._run(method, path, params, json, is_write=changes_data)
+        return answer
+
+    async def upload(self, path: str, file: Upload, *, tier: Tier | None = None) -> JsonValue:
+        """Send a file as ``multipart/form-data`` (field ``file``) with ``POST``; at most once.
+
+        :raises WriteRefusedError: if the write gate refuses it (nothing was sent).
+        :raises OutcomeUnknownError: if it was sent and no usable answer arrived.
+        :raises UpstreamError: the classified failure.
+        """
+        tier = self._stamp if self._stamp is not None else tier
+        self.gate.check("POST", check_path(path), {}, tier)
+        answer, _ = await self._run("POST", path, {}, file, is_write=True)
         return answer
 
     async def get_all(
@@ -314,7 +335,7 @@ class SevdeskClient:
         method: str,
         path: str,
         params: dict[str, str],
-        json: JsonObject | None,
+        json: JsonObject | Upload | None,
         *,
         is_write: bool,
     ) -> tuple[JsonValue, int | None]:
@@ -362,7 +383,7 @@ class SevdeskClient:
         return _jitter.uniform(0, ceiling)
 
     async def _write(
-        self, call: _Call, params: dict[str, str], json: JsonObject | None
+        self, call: _Call, params: dict[str, str], json: JsonObject | Upload | None
     ) -> JsonValue:
         try:
             return _finish(*await self._exchange(call, params, json))
@@ -377,9 +398,13 @@ class SevdeskClient:
             ) from None
 
     async def _exchange(
-        self, call: _Call, params: dict[str, str], json: JsonObject | None
+        self, call: _Call, params: dict[str, str], json: JsonObject | Upload | None
     ) -> tuple[int, bytes, httpx.Headers]:
-        request = self._http.build_request(call.method, call.path, params=params, json=json)
+        if isinstance(json, Upload):  # multipart with the one field ``file`` (§1)
+            files = {"file": (json.name, json.data, json.media_type)}
+            request = self._http.build_request(call.method, call.path, params=params, files=files)
+        else:
+            request = self._http.build_request(call.method, call.path, params=params, json=json)
         async with self._pacer.slot():
             call.sent, call.status = True, None
             response = await self._http.send(request, stream=True)

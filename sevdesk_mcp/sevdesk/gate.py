@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sevdesk_mcp.errors import WriteRefusedError
+from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.paths import minimum_tier
 
@@ -25,12 +26,19 @@ class WriteGate:
     read_only: bool = False
     dry_run: bool = False
 
-    def check(self, method: str, path: str, query: Mapping[str, str], tier: Tier | None) -> None:
-        """Allow a request or refuse it.
+    def check(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        tier: Tier | None,
+        body: JsonObject | None = None,
+    ) -> None:
+        """Allow a request or refuse it; ``body`` decides for a ``saveVoucher`` (finalize).
 
         :raises WriteRefusedError: naming the reason and the setting that would allow it.
         """
-        needed = minimum_tier(method, path, query)
+        needed = minimum_tier(method, path, query, body)
         if needed is None:
             return
         action = f"{method} {path}"

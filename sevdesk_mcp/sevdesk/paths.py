@@ -9,6 +9,8 @@ can reach sevDesk, so an id from the model cannot smuggle ``..``, ``?`` or a sec
   ``resetToOpen``, ``changeParameter``, ``PUT``/``DELETE`` of a bank transaction, a ``getPdf``
   without ``preventSendBy`` (it marks the document sent, sevdesk-api Q21) and DATEV export jobs
   with ``enshrineDocuments``;
+- ``commit`` too: a ``saveVoucher`` whose voucher is not a draft (status other than 50: the
+  receipt's finalize);
 - ``external``: ``sendViaEmail`` and ``sendByWithRender`` (they reach third parties);
 - ``write``: every other request that is not a plain GET, and ``SevSequence/Factory/getByType``
   unless ``useNextNumber=false`` (it may reserve a document number);
@@ -22,13 +24,16 @@ from collections.abc import Mapping
 from typing import Final
 
 from sevdesk_mcp.errors import WriteRefusedError
+from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
 
 DEFAULT_API_URL: Final = "https://my.sevdesk.de/api/v1"  # the API root of every sevDesk account
 MAX_ID: Final = 10**15
 _WORD: Final = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 _PATH: Final = re.compile(r"^(/(?:[A-Za-z][A-Za-z0-9]{0,63}|[1-9][0-9]{0,14}))+$")
-_QUERY_KEY: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}(\[[A-Za-z]{1,32}\])?$")
+_QUERY_KEY: Final = re.compile(
+    r"^[A-Za-z][A-Za-z0-9_]{0,63}(\[[A-Za-z]{1,32}\]){0,3}$"
+)  # sevQuery nests
 _COMMIT_ACTIONS: Final = frozenset(
     {
         "sendBy",
@@ -95,12 +100,16 @@ def encode_query(query: Mapping[str, QueryValue]) -> dict[str, str]:
     return out
 
 
-def minimum_tier(method: str, path: str, query: Mapping[str, str]) -> Tier | None:
+def minimum_tier(
+    method: str, path: str, query: Mapping[str, str], body: JsonObject | None = None
+) -> Tier | None:
     """:returns: the tier a request needs, or ``None`` for a plain read."""
     segments = path.strip("/").split("/")
     last = segments[-1]
     if method == "GET":
         return _get_tier(segments, query)
+    if last == "saveVoucher" and not _voucher_draft(body):
+        return Tier.COMMIT  # status 100: the receipt enters the books
     if last in _EXTERNAL_ACTIONS:
         return Tier.EXTERNAL
     if last in _COMMIT_ACTIONS:
@@ -108,6 +117,12 @@ def minimum_tier(method: str, path: str, query: Mapping[str, str]) -> Tier | Non
     if segments[0] == "CheckAccountTransaction" and len(segments) == 2:
         return Tier.COMMIT  # private marking and reset of a bank transaction
     return Tier.WRITE
+
+
+def _voucher_draft(body: JsonObject | None) -> bool:
+    voucher = body.get("voucher") if body is not None else None
+    status = voucher.get("status") if isinstance(voucher, dict) else None
+    return str(status) == "50"
 
 
 def _get_tier(segments: list[str], query: Mapping[str, str]) -> Tier | None:

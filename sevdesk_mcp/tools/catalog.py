@@ -11,12 +11,16 @@ from sevdesk_mcp.tools import (
     documents,
     documents_commit,
     documents_write,
+    exports,
     meta,
     parts,
     parts_write,
+    receipts,
+    receipts_write,
     reconciliation,
     reconciliation_write,
     reports,
+    tax,
     vouchers,
 )
 from sevdesk_mcp.tools.registry import AnyTool
@@ -29,12 +33,16 @@ ALL_TOOLS: Final[tuple[AnyTool, ...]] = (
     *documents_write.TOOLS,
     *documents_commit.TOOLS,
     *vouchers.TOOLS,
+    *receipts.TOOLS,
+    *receipts_write.TOOLS,
     *parts.TOOLS,
     *parts_write.TOOLS,
     *banking.TOOLS,
     *reconciliation.TOOLS,
     *reconciliation_write.TOOLS,
     *reports.TOOLS,
+    *tax.TOOLS,
+    *exports.TOOLS,
 )
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
 DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read, once it exists

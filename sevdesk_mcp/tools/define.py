@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Literal, TypeVar
 
 import msgspec
 import msgspec.inspect as mi
@@ -26,6 +26,7 @@ from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import InputRequired, JsonObject
+from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.outputs import Omission, omission, output_schema
@@ -77,8 +78,21 @@ class ToolContext:
     registered: tuple[str, ...]
     safety: SafetyRuntime
 
+    @property
+    def files(self) -> FileAccess:
+        """:returns: the local files this call may read (``SEVDESK_FILE_DIRS``; none over HTTP)
+        and the folder it may deliver to (``SEVDESK_OUTPUT_DIR``)."""
+        config = self.account.config
+        return FileAccess(
+            folders=config.file_dirs,
+            output_dir=config.output_dir,
+            remote=self.account.principal != "local",  # HTTP: bearer or an OAuth grant
+        )
+
 
 Handler = Callable[[I, ToolContext], Awaitable["O | InputRequired"]]
+LocalFiles = Literal["read", "write"]
+"""What a tool does with local files (through ``ToolContext.files``): reads or writes them."""
 Links = Callable[[O], list[JsonObject]]
 
 
@@ -96,6 +110,7 @@ class ToolDef(Generic[I, O]):
     output_type: type[O]
     handler: Handler[I, O]
     links: Links[O] | None = None
+    local_files: LocalFiles | None = None
     _built: dict[str, Built] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -180,10 +195,13 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
     output: type[O],
     handler: Handler[I, O],
     links: Links[O] | None = None,
+    local_files: LocalFiles | None = None,
 ) -> ToolDef[I, O]:
     """Declare a tool.
 
     :param links: extra content blocks (``resource_link``) derived from the output.
+    :param local_files: ``read`` or ``write`` for a tool that uses local files (through
+        ``ToolContext.files``); the metadata lint keeps the reviewed list of them.
 
     :raises ToolDefinitionError: if the declaration breaks one of the module's rules. The
         schemas are checked when built (:func:`prepare`, when the server first selects the
@@ -208,4 +226,5 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
         output_type=output,
         handler=handler,
         links=links,
+        local_files=local_files,
     )

@@ -18,7 +18,6 @@ from sevdesk_mcp.domain.document_types import (
 from sevdesk_mcp.domain.draft_body import OrderType
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.files import deliver
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, DocumentId, Limit, SevdeskId
@@ -133,11 +132,10 @@ async def _pdf(args: GetInput, ctx: ToolContext) -> PdfResult:
     client = ctx.account.require_client()
     name, data = await document_detail.fetch_pdf(client, args.kind, args.document_id)
     uri = f"sevdesk://{KINDS[args.kind].resource}/{args.document_id}/pdf"
-    folder = ctx.account.config.output_dir
     saved = None
-    if folder is not None:
+    if ctx.files.output_dir is not None:
         try:
-            saved = str(deliver(folder, name, data))
+            saved = str(ctx.files.deliver(name, data))
         except OSError as exc:
             raise ToolError(
                 f"Could not write the PDF to SEVDESK_OUTPUT_DIR ({exc.strerror or exc}); check "
@@ -216,6 +214,7 @@ DOCUMENT_PDF = define_tool(
     output=PdfResult,
     handler=_pdf,
     links=_pdf_link,
+    local_files="write",
 )
 
 TOOLS = (SEARCH_DOCUMENTS, GET_DOCUMENT, DOCUMENT_PDF)

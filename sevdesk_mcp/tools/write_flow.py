@@ -53,6 +53,7 @@ from sevdesk_mcp.mcp.types import InputRequired
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.fence import hidden_characters
+from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.confirmation import (
@@ -93,6 +94,14 @@ class Dated(Generic[I, P]):
     prepare: Callable[[I, SevdeskPort, dt.date], Awaitable[Prepared[P]]]
 
 
+@dataclass(frozen=True, slots=True)
+class WithFiles(Generic[I, P]):
+    """A ``prepare`` that also reads local files, through the call's ``ToolContext.files``
+    (the tool declares ``local_files="read"``); the preview states what was read."""
+
+    prepare: Callable[[I, SevdeskPort, FileAccess], Awaitable[Prepared[P]]]
+
+
 Execute = Callable[[I, P, SevdeskPort, Progress], Awaitable[O]]
 Locks = Callable[[I], Iterable[str]]
 
@@ -119,7 +128,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     annotations: Annotations,
     input: type[I],
     output: type[O],
-    prepare: Prepare[I, P] | Dated[I, P],
+    prepare: Prepare[I, P] | Dated[I, P] | WithFiles[I, P],
     execute: Execute[I, P, O],
     locks: Locks[I],
 ) -> ToolDef[I, WriteResult[O]]:
@@ -148,6 +157,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
         input=input,
         output=WriteResult[output],  # type: ignore[valid-type]
         handler=flow.run,
+        local_files="read" if isinstance(prepare, WithFiles) else None,
     )
 
 
@@ -155,7 +165,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
 class _Flow(Generic[I, P, O]):
     name: str
     tier: Tier
-    prepare: Prepare[I, P] | Dated[I, P]
+    prepare: Prepare[I, P] | Dated[I, P] | WithFiles[I, P]
     execute: Execute[I, P, O]
     locks: Locks[I]
 
@@ -163,7 +173,7 @@ class _Flow(Generic[I, P, O]):
         refuse_hidden_characters(args)
         account = ctx.account
         if getattr(args, "dryRun", False) or account.config.dry_run:
-            prepared = await self._prepare(args, account.reader(), account.today())
+            prepared = await self._prepare(args, account.reader(), ctx)
             return WriteResult(
                 status="dry_run",
                 preview=prepared.preview,
@@ -172,14 +182,16 @@ class _Flow(Generic[I, P, O]):
         async with ctx.safety.locks.hold(account.lock_scope, self.locks(args)):
             return await self._locked(args, ctx)
 
-    async def _prepare(self, args: I, reader: SevdeskPort, today: dt.date) -> Prepared[P]:
+    async def _prepare(self, args: I, reader: SevdeskPort, ctx: ToolContext) -> Prepared[P]:
         if isinstance(self.prepare, Dated):
-            return await self.prepare.prepare(args, reader, today)
+            return await self.prepare.prepare(args, reader, ctx.account.today())
+        if isinstance(self.prepare, WithFiles):
+            return await self.prepare.prepare(args, reader, ctx.files)
         return await self.prepare(args, reader)
 
     async def _locked(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
         reader = ctx.account.reader(witnessed=True)
-        prepared = await self._prepare(args, reader, ctx.account.today())
+        prepared = await self._prepare(args, reader, ctx)
         arguments = _arguments_digest(args)
         witness = reader.witness
         basis = basis_of(prepared.preview, witness.records() if witness is not None else {})

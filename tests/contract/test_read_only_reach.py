@@ -31,6 +31,7 @@ KNOWN_IDS = {
     "voucher_id": 800001,
     "account_id": 5001,
     "part_id": 610001,
+    "description": "Druckerpapier",
 }
 
 

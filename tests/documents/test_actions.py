@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from sevdesk_mcp.fake import build_demo
+from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.catalog import ALL_TOOLS
+from tests.documents.commit_helpers import EXPENSE, VOUCHER_DRAFT
 from tests.documents.draft_helpers import (
     DRAFT_CREDIT_NOTE,
     DRAFT_INVOICE,
@@ -200,15 +201,35 @@ BINDING_CALLS: dict[str, dict[str, Any]] = {
     },
     "sevdesk_mark_transaction_private": {"transaction_id": 900058},
     "sevdesk_undo_booking": {"transaction_id": 900065},
+    "sevdesk_finalize_receipt": {"voucher_id": VOUCHER_DRAFT},
 }
-WORDS = ("festschreib", "Storno", "Gutschrift", "Zurücksetzen", "cannot be recalled", "binding")
+
+
+def _ready(fake: FakeSevdesk, name: str) -> FakeSevdesk:
+    """:returns: ``fake`` with what a binding call needs beyond the demo books: the demo
+    receipt draft gets a tax rule its booking account allows (as its own test does)."""
+    if name == "sevdesk_finalize_receipt":
+        draft = fake.store.vouchers.get(VOUCHER_DRAFT)
+        draft.taxRule = fake.store.vouchers.get(EXPENSE).taxRule
+    return fake
+
+
+WORDS = (
+    "festschreib",
+    "festgeschrieben",
+    "Storno",
+    "Gutschrift",
+    "Zurücksetzen",
+    "cannot be recalled",
+    "binding",
+)
 
 
 async def test_every_binding_preview_names_its_consequence_in_the_bookkeepers_words() -> None:
     binding = {t.name for t in ALL_TOOLS if t.tier >= Tier.COMMIT}
     assert binding == {*BINDING_CALLS, ENSHRINE}  # enshrine has its own test above
     for name, arguments in BINDING_CALLS.items():
-        fake = build_demo()
+        fake = _ready(build_demo(), name)
         data = (await call(app(fake), name, **arguments, dryRun=True))["structuredContent"]
         preview = data["preview"]
         said = " ".join(preview["warnings"]) + preview["action"]

@@ -103,6 +103,7 @@ MINIMAL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "sevdesk_get_document": {"document_id": 700037},
     "sevdesk_document_pdf": {"document_id": 700037},
     "sevdesk_get_voucher": {"voucher_id": 800001},
+    "sevdesk_suggest_booking_account": {"description": "Druckerpapier"},
 }
 
 

@@ -16,6 +16,7 @@ from sevdesk_mcp.fake.routes import (
     contacts,
     credit_notes,
     document_writes,
+    exports,
     invoice_actions,
     invoices,
     orders,
@@ -39,4 +40,5 @@ ROUTER: Final = Router().include(
     document_writes.router,
     invoice_actions.router,
     payments.router,
+    exports.router,
 )

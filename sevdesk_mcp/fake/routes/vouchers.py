@@ -3,10 +3,12 @@
 Filters: ``status``, ``creditDebit``, ``descriptionLike`` (substring), ``startDate``/``endDate``
 in Unix seconds on ``voucherDate`` (ISO gives an empty list, Q19), ``contact[id]`` (the
 supplier) and ``updateAfter`` (Unix seconds, strictly later). ``embed=voucherPos`` is ignored (Q15).
+Writes (upload, ``saveVoucher``, DELETE) follow the rules of :mod:`sevdesk_mcp.fake.voucher_saves`.
 """
 
 from __future__ import annotations
 
+from sevdesk_mcp.fake import voucher_saves
 from sevdesk_mcp.fake.listing import (
     Filter,
     after,
@@ -14,8 +16,10 @@ from sevdesk_mcp.fake.listing import (
     by_ref,
     by_text,
     containing,
+    deleted_reply,
     filtered,
     list_reply,
+    object_reply,
     one_reply,
     since,
     until,
@@ -23,6 +27,7 @@ from sevdesk_mcp.fake.listing import (
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
 from sevdesk_mcp.fake.router import Context, Reply, Router
 from sevdesk_mcp.fake.wire import to_wire
+from sevdesk_mcp.jsontypes import JsonObject
 
 router = Router()
 
@@ -57,3 +62,32 @@ def list_voucher_positions(ctx: Context) -> Reply:
     """:returns: the voucher positions, by ``voucher[id]``; accounts are refs (Q43)."""
     rows = filtered(list(ctx.store.voucher_positions), ctx.query, _POS_FILTERS)
     return list_reply(ctx, rows, lambda p: to_wire(p, ctx.store.client_ref))
+
+
+@router.route("POST", "/Voucher/Factory/uploadTempFile")
+def upload_temp_file(ctx: Context) -> Reply:
+    """:returns: 201 with the temp file's ``filename`` (§5.3). :raises FakeError: 400."""
+    return object_reply(voucher_saves.upload(ctx.store, ctx.body, ctx.content_type), 201)
+
+
+@router.route("POST", "/Voucher/Factory/saveVoucher")
+def save_voucher(ctx: Context) -> Reply:
+    """:returns: 201 ``{"voucher", "voucherPos", "filename"}`` (Q1).
+
+    :raises FakeError: 400 (code 90400 for a non-draft), 404 code 151, 422.
+    """
+    saved = voucher_saves.save_voucher(ctx.store, ctx.json())
+    client = ctx.store.client_ref
+    payload: JsonObject = {
+        "voucher": to_wire(saved.voucher, client),
+        "voucherPos": [to_wire(p, client) for p in saved.positions],
+        "filename": saved.filename,
+    }
+    return object_reply(payload, 201)
+
+
+@router.route("DELETE", "/Voucher/{id}")
+def delete_voucher(ctx: Context) -> Reply:
+    """:returns: ``{"objects": [null]}`` (Q7). :raises FakeError: 404 code 151, 409 code 159."""
+    voucher_saves.delete_voucher(ctx.store, ctx.path_id("Voucher"))
+    return deleted_reply()

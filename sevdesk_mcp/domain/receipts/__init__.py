@@ -1,0 +1,14 @@
+"""Receipts (Belege, sevDesk vouchers): uploading the file, drafts checked against the receipt
+guidance, finalizing, and suggestions of booking accounts (``docs/sevdesk-api.md`` §2.7, §3.6).
+
+- :mod:`.guidance`: what sevDesk allows per booking account (ReceiptGuidance), the checks of
+  every position and the suggestions;
+- :mod:`.lines`: the positions a caller gives, their sums checked to the cent;
+- :mod:`.suppliers`: the supplier matched to a contact (name, VAT id, IBAN) or named as new;
+- :mod:`.drafts`: create, update and delete a draft (``saveVoucher``, ``DELETE``);
+- :mod:`.finalize`: a draft becomes an open receipt (status 100);
+- :mod:`.upload`: a local file to ``Voucher/Factory/uploadTempFile``.
+
+Payments and resets of receipts are the document lifecycle's (``domain/payments.py``,
+``domain/resets.py``); reading receipts is :mod:`sevdesk_mcp.domain.vouchers`.
+"""

@@ -1,0 +1,362 @@
+"""Receipt drafts (``POST /Voucher/Factory/saveVoucher`` with status 50, ``DELETE /Voucher/{id}``,
+``docs/sevdesk-api.md`` §2.7, §5.3, Q16, Q25, Q39).
+
+``prepare_*`` only reads: the bookkeeping version (2.0: ``accountDatev`` and a tax rule), the
+supplier, every position against the receipt guidance, the sums to the cent, and look-alike
+receipts (same supplier and receipt number, or same supplier, date and gross). It builds the
+exact body. ``execute_*`` sends it once (Q33) and reads the receipt back. An update replaces
+every position (sevDesk sums only the positions of the call); only drafts change (code 90400,
+and 159 for a delete).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain import vouchers
+from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
+from sevdesk_mcp.domain.lifecycle import (
+    VoucherState,
+    VoucherWritten,
+    read_voucher,
+    send_once,
+    voucher_written,
+)
+from sevdesk_mcp.domain.money import shown
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts.guidance import Guides, ReceiptKind, Wanted, check_position
+from sevdesk_mcp.domain.receipts.lines import ReceiptLine, checked_lines, totals
+from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
+from sevdesk_mcp.domain.writes import Prepared, Progress, ref
+from sevdesk_mcp.errors import MalformedResponseError, ToolError
+from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
+from sevdesk_mcp.sevdesk.together import both
+from sevdesk_mcp.sevdesk.wire_finance import Voucher, VoucherPos
+
+SAVE_PATH: Final = "/Voucher/Factory/saveVoucher"
+DRAFT: Final = 50
+CREDIT_DEBIT: Final = {"expense": "C", "revenue": "D"}
+KIND_WORDS: Final = {"expense": "Ausgabe (expense)", "revenue": "Einnahme (revenue)"}
+NOT_DRAFT: Final[dict[int, str | Said]] = {
+    90400: (
+        "the receipt is no longer a draft (finalized meanwhile), so it cannot be changed. Read "
+        "it again with ",
+        Action.READ_DOCUMENT,
+        "; a finalized receipt changes only after a reset to draft.",
+    ),
+    159: (
+        "the receipt is no longer a draft, so it cannot be deleted. Read it again with ",
+        Action.READ_DOCUMENT,
+        ".",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptDraft:
+    """The content of a receipt draft."""
+
+    kind: ReceiptKind
+    day: dt.date
+    receipt_number: str | None
+    supplier: SupplierQuery
+    tax_rule_id: int
+    lines: list[ReceiptLine]
+    file: str | None = None
+    delivery_date: dt.date | None = None
+    payment_deadline: dt.date | None = None
+    allow_duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptPlan:
+    """What ``execute`` sends: the ``saveVoucher`` body (or a delete of ``voucher_id``)."""
+
+    voucher_id: int | None
+    body: JsonObject
+
+
+async def prepare_create(client: SevdeskPort, draft: ReceiptDraft) -> Prepared[ReceiptPlan]:
+    """Check a new receipt draft and plan its creation (reads only).
+
+    :returns: the preview and the plan.
+    :raises ToolInputError: for inconsistent sums or a missing supplier.
+    :raises PreconditionError: for a combination the guidance refuses, bookkeeping 1.0, an
+        ambiguous or unknown supplier, or a look-alike receipt.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    body, facts, supplier = await _body(client, draft, None)
+    if not draft.allow_duplicate:
+        await refuse_lookalike(client, draft, supplier)
+    action = "Create a receipt draft (Beleg-Entwurf) in sevDesk: it can still be changed or deleted"
+    return Prepared(Preview(action=action, facts=facts), ReceiptPlan(None, body))
+
+
+async def prepare_update(
+    client: SevdeskPort, voucher_id: int, draft: ReceiptDraft
+) -> Prepared[ReceiptPlan]:
+    """Plan replacing a draft's header and every position with ``draft`` (reads only).
+
+    :returns: the preview (the new state in full) and the plan.
+    :raises PreconditionError: if the receipt is no draft, or as :func:`prepare_create`.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    await draft_voucher(client, voucher_id)
+    body, facts, _ = await _body(client, draft, voucher_id)
+    old = await position_ids(client, voucher_id)
+    body["voucherPosDelete"] = [ref(i, "VoucherPos") for i in old] or None
+    facts.append(Fact("Replaced positions", str(len(old))))
+    action = f"Change Beleg (receipt) draft {voucher_id}: every field and position as below"
+    return Prepared(Preview(action=action, facts=facts), ReceiptPlan(voucher_id, body))
+
+
+async def execute_save(
+    client: SevdeskPort, plan: ReceiptPlan, progress: Progress
+) -> VoucherWritten:
+    """Send the planned ``saveVoucher`` once and read the receipt back.
+
+    :returns: the receipt as sevDesk holds it.
+    :raises PreconditionError: if sevDesk says the receipt is no draft (code 90400).
+    :raises UpstreamError: if the write or the read-back fails.
+    """
+    where = f"Beleg (receipt) {plan.voucher_id}" if plan.voucher_id else "the newest receipts"
+    answer = await send_once(
+        client, "POST", SAVE_PATH, codes=NOT_DRAFT, where=where, json=plan.body
+    )
+    ident = _saved_id(answer)
+    verb = "changed" if plan.voucher_id else "created"
+    progress.done(f"{verb} receipt draft {ident}")
+    voucher = await read_voucher(client, ident)
+    return voucher_written(voucher, [f"{verb} receipt draft {ident}"])
+
+
+async def prepare_delete(client: SevdeskPort, voucher_id: int) -> Prepared[ReceiptPlan]:
+    """Plan deleting a receipt draft (reads only).
+
+    :returns: the preview and the plan.
+    :raises PreconditionError: if the receipt is no draft (sevDesk answers 409, code 159).
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    voucher = await draft_voucher(client, voucher_id)
+    facts = [
+        Fact("Receipt", f"Beleg (receipt) draft {voucher_id}"),
+        Fact("Supplier", fence(voucher.supplierName or voucher.supplierNameAtSave) or "(none)"),
+        Fact("Receipt number", fence(voucher.description) or "(none)"),
+        Fact("Gross", shown(voucher.sumGross, voucher.currency)),
+    ]
+    preview = Preview(action=f"Delete Beleg (receipt) draft {voucher_id} from sevDesk", facts=facts)
+    return Prepared(preview, ReceiptPlan(voucher_id, {}))
+
+
+async def execute_delete(
+    client: SevdeskPort, plan: ReceiptPlan, progress: Progress
+) -> VoucherWritten:
+    """Delete the draft (once) and report it.
+
+    :returns: the receipt as it was, with what was done.
+    :raises PreconditionError: if sevDesk says it is no draft (code 159).
+    :raises UpstreamError: if the delete fails.
+    """
+    assert plan.voucher_id is not None  # a delete plan names its receipt
+    before = await read_voucher(client, plan.voucher_id)
+    path = api_path("Voucher", plan.voucher_id)
+    where = f"Beleg (receipt) {plan.voucher_id}"
+    await send_once(client, "DELETE", path, codes=NOT_DRAFT, where=where)
+    progress.done(f"deleted receipt draft {plan.voucher_id}")
+    return voucher_written(before, [f"deleted receipt draft {plan.voucher_id}"])
+
+
+async def draft_voucher(client: SevdeskPort, voucher_id: int) -> VoucherState:
+    """:returns: the receipt, if it is a draft that is not festgeschrieben.
+
+    :raises PreconditionError: if it is not a draft, naming its status and what to do instead.
+    :raises NotFoundError: if there is no such receipt.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    voucher = await read_voucher(client, voucher_id)
+    if voucher.status != DRAFT or voucher.enshrined is not None:
+        raise PreconditionError(
+            f"Beleg (receipt) {voucher_id} is no draft (status {voucher.status}"
+            f"{', festgeschrieben' if voucher.enshrined else ''}); only drafts can be changed "
+            "or deleted. Reset an open receipt to draft first with ",
+            Action.RESET_TO_OPEN,
+            " (to=draft).",
+            record=f"Beleg (receipt) {voucher_id}",
+        )
+    return voucher
+
+
+async def position_ids(client: SevdeskPort, voucher_id: int) -> list[int]:
+    """:returns: the ids of the receipt's positions (the filter checked again, Q12).
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    query: dict[str, QueryValue] = {"voucher[id]": voucher_id, "voucher[objectName]": "Voucher"}
+    page = await client.get_all("/VoucherPos", query, max_items=vouchers.MAX_POSITIONS)
+    rows = wire.parse_all(page.items, VoucherPos)
+    return [p.id for p in rows if p.voucher is not None and p.voucher.id == voucher_id]
+
+
+async def _body(
+    client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None
+) -> tuple[JsonObject, list[Fact], Supplier]:
+    version, guides = await both(client.system_version, lambda: Guides.load(client))
+    refuse_legacy(version)
+    lines = checked_lines(draft.lines)
+    supplier = await find_supplier(client, draft.supplier)
+    positions: list[JsonValue] = []
+    shown_lines: list[str] = []
+    for index, line in enumerate(lines, start=1):
+        where = f"Position {index}"
+        guide = await guides.number(line.account_number)
+        wanted = Wanted(draft.kind, draft.tax_rule_id, line.tax_rate)
+        guide = check_position(guide, where, line.account_number, wanted)
+        positions.append(position_body(guide.account_id, line))
+        shown_lines.append(
+            f"{index}. {guide.number} {guide.name}, {line.tax_rate:f} %: net {line.net:f} + tax "
+            f"{line.tax:f} = gross {line.gross:f} EUR — {fence(line.text) or '(no text)'}"
+        )
+    head = voucher_head(draft, supplier, voucher_id)
+    body: JsonObject = {
+        "voucher": head,
+        "voucherPosSave": positions,
+        "voucherPosDelete": None,
+        "filename": draft.file,
+    }
+    net, tax, gross = totals(lines)
+    facts = [
+        Fact("Supplier", supplier.shown()),
+        Fact("Kind", KIND_WORDS[draft.kind]),
+        Fact("Receipt number", fence(draft.receipt_number) or "(none)"),
+        Fact("Date", draft.day.isoformat()),
+        Fact("Tax rule", str(draft.tax_rule_id)),
+        Fact("Positions", "\n".join(shown_lines)),
+        Fact("Total", f"net {net:f} + tax {tax:f} = gross {gross:f} EUR"),
+        Fact("File", draft.file or "(none: a receipt without its file)"),
+    ]
+    return body, facts, supplier
+
+
+def refuse_legacy(version: str) -> None:
+    """:raises PreconditionError: for bookkeeping 1.0, which these writes do not support."""
+    if version != "2.0":
+        raise PreconditionError(
+            "This sevDesk account keeps its books in bookkeeping system 1.0 (accountingType "
+            "and taxType per position). Receipts are written here only for 2.0 (accountDatev "
+            "and a tax rule); record this receipt in sevDesk itself, or switch the account to "
+            "2.0 in sevDesk's settings."
+        )
+
+
+def voucher_head(draft: ReceiptDraft, supplier: Supplier, voucher_id: int | None) -> JsonObject:
+    """:returns: the ``voucher`` object of the save (status 50)."""
+    head: JsonObject = {
+        "objectName": "Voucher",
+        "mapAll": True,
+        "voucherDate": dates.dotted(draft.day),
+        "deliveryDate": dates.dotted(draft.delivery_date or draft.day),
+        "description": draft.receipt_number,
+        "status": DRAFT,
+        "creditDebit": CREDIT_DEBIT[draft.kind],
+        "voucherType": "VOU",
+        "taxRule": ref(draft.tax_rule_id, "TaxRule"),
+        "currency": "EUR",
+    }
+    if voucher_id is not None:
+        head["id"] = voucher_id
+    if supplier.contact_id is not None:
+        head["supplier"] = ref(supplier.contact_id, "Contact")
+    else:
+        head["supplierName"] = supplier.name
+    if draft.payment_deadline is not None:
+        head["paymentDeadline"] = dates.dotted(draft.payment_deadline)
+    return head
+
+
+def position_body(account_id: int, line: ReceiptLine, position_id: int | None = None) -> JsonObject:
+    """:returns: one ``voucherPosSave`` entry with all three sums (Q16)."""
+    body: JsonObject = {
+        "objectName": "VoucherPos",
+        "mapAll": True,
+        "accountDatev": ref(account_id, "AccountDatev"),
+        "taxRate": f"{line.tax_rate:f}",
+        "net": True,
+        "sumNet": f"{line.net:f}",
+        "sumTax": f"{line.tax:f}",
+        "sumGross": f"{line.gross:f}",
+        "comment": line.text,
+    }
+    if position_id is not None:
+        body["id"] = position_id
+    return body
+
+
+async def refuse_lookalike(client: SevdeskPort, draft: ReceiptDraft, supplier: Supplier) -> None:
+    """:raises ToolError: if a receipt of the same supplier has the same receipt number, or the
+    same date and gross."""
+    gross = totals(draft.lines)[2]
+    day_query: dict[str, QueryValue] = {
+        "startDate": vouchers.start_bound(draft.day),
+        "endDate": dates.unix_end(draft.day),
+    }
+    number_query: dict[str, QueryValue] = {"descriptionLike": draft.receipt_number or ""}
+    (same_day, _), (same_number, _) = await both(
+        lambda: vouchers.read_vouchers(client, day_query),
+        lambda: vouchers.read_vouchers(client, number_query) if draft.receipt_number else _none(),
+    )
+    for read in same_number:
+        v = read.voucher
+        if _same_supplier(v, supplier) and _same_text(v.description, draft.receipt_number):
+            _lookalike(v.id, "the same supplier and receipt number")
+    for read in same_day:
+        v = read.voucher
+        day = dates.berlin_date(v.voucherDate)
+        if _same_supplier(v, supplier) and day == draft.day and v.sumGross == gross:
+            _lookalike(v.id, "the same supplier, date and gross")
+
+
+async def _none() -> tuple[list[vouchers.Read], bool]:
+    return [], False
+
+
+def _lookalike(voucher_id: int, what: str) -> None:
+    raise ToolError(
+        f"Beleg (receipt) {voucher_id} already has {what}; this looks like the same receipt. "
+        "Read it first; if this really is another receipt, call again with "
+        "allow_duplicate=true."
+    )
+
+
+def _same_supplier(voucher: Voucher, supplier: Supplier) -> bool:
+    if supplier.contact_id is not None and voucher.supplier is not None:
+        return voucher.supplier.id == supplier.contact_id
+    return _same_text(vouchers.supplier_name(voucher), supplier.name)
+
+
+def _same_text(a: str | None, b: str | None) -> bool:
+    return (
+        bool(a and b)
+        and " ".join((a or "").split()).casefold() == " ".join((b or "").split()).casefold()
+    )
+
+
+def _saved_id(answer: JsonValue) -> int:
+    saved = answer.get("voucher") if isinstance(answer, dict) else None
+    if not isinstance(saved, dict):
+        raise MalformedResponseError(
+            "sevDesk answered the save without the voucher; look for the receipt in sevDesk "
+            "before trying again."
+        )
+    return wire.parse(saved, _Id).id
+
+
+class _Id(msgspec.Struct, frozen=True):
+    id: int

@@ -1,0 +1,195 @@
+"""Finalizing a receipt draft: ``saveVoucher`` with the draft's id, status 100 and every one of
+its positions (sevDesk sums only the positions of the call), ``docs/sevdesk-api.md`` §2.7, §3.1.
+
+Before anything is sent every position is checked against the receipt guidance again (a draft
+takes any combination; it may have been changed in sevDesk), and the preview shows the receipt
+in full. The step is binding: the receipt enters the books as open (offen); it changes again
+only after a reset to draft, and never once festgeschrieben.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain.errors import PreconditionError
+from sevdesk_mcp.domain.lifecycle import VoucherWritten, read_voucher, send_once, voucher_written
+from sevdesk_mcp.domain.money import ZERO
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts.drafts import (
+    KIND_WORDS,
+    NOT_DRAFT,
+    SAVE_PATH,
+    draft_voucher,
+    position_body,
+    refuse_legacy,
+)
+from sevdesk_mcp.domain.receipts.guidance import Guides, ReceiptKind, Wanted, check_position
+from sevdesk_mcp.domain.receipts.lines import ReceiptLine
+from sevdesk_mcp.domain.records import read_raw
+from sevdesk_mcp.domain.vouchers import MAX_POSITIONS
+from sevdesk_mcp.domain.writes import Prepared, Progress, ref
+from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.paths import QueryValue
+from sevdesk_mcp.sevdesk.together import both
+from sevdesk_mcp.sevdesk.wire_finance import VoucherPos
+
+OPEN: Final = 100
+_KINDS: Final[dict[str, ReceiptKind]] = {"C": "expense", "D": "revenue"}
+
+
+class Head(msgspec.Struct, frozen=True):
+    """The header fields of a receipt that its finalize sends again."""
+
+    id: int
+    voucherDate: dt.datetime | None = None
+    deliveryDate: dt.datetime | None = None
+    paymentDeadline: dt.datetime | None = None
+    supplier: wire.Ref | None = None
+    supplierName: str | None = None
+    description: str | None = None
+    creditDebit: str | None = None
+    voucherType: str | None = None
+    taxRule: wire.Ref | None = None
+    currency: str | None = None
+    document: wire.Ref | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FinalizePlan:
+    """The one ``saveVoucher`` that finalizes ``voucher_id``."""
+
+    voucher_id: int
+    body: JsonObject
+
+
+async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[FinalizePlan]:
+    """Check a receipt draft and plan its finalize (reads only).
+
+    :returns: the preview (irreversible) and the plan.
+    :raises PreconditionError: if it is no draft, has no positions, or a position's account,
+        tax rule and rate are not allowed by the guidance; for bookkeeping 1.0.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    await draft_voucher(client, voucher_id)
+    query: dict[str, QueryValue] = {"voucher[id]": voucher_id, "voucher[objectName]": "Voucher"}
+    raw, page, version, guides = await both(
+        lambda: read_raw(client, "Voucher", voucher_id),
+        lambda: client.get_all("/VoucherPos", query, max_items=MAX_POSITIONS),
+        client.system_version,
+        lambda: Guides.load(client),
+    )
+    refuse_legacy(version)
+    head = wire.parse(raw, Head)
+    rows = [p for p in wire.parse_all(page.items, VoucherPos) if _of(p, voucher_id)]
+    if not rows:
+        raise PreconditionError(
+            f"Beleg (receipt) draft {voucher_id} has no positions; add them by updating the "
+            "draft before finalizing it.",
+            record=f"Beleg (receipt) {voucher_id}",
+        )
+    kind = _KINDS.get(head.creditDebit or "", "expense")
+    rule = head.taxRule.id if head.taxRule else 0
+    positions: list[JsonValue] = []
+    shown: list[str] = []
+    for index, pos in enumerate(rows, start=1):
+        line = _line(pos)
+        account = pos.accountDatev.id if pos.accountDatev else 0
+        guide = check_position(
+            guides.by_id.get(account),
+            f"Position {index}",
+            str(account),
+            Wanted(kind, rule, line.tax_rate),
+        )
+        positions.append(position_body(guide.account_id, line, pos.id))
+        shown.append(
+            f"{index}. {guide.number} {guide.name}, {line.tax_rate:f} %: net {line.net:f} + tax "
+            f"{line.tax:f} = gross {line.gross:f} — {fence(line.text) or '(no text)'}"
+        )
+    body: JsonObject = {
+        "voucher": _head_body(head, kind, rule),
+        "voucherPosSave": positions,
+        "voucherPosDelete": None,
+    }
+    return Prepared(_preview(head, kind, shown, rows), FinalizePlan(voucher_id, body))
+
+
+async def execute_finalize(
+    client: SevdeskPort, plan: FinalizePlan, progress: Progress
+) -> VoucherWritten:
+    """Send the finalize once and read the receipt back.
+
+    :returns: the receipt as sevDesk holds it.
+    :raises PreconditionError: if sevDesk says it is no draft any more (code 90400).
+    :raises UpstreamError: if the write or the read-back fails.
+    """
+    where = f"Beleg (receipt) {plan.voucher_id}"
+    await send_once(client, "POST", SAVE_PATH, codes=NOT_DRAFT, where=where, json=plan.body)
+    progress.done(f"finalized receipt {plan.voucher_id}")
+    voucher = await read_voucher(client, plan.voucher_id)
+    return voucher_written(voucher, [f"finalized receipt {plan.voucher_id} (status open)"])
+
+
+def _of(position: VoucherPos, voucher_id: int) -> bool:
+    return position.voucher is not None and position.voucher.id == voucher_id  # Q12
+
+
+def _line(pos: VoucherPos) -> ReceiptLine:
+    net = pos.sumNet or ZERO
+    gross = pos.sumGross if pos.sumGross is not None else net + (pos.sumTax or ZERO)
+    return ReceiptLine("", pos.taxRate or Decimal(0), net, gross, pos.comment)
+
+
+def _head_body(head: Head, kind: ReceiptKind, rule: int) -> JsonObject:
+    body: JsonObject = {
+        "objectName": "Voucher",
+        "mapAll": True,
+        "id": head.id,
+        "status": OPEN,
+        "creditDebit": "C" if kind == "expense" else "D",
+        "voucherType": head.voucherType or "VOU",
+        "taxRule": ref(rule, "TaxRule"),
+        "currency": head.currency or "EUR",
+        "description": head.description,
+    }
+    for name in ("voucherDate", "deliveryDate", "paymentDeadline"):
+        day = dates.berlin_date(getattr(head, name))
+        if day is not None:
+            body[name] = dates.dotted(day)
+    if head.supplier is not None:
+        body["supplier"] = ref(head.supplier.id, "Contact")
+    elif head.supplierName:
+        body["supplierName"] = head.supplierName
+    return body
+
+
+def _preview(head: Head, kind: ReceiptKind, shown: list[str], rows: list[VoucherPos]) -> Preview:
+    net = sum((p.sumNet or ZERO for p in rows), ZERO)
+    gross = sum((_line(p).gross for p in rows), ZERO)
+    day = dates.berlin_date(head.voucherDate)
+    facts = [
+        Fact("Supplier", fence(head.supplierName) or "(none)"),
+        Fact("Kind", KIND_WORDS[kind]),
+        Fact("Receipt number", fence(head.description) or "(none)"),
+        Fact("Date", day.isoformat() if day else "(none)"),
+        Fact("Tax rule", str(head.taxRule.id if head.taxRule else "(none)")),
+        Fact("Positions", "\n".join(shown)),
+        Fact("Total", f"net {net:f} + tax {gross - net:f} = gross {gross:f} EUR"),
+        Fact("File", f"Document {head.document.id}" if head.document else "(none)"),
+    ]
+    warnings = [] if head.document else ["No receipt file is attached to this receipt."]
+    return Preview(
+        action=f"Finalize Beleg (receipt) {head.id}: it enters the books as open (offen, status "
+        "100) and counts for the tax return. It cannot be changed or deleted any more; only a "
+        "reset to draft reopens it, and once festgeschrieben never",
+        facts=facts,
+        warnings=warnings,
+        irreversible=True,
+    )

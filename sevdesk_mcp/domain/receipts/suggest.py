@@ -1,0 +1,111 @@
+"""Suggestions of booking accounts for a receipt, from the account's receipt guidance.
+
+Nothing is guessed silently: an account is proposed only when a word of the description matches
+its name or guidance text, or a keyword typical for that SKR03 account number (the reason names
+which); each suggestion lists the tax rules and rates the guidance allows, and marks whether the
+rate asked for fits. With no match the answer says so and points to the full list.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts.guidance import RECEIPT_TYPES, Guide, Guides, ReceiptKind
+
+MAX_SUGGESTIONS: Final = 5
+_WORD: Final = re.compile(r"[a-zäöüß]{4,}")
+KEYWORDS: Final[dict[str, tuple[str, ...]]] = {  # SKR03 numbers; lower-case word stems
+    "4930": ("büro", "papier", "ordner", "toner", "druckerpatrone", "office", "stationery"),
+    "4910": ("porto", "briefmarke", "paket", "versand", "postage", "shipping"),
+    "4920": ("telefon", "mobilfunk", "handy", "phone"),
+    "4925": ("internet", "glasfaser", "dsl", "hosting"),
+    "4970": ("kontoführung", "kontogebühr", "bankgebühr", "entgelt", "bank fee"),
+    "4650": ("bewirtung", "restaurant", "gasthaus", "essen", "catering"),
+    "4530": ("diesel", "benzin", "tankstelle", "kraftstoff", "fuel", "werkstatt"),
+    "4210": ("miete", "rent"),
+    "4240": ("strom", "gas", "wasser", "energie", "electricity"),
+    "4360": ("versicherung", "haftpflicht", "insurance"),
+    "4940": ("buch", "fachbuch", "zeitschrift", "book", "magazine"),
+    "4950": ("anwalt", "steuerberat", "beratung", "kanzlei", "legal", "consulting"),
+    "4806": ("software", "lizenz", "abo", "license", "subscription"),
+    "3400": ("wareneingang", "material", "holz", "schnittholz", "beschlag"),
+    "0480": ("werkzeug", "maschine", "gerät", "tool"),
+    "4900": ("messe", "sonstig", "gebühr", "beitrag", "innung"),
+    "8400": ("erlös", "verkauf", "barverkauf", "sale"),
+}
+
+
+class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
+    """One booking account that may fit, with why and what it allows."""
+
+    account_number: str
+    account_name: str
+    account_id: int
+    reason: str
+    allowed: str
+    rate_fits: bool | None
+
+
+class Suggestions(msgspec.Struct, frozen=True, kw_only=True):
+    """The suggestions, best first; ``note`` says what to do when none fits."""
+
+    suggestions: list[Suggestion]
+    note: str
+
+
+async def suggest(
+    client: SevdeskPort, description: str, kind: ReceiptKind, rate: Decimal | None
+) -> Suggestions:
+    """:returns: booking accounts whose name, guidance or keywords match ``description``.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    guides = await Guides.load(client)
+    words = set(_WORD.findall(description.casefold()))
+    scored: list[tuple[int, Guide, str]] = []
+    for guide in guides.by_number.values():
+        if RECEIPT_TYPES[kind] not in guide.kinds:
+            continue
+        score, reason = _score(guide, words, description.casefold())
+        if score:
+            scored.append((score, guide, reason))
+    scored.sort(key=lambda s: (-s[0], s[1].number))
+    found = [_suggestion(g, reason, kind, rate) for _, g, reason in scored[:MAX_SUGGESTIONS]]
+    note = (
+        "Suggestions only: the human decides. Check the receipt's tax rule and rate against "
+        "'allowed'."
+        if found
+        else "No booking account matches the description; nothing is guessed. Pick one from "
+        "the booking accounts of the reference data (each lists what it allows)."
+    )
+    return Suggestions(suggestions=found, note=note)
+
+
+def _score(guide: Guide, words: set[str], text: str) -> tuple[int, str]:
+    own = set(_WORD.findall(f"{guide.name} {guide.description or ''}".casefold()))
+    shared = sorted(
+        w for w in words if any(w.startswith(o[:5]) or o.startswith(w[:5]) for o in own)
+    )
+    if shared:
+        return 2 * len(shared), f"the description's '{shared[0]}' matches the account's name"
+    hits = [k for k in KEYWORDS.get(guide.number, ()) if k in text]
+    if hits:
+        return len(hits), f"'{hits[0]}' is typical for SKR03 account {guide.number}"
+    return 0, ""
+
+
+def _suggestion(guide: Guide, reason: str, kind: ReceiptKind, rate: Decimal | None) -> Suggestion:
+    fits = None if rate is None else any(rate in rates for rates in guide.rules.values())
+    return Suggestion(
+        account_number=guide.number,
+        account_name=guide.name,
+        account_id=guide.account_id,
+        reason=reason,
+        allowed=guide.allowed(kind),
+        rate_fits=fits,
+    )

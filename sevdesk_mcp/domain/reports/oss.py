@@ -1,0 +1,111 @@
+"""The One-Stop-Shop figures (§18j UStG): sales under sevDesk's OSS rules (18 goods, 19
+electronic services, 20 other services) per member state of the customer's address and rate,
+by document date, credit notes negative. A sale without a country is named, never dropped."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from decimal import Decimal
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.money import ZERO, cents
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.reports.books import Books, Record, read_books
+from sevdesk_mcp.domain.reports.period import Period
+from sevdesk_mcp.safety.fence import fence
+
+OSS_RULES: Final = frozenset({18, 19, 20})
+RULE: Final = (
+    "OSS (§18j UStG): documents with sevDesk rules 18-20 per member state of the document's "
+    "address country and rate, by document date, credit notes negative; net and tax as the "
+    "positions show them, in EUR."
+)
+
+
+class OssSource(msgspec.Struct, frozen=True, kw_only=True):
+    """A document behind an OSS figure."""
+
+    kind: str
+    id: int
+    number: Untrusted | None
+    date: dt.date
+    net: Decimal
+    tax: Decimal
+
+
+class OssLine(msgspec.Struct, frozen=True, kw_only=True):
+    """The sales to one member state at one rate."""
+
+    country: str
+    rate: Decimal
+    net: Decimal
+    tax: Decimal
+    sources: list[OssSource]
+
+
+class OssReport(msgspec.Struct, frozen=True, kw_only=True):
+    """The One-Stop-Shop figures of a period."""
+
+    period: str
+    lines: list[OssLine]
+    total_tax: Decimal
+    without_country: list[OssSource]
+    rule: str
+
+
+async def oss_figures(client: SevdeskPort, period: Period) -> OssReport:
+    """:returns: the OSS figures of ``period``.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    return compute(await read_books(client), period)
+
+
+def compute(books: Books, period: Period) -> OssReport:
+    """:returns: the OSS figures of ``period`` from ``books``."""
+    groups: defaultdict[tuple[str, Decimal], list[OssSource]] = defaultdict(list)
+    lost = []
+    for record in books.records:
+        if record.draft or record.rule not in OSS_RULES or record.day not in period:
+            continue
+        country = books.countries.get(record.country_id or 0, "")
+        for rate, source in _by_rate(record):
+            if country and country != "DE":
+                groups[country, rate].append(source)
+            else:
+                lost.append(source)
+    lines = [
+        OssLine(
+            country=country,
+            rate=rate,
+            net=cents(sum((s.net for s in sources), ZERO)),
+            tax=cents(sum((s.tax for s in sources), ZERO)),
+            sources=sources,
+        )
+        for (country, rate), sources in sorted(groups.items())
+    ]
+    return OssReport(
+        period=period.name,
+        lines=lines,
+        total_tax=cents(sum((line.tax for line in lines), ZERO)),
+        without_country=lost,
+        rule=RULE,
+    )
+
+
+def _by_rate(record: Record) -> list[tuple[Decimal, OssSource]]:
+    sums: dict[Decimal, list[Decimal]] = {}
+    for line in record.lines:
+        pair = sums.setdefault(cents(line.rate), [ZERO, ZERO])
+        pair[0] += line.net
+        pair[1] += line.tax
+    label = fence(record.label)
+    return [
+        (rate, OssSource(kind=record.kind, id=record.id, number=label, date=record.day,
+                         net=cents(net), tax=cents(tax)))
+        for rate, (net, tax) in sorted(sums.items())
+    ]  # fmt: skip

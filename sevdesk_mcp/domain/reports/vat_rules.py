@@ -1,0 +1,130 @@
+"""Which box of the advance VAT return (UStVA, the official form of 2026) a position of a
+document or receipt belongs to, by sevDesk's tax rule (``taxRule``, bookkeeping 2.0, §3.4) and
+the position's rate. The rules and their sources are explained in docs/tax.md.
+
+A verdict is either placements in boxes, or "outside the return" with the reason (One-Stop-Shop
+sales, not taxable, no input tax deduction), or "unclassified" with the reason: never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Final
+
+from sevdesk_mcp.domain.money import HUNDRED, ZERO, cents
+
+RATE_19: Final = Decimal(19)
+RATE_7: Final = Decimal(7)
+REVERSE_CHARGE_RATE: Final = RATE_19  # sevDesk's rules 12-14 say "0% (19%)"
+
+# box: title. A pair "35/36" is base/tax; boxes of input tax have only a tax.
+BOXES: Final = {
+    "81": "Taxable sales at 19 % (base; tax computed)",
+    "86": "Taxable sales at 7 % (base; tax computed)",
+    "35/36": "Taxable sales at other rates (base / tax)",
+    "41": "Tax-free intra-EU supplies to buyers with a VAT id",
+    "43": "Other tax-free sales with input tax deduction (e.g. exports)",
+    "48": "Tax-free sales without input tax deduction (§4 no. 8-29)",
+    "21": "Services to EU businesses, tax owed by the customer (§18b)",
+    "45": "Other sales not taxable in Germany",
+    "60": "Sales where the customer owes the tax (§13b(5))",
+    "89": "Intra-EU acquisitions at 19 % (base; tax computed)",
+    "93": "Intra-EU acquisitions at 7 % (base; tax computed)",
+    "46/47": "Services from EU businesses, §13b(1) (base / tax)",
+    "73/74": "Security transfers and real estate, §13b(2) no. 2, 3 (base / tax)",
+    "84/85": "Other services, §13b(2) no. 1, 4-12 (base / tax)",
+    "66": "Input tax from invoices of other businesses",
+    "61": "Input tax from intra-EU acquisitions",
+    "67": "Input tax from services under §13b",
+}
+OUTPUT_TAX_BOXES: Final = ("81", "86", "35/36", "89", "93", "46/47", "73/74", "84/85")
+INPUT_TAX_BOXES: Final = ("66", "61", "67")
+CASH_BOXES: Final = frozenset({"81", "86", "35/36"})  # Ist: by payment (§20 UStG)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """An amount in one box: the base (``None`` for input tax) and the tax."""
+
+    box: str
+    base: Decimal | None
+    tax: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Where a position goes: boxes, or outside the return, or unclassified (with why)."""
+
+    placements: tuple[Placement, ...] = ()
+    outside: str | None = None
+    unclassified: str | None = None
+
+
+def classify(
+    rule: int | None, rate: Decimal, net: Decimal, tax: Decimal, *, revenue: bool
+) -> Verdict:
+    """:returns: the verdict for one position of a revenue document or an expense receipt."""
+    if rule is None:
+        return Verdict(unclassified="it has no tax rule (bookkeeping 1.0 or missing)")
+    return _revenue(rule, rate, net, tax) if revenue else _expense(rule, rate, net, tax)
+
+
+_PLAIN: Final = {2: "43", 3: "41", 4: "48", 5: "60", 17: "45", 21: "21"}
+_TAXABLE: Final = {RATE_19: "81", RATE_7: "86"}
+_NOT_IN_RETURN: Final = {
+    18: "One-Stop-Shop sale: taxed in the customer's country (OSS)",
+    19: "One-Stop-Shop sale: taxed in the customer's country (OSS)",
+    20: "One-Stop-Shop sale: taxed in the customer's country (OSS)",
+    15: "not taxable (e.g. a pass-through item)",
+    16: "not taxable (e.g. a pass-through item)",
+    22: "not taxable (e.g. a pass-through item)",
+}
+
+
+def _revenue(rule: int, rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:
+    if rule in _PLAIN:
+        return Verdict((Placement(_PLAIN[rule], net, ZERO),))
+    if rule == 1:
+        return _taxable(rate, net, tax)
+    if rule in _NOT_IN_RETURN:
+        return Verdict(outside=_NOT_IN_RETURN[rule])
+    if rule == 11:
+        return Verdict(unclassified="small-business rule §19: no VAT is charged or declared")
+    return Verdict(unclassified=f"tax rule {rule} is not a rule for sales")
+
+
+def _taxable(rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:
+    if rate in _TAXABLE:
+        return Verdict((Placement(_TAXABLE[rate], net, tax),))
+    if rate > ZERO:
+        return Verdict((Placement("35/36", net, tax),))
+    return Verdict(unclassified="taxable sales rule 1 at 0 %: which exemption applies?")
+
+
+def _expense(rule: int, rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:
+    if rule == 9:
+        if tax == ZERO:
+            return Verdict(outside="no input tax on it (0 %)")
+        return Verdict((Placement("66", None, tax),))
+    if rule == 8:
+        return _acquisition(rate, net)
+    if rule in (12, 13, 14):
+        used = rate if rate > ZERO else REVERSE_CHARGE_RATE
+        owed = cents(net * used / HUNDRED)
+        box = "46/47" if rule == 14 else "84/85"
+        placed = [Placement(box, net, owed)]
+        if rule != 13:  # 13: reverse charge without input tax deduction
+            placed.append(Placement("67", None, owed))
+        return Verdict(tuple(placed))
+    if rule in (10, 16):
+        return Verdict(outside="no input tax deduction / not taxable")
+    return Verdict(unclassified=f"tax rule {rule} is not a rule for expenses")
+
+
+def _acquisition(rate: Decimal, net: Decimal) -> Verdict:
+    if rate not in (RATE_19, RATE_7):
+        return Verdict(unclassified=f"intra-EU acquisition at {rate} %: which rate applies?")
+    owed = cents(net * rate / HUNDRED)
+    box = "89" if rate == RATE_19 else "93"
+    return Verdict((Placement(box, net, owed), Placement("61", None, owed)))

@@ -1,0 +1,117 @@
+"""The EU sales list (Zusammenfassende Meldung, §18a UStG): per customer VAT id, the tax-free
+intra-EU supplies of goods (rule 3, kind ``L``) and the services under §18b (rule 21, kind
+``S``) of a quarter or month, by document date, credit notes negative. A sale without the
+customer's VAT id is named, never dropped."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from decimal import Decimal
+from typing import Final
+
+import msgspec
+
+from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.money import ZERO, cents
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.reports.books import Books, Record, read_books
+from sevdesk_mcp.domain.reports.period import Period
+from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.sevdesk import wire
+
+KINDS: Final = {3: "L", 21: "S"}  # goods, other services (§18a(6) UStG)
+RULE: Final = (
+    "EU sales list (§18a UStG): intra-EU supplies (sevDesk rule 3, kind L) and services to EU "
+    "businesses (rule 21, kind S) per customer VAT id, by document date, credit notes "
+    "negative, net in EUR. Triangular deals (kind D) have no sevDesk rule."
+)
+
+
+class ZmSource(msgspec.Struct, frozen=True, kw_only=True):
+    """A document behind a line of the list."""
+
+    kind: str
+    id: int
+    number: Untrusted | None
+    date: dt.date
+    net: Decimal
+
+
+class ZmLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of the EU sales list."""
+
+    vat_id: str
+    country: str
+    kind: str
+    amount: Decimal
+    sources: list[ZmSource]
+
+
+class ZmReport(msgspec.Struct, frozen=True, kw_only=True):
+    """The EU sales list of a period."""
+
+    period: str
+    lines: list[ZmLine]
+    total: Decimal
+    missing_vat_id: list[ZmSource]
+    rule: str
+
+
+async def eu_sales_list(client: SevdeskPort, period: Period) -> ZmReport:
+    """:returns: the EU sales list of ``period``.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    return compute(await read_books(client), period)
+
+
+def compute(books: Books, period: Period) -> ZmReport:
+    """:returns: the EU sales list of ``period`` from ``books``."""
+    groups: defaultdict[tuple[str, str], list[ZmSource]] = defaultdict(list)
+    missing = []
+    for record in books.records:
+        if record.draft or not record.revenue or record.rule not in KINDS:
+            continue
+        if record.day not in period:
+            continue
+        source = _source(record)
+        contact = books.contacts.get(record.contact_id) if record.contact_id else None
+        vat_id = _vat_id(contact)
+        if not vat_id:
+            missing.append(source)
+            continue
+        groups[vat_id, KINDS[record.rule or 0]].append(source)
+    lines = [
+        ZmLine(
+            vat_id=vat_id,
+            country=vat_id[:2],
+            kind=kind,
+            amount=cents(sum((s.net for s in sources), ZERO)),
+            sources=sources,
+        )
+        for (vat_id, kind), sources in sorted(groups.items())
+    ]
+    return ZmReport(
+        period=period.name,
+        lines=lines,
+        total=cents(sum((line.amount for line in lines), ZERO)),
+        missing_vat_id=missing,
+        rule=RULE,
+    )
+
+
+def _source(record: Record) -> ZmSource:
+    return ZmSource(
+        kind=record.kind,
+        id=record.id,
+        number=fence(record.label),
+        date=record.day,
+        net=cents(sum((line.net for line in record.lines), ZERO)),
+    )
+
+
+def _vat_id(contact: wire.Contact | None) -> str:
+    if contact is None or not contact.vatNumber:
+        return ""
+    return clean(contact.vatNumber).replace(" ", "").upper()

@@ -1,0 +1,147 @@
+"""Tools of the ``reports`` toolset: sevDesk's CSV exports and its DATEV export, saved as
+new files in ``SEVDESK_OUTPUT_DIR``. Over HTTP there is no local folder; the tools refuse.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Annotated, Final, Literal
+
+import httpx
+import msgspec
+
+from sevdesk_mcp.domain.reports import exports
+from sevdesk_mcp.errors import FileAccessError, ToolError
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.tax import Period, period_of
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
+
+FILE_TRANSPORT: ContextVar[httpx.AsyncBaseTransport | None] = ContextVar(
+    "sevdesk_file_transport", default=None
+)
+"""The transport DATEV downloads use: the network unless set (the fake's storage in tests)."""
+SETTING: Final = "SEVDESK_OUTPUT_DIR"
+
+
+class CsvInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_export_csv``."""
+
+    kind: Annotated[
+        Literal["invoices", "credit_notes", "receipts", "transactions"],
+        msgspec.Meta(description="Which list to export"),
+    ] = "invoices"
+    period: Period | None = None
+
+
+class DatevInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_export_datev``."""
+
+    period: Period | None = None
+    images: Annotated[bool, msgspec.Meta(description="Include receipt images")] = False
+
+
+class SavedFile(msgspec.Struct, frozen=True, kw_only=True):
+    """A file saved in the output folder."""
+
+    saved_to: str | None = None
+    file_name: str | None = None
+    size_bytes: int | None = None
+    media_type: str | None = None
+    note: str
+
+
+def _folder(ctx: ToolContext) -> bool:
+    """:returns: whether there is an output folder.
+
+    :raises FileAccessError: over HTTP, where there is no local folder.
+    """
+    files = ctx.files
+    if files.remote:
+        raise FileAccessError(
+            "This server runs over HTTP and has no local folder to save the export in; "
+            "download links over HTTP are not available yet. Run the export on a server started "
+            f"on your own machine (stdio) with {SETTING} set, or export in sevDesk itself."
+        )
+    return files.output_dir is not None
+
+
+NO_FOLDER: Final = (
+    f"Nothing was saved: no folder is set up for exports. Set {SETTING} to an absolute path "
+    "of a writable folder and start the server again."
+)
+
+
+def _save(ctx: ToolContext, found: exports.ExportFile, note: str) -> SavedFile:
+    try:
+        path = ctx.files.deliver(found.name, found.data)
+    except OSError as exc:
+        raise ToolError(
+            f"Could not write {found.name} to {SETTING} ({exc.strerror or exc}); check that the "
+            "folder exists, is writable and has free space."
+        ) from None
+    return SavedFile(
+        saved_to=str(path),
+        file_name=found.name,
+        size_bytes=len(found.data),
+        media_type=found.media_type,
+        note=note,
+    )
+
+
+async def _csv(args: CsvInput, ctx: ToolContext) -> SavedFile:
+    if not _folder(ctx):
+        return SavedFile(note=NO_FOLDER)
+    client = ctx.account.require_client()
+    found = await exports.csv_export(client, args.kind, period_of(args.period, ctx))
+    return _save(ctx, found, "sevDesk's own CSV export, unchanged.")
+
+
+async def _datev(args: DatevInput, ctx: ToolContext) -> SavedFile:
+    if not _folder(ctx):
+        return SavedFile(note=f"{NO_FOLDER} The DATEV export was not started.")
+    client = ctx.account.require_client()
+    period = period_of(args.period, ctx)
+    job = await exports.datev_export(
+        client, period, images=args.images, transport=FILE_TRANSPORT.get()
+    )
+    note = f"DATEV job {job.job_id}; sevDesk's link expires {job.link_expires or 'soon'}."
+    return _save(ctx, job.file, note)
+
+
+EXPORT_CSV = define_tool(
+    name="sevdesk_export_csv",
+    title="CSV export of invoices, receipts, transactions",
+    description=(
+        "Saves sevDesk's own CSV export of invoices, credit notes, receipts or bank "
+        "transactions for a month, quarter or year as a new file in the output folder "
+        "(SEVDESK_OUTPUT_DIR); without one nothing is saved. Not available over HTTP."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=CsvInput,
+    output=SavedFile,
+    handler=_csv,
+    local_files="write",
+)
+
+EXPORT_DATEV = define_tool(
+    name="sevdesk_export_datev",
+    title="DATEV export for the accountant",
+    description=(
+        "Runs sevDesk's DATEV export (booking batch as CSV in a ZIP) for a period, reports "
+        "progress while it runs, and saves the ZIP as a new file in the output folder "
+        "(SEVDESK_OUTPUT_DIR). Downloads only from sevDesk's export storage. Does not enshrine "
+        "anything. Without an output folder it does not run. Not available over HTTP."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=DatevInput,
+    output=SavedFile,
+    handler=_datev,
+    local_files="write",
+)
+
+TOOLS = (EXPORT_CSV, EXPORT_DATEV)

@@ -1,0 +1,163 @@
+"""Tools of the ``reports`` toolset: the advance VAT return with its sources, the EU sales list, the
+One-Stop-Shop figures and the profit and loss by booking account."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+import msgspec
+
+from sevdesk_mcp.domain.reports import euer, oss, vat, zm
+from sevdesk_mcp.domain.reports import period as reports_period
+from sevdesk_mcp.domain.reports.period import PATTERN, parse_period
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
+
+Period = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=PATTERN,
+        max_length=7,
+        description="Month 2026-10, quarter 2026-Q4 or year 2026 (default: the last month)",
+    ),
+]
+
+
+def period_of(
+    text: str | None, ctx: ToolContext, *, quarter: bool = False
+) -> reports_period.Period:
+    """:returns: the period named by ``text``; by default the last complete month (or quarter)
+        before the books' today.
+
+    :raises ToolInputError: if ``text`` names no period.
+    """
+    if text:
+        return parse_period(text)
+    today = ctx.account.today()
+    last = today.replace(day=1) - dt.timedelta(days=1)
+    if quarter:
+        done = (today.month - 1) // 3 * 3  # months of the year in finished quarters
+        year, done = (today.year, done) if done else (today.year - 1, 12)
+        return parse_period(f"{year}-Q{done // 3}")
+    return parse_period(f"{last.year}-{last.month:02d}")
+
+
+class VatInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_vat_return``."""
+
+    period: Period | None = None
+    method: Annotated[
+        Literal["soll", "ist"],
+        msgspec.Meta(description="soll: accrual (by document date); ist: cash (by payment)"),
+    ] = "soll"
+    max_sources: Annotated[
+        int, msgspec.Meta(ge=1, le=200, description="Sources listed per box")
+    ] = 25
+
+
+class PeriodInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_eu_sales_list`` and ``sevdesk_oss_figures``."""
+
+    period: Period | None = None
+
+
+class PnlInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_profit_and_loss``."""
+
+    period: Period | None = None
+    basis: Annotated[
+        Literal["cash", "accrual"],
+        msgspec.Meta(description="cash: paid in the period (EÜR); accrual: document date"),
+    ] = "cash"
+
+
+async def _vat(args: VatInput, ctx: ToolContext) -> vat.VatReturn:
+    client = ctx.account.require_client()
+    return await vat.vat_return(client, period_of(args.period, ctx), args.method, args.max_sources)
+
+
+async def _zm(args: PeriodInput, ctx: ToolContext) -> zm.ZmReport:
+    return await zm.eu_sales_list(ctx.account.require_client(), period_of(args.period, ctx))
+
+
+async def _oss(args: PeriodInput, ctx: ToolContext) -> oss.OssReport:
+    return await oss.oss_figures(
+        ctx.account.require_client(), period_of(args.period, ctx, quarter=True)
+    )
+
+
+async def _pnl(args: PnlInput, ctx: ToolContext) -> euer.ProfitAndLoss:
+    client = ctx.account.require_client()
+    return await euer.profit_and_loss(client, period_of(args.period, ctx), args.basis)
+
+
+VAT_RETURN = define_tool(
+    name="sevdesk_vat_return",
+    title="Advance VAT return (UStVA boxes)",
+    description=(
+        "Prepare the advance VAT return (Umsatzsteuer-Voranmeldung) of a month or quarter: each "
+        "box of the 2026 form (81, 86, 35/36, 41, 43, 48, 21, 45, 60, 89, 93, 46/47, 73/74, "
+        "84/85, 66, 61, 67) with the invoices, credit notes and receipts behind it, and box 83 "
+        "(the balance). method soll (accrual) or ist (cash). Lists what fits no box, items "
+        "outside the return (OSS), documents whose totals differ from their positions, and open "
+        "questions. Files nothing. Numbers are fenced in ⟦ ⟧."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=VatInput,
+    output=vat.VatReturn,
+    handler=_vat,
+)
+
+EU_SALES_LIST = define_tool(
+    name="sevdesk_eu_sales_list",
+    title="EU sales list (ZM)",
+    description=(
+        "The EU sales list (Zusammenfassende Meldung) of a quarter or month: per customer VAT "
+        "id the intra-EU supplies (L) and services (S), net, with their documents; sales "
+        "without the customer's VAT id are listed apart."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=PeriodInput,
+    output=zm.ZmReport,
+    handler=_zm,
+)
+
+OSS_FIGURES = define_tool(
+    name="sevdesk_oss_figures",
+    title="One-Stop-Shop figures (OSS)",
+    description=(
+        "The One-Stop-Shop figures of a quarter: sales to consumers in other EU states per "
+        "member state and rate, net and tax, with their documents; sales without a country "
+        "are listed apart."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=PeriodInput,
+    output=oss.OssReport,
+    handler=_oss,
+)
+
+PROFIT_AND_LOSS = define_tool(
+    name="sevdesk_profit_and_loss",
+    title="Profit and loss by booking account (EÜR)",
+    description=(
+        "An EÜR-style profit and loss for a period: net income and expenses per booking account "
+        "with its SKR03 class, and the result. basis cash (paid in the period, the EÜR rule) or "
+        "accrual (document date). Positions without an account are named."
+    ),
+    toolset="reports",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=PnlInput,
+    output=euer.ProfitAndLoss,
+    handler=_pnl,
+)
+
+TOOLS = (VAT_RETURN, EU_SALES_LIST, OSS_FIGURES, PROFIT_AND_LOSS)

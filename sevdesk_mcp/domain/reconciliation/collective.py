@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from decimal import Decimal
+from functools import partial
 from itertools import combinations
 from typing import Final
 
 from sevdesk_mcp.domain.money import ZERO, shown
-from sevdesk_mcp.domain.reconciliation.candidate import Candidate, Clues, candidate
+from sevdesk_mcp.domain.reconciliation.candidate import Clues, Draft, candidate
 from sevdesk_mcp.domain.reconciliation.evidence import Weight, label
 from sevdesk_mcp.domain.reconciliation.index import DocIndex, cents_of, discounted
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Tx
@@ -24,7 +26,7 @@ MAX_SUBSET_DOCS: Final = 10
 MAX_PARTS: Final = 4
 
 
-def groups(tx: Tx, docs: DocIndex, clues: Clues) -> list[Candidate]:
+def groups(tx: Tx, docs: DocIndex, clues: Clues) -> list[Draft]:
     """:returns: the collective candidates of ``tx``."""
     named = [d for d, w in clues.numbers.values() if w.anchor and _fits(tx, d)]
     found = _named(tx, named, clues) if len(named) > 1 else []
@@ -38,23 +40,34 @@ def _fits(tx: Tx, doc: OpenDoc) -> bool:
     return doc.sign == tx.sign and doc.currency == tx.currency
 
 
-def _named(tx: Tx, docs: list[OpenDoc], clues: Clues) -> list[Candidate]:
+def _named(tx: Tx, docs: list[OpenDoc], clues: Clues) -> list[Draft]:
     docs = sorted(docs, key=lambda d: (d.issued or dt.date.min, d.id))
     total = sum((d.open for d in docs), ZERO)
     cheaper = sum((discounted(d) or d.open for d in docs), ZERO)
-    names = ", ".join(label(d) for d in docs)
-    number = Weight(0.55, f"the purpose names {names}", anchor=True)
+    number = Weight(0.55, partial(_names, docs), anchor=True)
     party = _party(docs, clues)
     if tx.rest == total:
-        fit = Weight(0.35, f"the amount {shown(tx.rest)} is exactly their open sum")
+        fit = Weight(0.35, partial(_exact_sum, tx.rest))
         return [candidate(docs, "full", [number, fit, party])]
     if tx.rest == cheaper and cheaper != total:
         fit = Weight(0.30, "their open sum less the cash discounts of their payment terms")
         return [candidate(docs, "cash_discount", [number, fit, party])]
     if tx.rest < total:
-        fit = Weight(-0.25, f"{shown(tx.rest)} of their open sum {shown(total)}: paid in part")
+        fit = Weight(-0.25, partial(_part_of_sum, tx.rest, total))
         return [candidate(docs, "partial", [number, fit, party])]
     return []
+
+
+def _names(docs: list[OpenDoc]) -> str:
+    return f"the purpose names {', '.join(label(d) for d in docs)}"
+
+
+def _exact_sum(paid: Decimal) -> str:
+    return f"the amount {shown(paid)} is exactly their open sum"
+
+
+def _part_of_sum(paid: Decimal, total: Decimal) -> str:
+    return f"{shown(paid)} of their open sum {shown(total)}: paid in part"
 
 
 def _party(docs: list[OpenDoc], clues: Clues) -> Weight | None:
@@ -62,7 +75,7 @@ def _party(docs: list[OpenDoc], clues: Clues) -> Weight | None:
     return next(iter(weights)) if len(weights) == 1 else None
 
 
-def _subsets(tx: Tx, own: list[OpenDoc], clues: Clues) -> Iterator[Candidate]:
+def _subsets(tx: Tx, own: list[OpenDoc], clues: Clues) -> Iterator[Draft]:
     pool = sorted((d for d in own if _fits(tx, d)), key=lambda d: d.id)[:MAX_SUBSET_DOCS]
     target = cents_of(tx.rest)
     amounts = [cents_of(d.open) for d in pool]

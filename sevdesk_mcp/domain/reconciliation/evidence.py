@@ -16,41 +16,71 @@ Weights add up to the confidence of a suggestion (at most 0.99). The rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, Literal
+from functools import partial
+from typing import Final, Literal, NamedTuple
 
 from sevdesk_mcp.domain.money import shown
-from sevdesk_mcp.domain.reconciliation.index import discounted
+from sevdesk_mcp.domain.reconciliation.index import Cents, DocFacts, in_cents
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Tx
 from sevdesk_mcp.domain.reconciliation.text import words_of
 
 Settle = Literal["full", "partial", "cash_discount", "fees", "foreign"]
+Why = str | Callable[[], str]
 MAX_FEES: Final = Decimal(25)
+MAX_FEES_CENTS: Final = 2_500
 FEES_SHARE: Final = Decimal("0.03")
+FEES_PERCENT: Final = 3
 FOREIGN_SLACK: Final = Decimal("0.015")
 GRACE_DAYS: Final = 3
 _INSTALMENT: Final = ("rate", "teilzahlung", "anzahlung", "abschlag", "instalment")
 
 
-@dataclass(frozen=True, slots=True)
-class Weight:
-    """One piece of evidence: its weight and the reason in words.
+class Weight(NamedTuple):
+    """One piece of evidence: its weight and the reason in words (a tuple: made per
+    candidate, many times per transaction).
 
+    :param why: the reason, or how to write it: most candidates are never shown, so their
+        reasons are written only when asked for (:attr:`reason`).
     :param anchor: whether it identifies the document on its own (a number).
     """
 
     value: float
-    reason: str
+    why: Why
     anchor: bool = False
 
+    @property
+    def reason(self) -> str:
+        """:returns: the reason in words."""
+        return self.why if isinstance(self.why, str) else self.why()
 
-@dataclass(frozen=True, slots=True)
-class AmountFit:
+
+class AmountFit(NamedTuple):
     """How the transaction's amount fits the document's open amount."""
 
     settle: Settle
     weight: Weight
+
+
+@dataclass(frozen=True, slots=True)
+class Paid:
+    """What the amount fit reads of a transaction, worked out once per transaction.
+
+    :param cents: its unbooked rest in cents.
+    :param instalment: whether its purpose speaks of an instalment.
+    """
+
+    tx: Tx
+    cents: Cents
+    instalment: bool
+
+    @classmethod
+    def of(cls, tx: Tx) -> Paid:
+        """:returns: what the amount fit reads of ``tx``."""
+        words = words_of(tx.purpose)
+        return cls(tx, in_cents(tx.rest), any(w.startswith(_INSTALMENT) for w in words))
 
 
 def label(doc: OpenDoc) -> str:
@@ -61,48 +91,70 @@ def label(doc: OpenDoc) -> str:
     return f"{word} {doc.number or doc.id}"
 
 
-def amount_fit(tx: Tx, doc: OpenDoc) -> AmountFit:
-    """:returns: how ``tx`` fits ``doc`` by amount."""
-    paid, owed = tx.rest, doc.open
+def amount_fit(paid: Paid, facts: DocFacts) -> AmountFit:
+    """:returns: how the transaction fits the document by amount (compared in cents)."""
+    tx, doc = paid.tx, facts.doc
     if doc.currency != tx.currency:
         return _foreign(tx, doc)
-    if paid == owed:
-        return AmountFit("full", Weight(0.35, f"the amount {shown(paid)} is exactly what is open"))
-    cheaper = discounted(doc)
-    if cheaper is not None and abs(paid - cheaper) <= Decimal("0.01"):
+    if paid.cents == facts.open:
+        return AmountFit("full", Weight(0.35, partial(_exactly, tx.rest)))
+    if facts.cheaper is not None and -1 <= paid.cents - facts.cheaper <= 1:  # within a cent
         return _discount(tx, doc)
-    if paid > owed:
-        rest = shown(paid - owed, tx.currency)
-        why = f"{shown(owed)} is open; {rest} would stay unbooked"
-        return AmountFit("full", Weight(-0.10, why))
-    return _short(tx, owed - paid)
+    if paid.cents > facts.open:
+        return AmountFit("full", Weight(-0.10, partial(_over, tx, doc.open)))
+    return _short(paid, doc, facts.open - paid.cents)
 
 
-def _short(tx: Tx, missing: Decimal) -> AmountFit:
-    paid, owed = tx.rest, tx.rest + missing
-    if missing <= min(MAX_FEES, owed * FEES_SHARE):
-        why = f"{shown(missing, tx.currency)} less than open: the bank's fees for the transfer?"
-        return AmountFit("fees", Weight(0.20, why))
-    said = f"{shown(paid)} of the {shown(owed)} open: a partial payment"
-    if any(w.startswith(_INSTALMENT) for w in words_of(tx.purpose)):
-        return AmountFit("partial", Weight(0.15, said + "; the purpose speaks of an instalment"))
-    return AmountFit("partial", Weight(0.10, said))
+def _exactly(paid: Decimal) -> str:
+    return f"the amount {shown(paid)} is exactly what is open"
+
+
+def _over(tx: Tx, owed: Decimal) -> str:
+    return f"{shown(owed)} is open; {shown(tx.rest - owed, tx.currency)} would stay unbooked"
+
+
+def _short(paid: Paid, doc: OpenDoc, missing: Cents) -> AmountFit:
+    # in cents: missing <= min(MAX_FEES, owed * FEES_SHARE)
+    if missing <= MAX_FEES_CENTS and missing * 100 <= (missing + paid.cents) * FEES_PERCENT:
+        return AmountFit("fees", Weight(0.20, partial(_fees, paid.tx, doc.open)))
+    if paid.instalment:
+        return AmountFit("partial", Weight(0.15, partial(_part, paid.tx, doc.open, True)))
+    return AmountFit("partial", Weight(0.10, partial(_part, paid.tx, doc.open, False)))
+
+
+def _fees(tx: Tx, owed: Decimal) -> str:
+    missing = owed - tx.rest
+    return f"{shown(missing, tx.currency)} less than open: the bank's fees for the transfer?"
+
+
+def _part(tx: Tx, owed: Decimal, instalment: bool) -> str:
+    said = f"{shown(tx.rest)} of the {shown(owed)} open: a partial payment"
+    return said + "; the purpose speaks of an instalment" if instalment else said
 
 
 def _discount(tx: Tx, doc: OpenDoc) -> AmountFit:
     terms = doc.terms
-    percent = f"{terms.discount_percent.normalize():f} %"
     late = (
         tx.day is not None
         and doc.issued is not None
         and (tx.day - doc.issued).days > terms.discount_days + GRACE_DAYS
     )
     if late:
-        days = terms.discount_days
-        why = f"the open amount less {percent} cash discount, but paid after the {days} days"
-        return AmountFit("cash_discount", Weight(0.15, why))
-    why = f"the open amount less the {percent} cash discount (Skonto) of the payment terms"
-    return AmountFit("cash_discount", Weight(0.30, why))
+        return AmountFit("cash_discount", Weight(0.15, partial(_late_discount, doc)))
+    return AmountFit("cash_discount", Weight(0.30, partial(_discount_why, doc)))
+
+
+def _percent(doc: OpenDoc) -> str:
+    return f"{doc.terms.discount_percent.normalize():f} %"
+
+
+def _late_discount(doc: OpenDoc) -> str:
+    days = doc.terms.discount_days
+    return f"the open amount less {_percent(doc)} cash discount, but paid after the {days} days"
+
+
+def _discount_why(doc: OpenDoc) -> str:
+    return f"the open amount less the {_percent(doc)} cash discount (Skonto) of the payment terms"
 
 
 def _foreign(tx: Tx, doc: OpenDoc) -> AmountFit:
@@ -111,15 +163,24 @@ def _foreign(tx: Tx, doc: OpenDoc) -> AmountFit:
     expected = doc.open * doc.rate
     if abs(tx.rest - expected) > expected * FOREIGN_SLACK:
         return AmountFit("foreign", Weight(0.0, f"the document is in {doc.currency}"))
-    why = (
+    return AmountFit("foreign", Weight(0.20, partial(_rate, tx, doc, expected)))
+
+
+def _rate(tx: Tx, doc: OpenDoc, expected: Decimal) -> str:
+    assert doc.rate is not None  # the caller checked
+    return (
         f"{shown(doc.open, doc.currency)} at the booked rate {doc.rate.normalize():f} is "
         f"{shown(expected, tx.currency)}"
     )
-    return AmountFit("foreign", Weight(0.20, why))
 
 
 def date_weight(tx: Tx, doc: OpenDoc) -> Weight | None:
     """:returns: the penalty when the money moved before the document existed."""
     if tx.day is None or doc.issued is None or tx.day >= doc.issued:
         return None
-    return Weight(-0.40, f"the money moved before the document's date {doc.issued.isoformat()}")
+    return Weight(-0.40, partial(_before, doc))
+
+
+def _before(doc: OpenDoc) -> str:
+    assert doc.issued is not None  # the caller checked
+    return f"the money moved before the document's date {doc.issued.isoformat()}"

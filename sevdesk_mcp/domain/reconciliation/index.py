@@ -16,11 +16,20 @@ from sevdesk_mcp.domain.reconciliation.text import iban, name_tokens, number_key
 HUNDRED: Final = Decimal(100)
 CENT: Final = Decimal("0.01")
 MAX_WORD_SHARE: Final = 50  # a name word shared by more contacts says nothing
+Cents = int | Decimal  # an amount in cents: whole, or a Decimal when it has parts of a cent
 
 
 def cents_of(amount: Decimal) -> int:
     """:returns: a positive or negative amount in whole cents (the index key)."""
     return int((amount * 100).to_integral_value())
+
+
+def in_cents(amount: Decimal) -> Cents:
+    """:returns: ``amount`` in cents, exactly: an ``int`` when it has no parts of a cent (the
+    usual case, fast to compare), else the exact ``Decimal`` (compares just the same)."""
+    scaled = amount * 100
+    whole = int(scaled)
+    return whole if whole == scaled else scaled
 
 
 def discounted(doc: OpenDoc) -> Decimal | None:
@@ -30,6 +39,33 @@ def discounted(doc: OpenDoc) -> Decimal | None:
     if percent <= 0 or doc.open != doc.gross:
         return None
     return (doc.gross * (HUNDRED - percent) / HUNDRED).quantize(CENT)
+
+
+@dataclass(frozen=True, slots=True)
+class DocFacts:
+    """What the scorer reads of one document again and again, worked out once.
+
+    :param open: the open amount in cents; ``cheaper`` after the cash discount, if any.
+    :param words: the name words of the party of a document without a contact.
+    """
+
+    doc: OpenDoc
+    open: Cents
+    cheaper: Cents | None
+    prefix: str
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, doc: OpenDoc) -> DocFacts:
+        """:returns: the facts of ``doc``."""
+        cheaper = discounted(doc)
+        return cls(
+            doc,
+            in_cents(doc.open),
+            None if cheaper is None else in_cents(cheaper),
+            prefix_of(doc.number),
+            name_tokens(doc.party) if doc.contact_id is None else frozenset(),
+        )
 
 
 @dataclass(slots=True)
@@ -42,6 +78,7 @@ class DocIndex:
     by_contact: defaultdict[int, list[OpenDoc]] = field(default_factory=lambda: defaultdict(list))
     by_word: defaultdict[str, list[OpenDoc]] = field(default_factory=lambda: defaultdict(list))
     prefixes: set[str] = field(default_factory=set)
+    facts: dict[tuple[str, int], DocFacts] = field(default_factory=dict)
 
     @classmethod
     def of(cls, docs: Iterable[OpenDoc]) -> DocIndex:
@@ -53,6 +90,8 @@ class DocIndex:
 
     def add(self, doc: OpenDoc) -> None:
         """Index one document."""
+        facts = DocFacts.of(doc)
+        self.facts.setdefault(doc.key, facts)
         self.by_amount[doc.sign * cents_of(doc.open)].append(doc)
         cheaper = discounted(doc)
         if cheaper is not None:
@@ -60,12 +99,18 @@ class DocIndex:
         for key in number_keys(doc.number):
             self.by_number[key].append(doc)
         if doc.kind != "voucher":
-            self.prefixes.add(prefix_of(doc.number))
+            self.prefixes.add(facts.prefix)
         if doc.contact_id is not None:
             self.by_contact[doc.contact_id].append(doc)
         else:
-            for word in name_tokens(doc.party):
+            for word in facts.words:
                 self.by_word[word].append(doc)
+
+    def facts_of(self, doc: OpenDoc) -> DocFacts:
+        """:returns: the facts of ``doc``, worked out when it was indexed."""
+        known = self.facts.get(doc.key)
+        # two documents with one key (never from sevDesk) each keep their own facts
+        return known if known is not None and known.doc is doc else DocFacts.of(doc)
 
 
 @dataclass(slots=True)

@@ -10,13 +10,21 @@ booked as confident. Candidates come from the indexes; no transaction meets ever
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Final, Literal
 
 from sevdesk_mcp.domain.reconciliation import collective
-from sevdesk_mcp.domain.reconciliation.candidate import Candidate, Clues, candidate
+from sevdesk_mcp.domain.reconciliation.candidate import Candidate, Clues, Draft, candidate
 from sevdesk_mcp.domain.reconciliation.category import category_of
-from sevdesk_mcp.domain.reconciliation.evidence import Weight, amount_fit, date_weight, label
+from sevdesk_mcp.domain.reconciliation.evidence import (
+    Paid,
+    Weight,
+    Why,
+    amount_fit,
+    date_weight,
+    label,
+)
 from sevdesk_mcp.domain.reconciliation.index import DocIndex, PartyIndex, cents_of
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Party, Tx
 from sevdesk_mcp.domain.reconciliation.text import (
@@ -25,7 +33,6 @@ from sevdesk_mcp.domain.reconciliation.text import (
     name_tokens,
     near_misses,
     numbers_in,
-    prefix_of,
     similar,
 )
 
@@ -37,6 +44,10 @@ MAX_PER_CONTACT: Final = 50
 MAX_PER_AMOUNT: Final = 20
 UNIQUE: Final = 0.25
 Status = Literal["confident", "choices", "no_match"]
+_PARTY_VALUES: Final = {
+    "the IBAN is the contact's": 0.25,
+    "the customer number is the contact's": 0.20,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +58,21 @@ class Verdict:
     status: Status
     candidates: tuple[Candidate, ...]
     category: str | None
+
+
+@dataclass(slots=True)
+class Turn:
+    """One transaction while it is scored: what is worked out once and read per candidate.
+
+    :param named: whether its purpose names a document (an anchoring number).
+    :param fits: per contact, the amount fit of each of its open documents (on demand).
+    """
+
+    tx: Tx
+    paid: Paid
+    clues: Clues
+    named: bool
+    fits: dict[int, list[float]] = field(default_factory=dict)
 
 
 class Scorer:
@@ -60,12 +86,14 @@ class Scorer:
         """:returns: the verdict on ``tx``."""
         tokens = numbers_in(tx.purpose)
         clues = Clues(self._numbers(tokens), *self._parties(tx, tokens))
-        found = [self._single(tx, doc, clues) for doc in self._candidates(tx, clues)]
+        turn = Turn(tx, Paid.of(tx), clues, any(w.anchor for _, w in clues.numbers.values()))
+        found = [self._single(turn, doc) for doc in self._candidates(tx, clues)]
         found += collective.groups(tx, self.docs, clues)
         return decide(tx, found)
 
     def _candidates(self, tx: Tx, clues: Clues) -> list[OpenDoc]:
         seen: dict[tuple[str, int], OpenDoc] = {}
+        sign = tx.sign
         same = self.docs.by_amount.get(tx.sign * cents_of(tx.rest), [])
         pools = [same if len(same) <= MAX_PER_AMOUNT else []]  # a common amount tells nothing
         pools += [self.docs.by_contact.get(ident, [])[:MAX_PER_CONTACT] for ident in clues.parties]
@@ -73,7 +101,7 @@ class Scorer:
         pools.append([doc for doc, _ in clues.numbers.values()])
         for pool in pools:
             for doc in pool:
-                if doc.sign == tx.sign:
+                if doc.sign == sign:
                     seen.setdefault(doc.key, doc)
         return list(seen.values())
 
@@ -87,19 +115,17 @@ class Scorer:
                 continue
             for near in near_misses(token.digits):
                 for doc in self.docs.by_number.get(near, []):
-                    why = f"the purpose's {token.digits} is one typo away from {label(doc)}"
+                    why = partial(_typo, token, doc)
                     found.setdefault(doc.key, (doc, Weight(0.30, why)))
         return found
 
     def _named(self, doc: OpenDoc, token: NumberToken) -> Weight:
-        own = prefix_of(doc.number)
+        own = self.docs.facts_of(doc).prefix
         if doc.kind != "voucher" and token.prefix in self.docs.prefixes and token.prefix != own:
-            why = f"the purpose names {token.prefix.upper()} {token.digits}, not {label(doc)}"
-            return Weight(0.30, why)
+            return Weight(0.30, partial(_other_prefix, token, doc))
         if token.read_as is not None:
-            why = f"the purpose names {label(doc)} (written {token.read_as!r})"
-            return Weight(0.50, why, anchor=True)
-        return Weight(0.55, f"the purpose names {label(doc)}", anchor=True)
+            return Weight(0.50, partial(_written, token, doc), anchor=True)
+        return Weight(0.55, partial(_names, doc), anchor=True)
 
     def _parties(
         self, tx: Tx, tokens: list[NumberToken]
@@ -119,24 +145,23 @@ class Scorer:
                 found.setdefault(ident, []).append("the payer's name is the contact's")
         return {i: _party_weight(r) for i, r in found.items()}, strong, payer
 
-    def _single(self, tx: Tx, doc: OpenDoc, clues: Clues) -> Candidate:
-        fit = amount_fit(tx, doc)
+    def _single(self, turn: Turn, doc: OpenDoc) -> Draft:
+        tx, clues, facts = turn.tx, turn.clues, self.docs.facts_of(doc)
+        fit = amount_fit(turn.paid, facts)
         named = clues.numbers.get(doc.key)
         number = named[1] if named is not None else None
         if number is not None and not number.anchor and fit.settle != "full":
-            number = Weight(0.10, number.reason)
+            number = Weight(0.10, number.why)
         party = clues.parties.get(doc.contact_id) if doc.contact_id is not None else None
-        if doc.contact_id is None and similar(name_tokens(doc.party), clues.payer) >= 0.5:
+        if doc.contact_id is None and similar(facts.words, clues.payer) >= 0.5:
             party = Weight(0.15, "the payee's name is the receipt's supplier")
         unique = None
-        named_other = any(w.anchor for _, w in clues.numbers.values())
-        if not named_other and doc.contact_id in clues.strong and fit.settle != "partial":
-            unique = self._unique(tx, doc)
+        if not turn.named and doc.contact_id in clues.strong and fit.settle != "partial":
+            unique = self._unique(turn, doc, fit.weight.value)
         if number is not None and fit.settle == "partial" and self._exact_other(tx, doc):
-            why = f"{number.reason}, but another open document of the contact is this amount"
-            number = Weight(0.30, why)
+            number = Weight(0.30, partial(_but_other, number.why))
         if number is not None and number.value == 0.30 and party is not None:  # typo + party
-            number = Weight(number.value, number.reason, anchor=fit.settle == "full")
+            number = Weight(number.value, number.why, anchor=fit.settle == "full")
         return candidate(
             [doc], fit.settle, [number, fit.weight, party, unique, date_weight(tx, doc)]
         )
@@ -145,39 +170,67 @@ class Scorer:
         same = self.docs.by_amount.get(tx.sign * cents_of(tx.rest), [])
         return any(d.contact_id == doc.contact_id and d.key != doc.key for d in same)
 
-    def _unique(self, tx: Tx, doc: OpenDoc) -> Weight | None:
+    def _unique(self, turn: Turn, doc: OpenDoc, fit: float) -> Weight | None:
         assert doc.contact_id is not None  # the caller checked
-        fit = amount_fit(tx, doc).weight.value
-        same = [
-            d
-            for d in self.docs.by_contact.get(doc.contact_id, [])
-            if d.sign == doc.sign and amount_fit(tx, d).weight.value >= fit
-        ]
-        if len(same) != 1:
+        fits = turn.fits.get(doc.contact_id)
+        if fits is None:
+            fits = turn.fits[doc.contact_id] = self._fits(turn, doc.contact_id)
+        if sum(value >= fit for value in fits) != 1:
             return None
         return Weight(UNIQUE, "it is the contact's only open document this amount fits", True)
 
+    def _fits(self, turn: Turn, contact_id: int) -> list[float]:
+        """:returns: the amount fit of each open document of the contact the transaction pays
+        (its sign), worked out once per transaction and contact."""
+        sign = turn.tx.sign
+        return [
+            amount_fit(turn.paid, self.docs.facts_of(d)).weight.value
+            for d in self.docs.by_contact.get(contact_id, [])
+            if d.sign == sign
+        ]
+
+
+def _typo(token: NumberToken, doc: OpenDoc) -> str:
+    return f"the purpose's {token.digits} is one typo away from {label(doc)}"
+
+
+def _other_prefix(token: NumberToken, doc: OpenDoc) -> str:
+    return f"the purpose names {token.prefix.upper()} {token.digits}, not {label(doc)}"
+
+
+def _written(token: NumberToken, doc: OpenDoc) -> str:
+    return f"the purpose names {label(doc)} (written {token.read_as!r})"
+
+
+def _names(doc: OpenDoc) -> str:
+    return f"the purpose names {label(doc)}"
+
+
+def _but_other(number: Why) -> str:
+    said = number if isinstance(number, str) else number()
+    return f"{said}, but another open document of the contact is this amount"
+
 
 def _party_weight(reasons: list[str]) -> Weight:
-    first = reasons[0]
-    value = {
-        "the IBAN is the contact's": 0.25,
-        "the customer number is the contact's": 0.20,
-    }.get(first, 0.15)
+    value = _PARTY_VALUES.get(reasons[0], 0.15)
     if len(reasons) > 1:
         value += 0.05
     return Weight(value, " and ".join(reasons))
 
 
-def decide(tx: Tx, found: list[Candidate]) -> Verdict:
-    """:returns: the verdict from the candidates: the best first, each document set once."""
-    best: dict[tuple[tuple[str, int], ...], Candidate] = {}
+def decide(tx: Tx, found: list[Draft]) -> Verdict:
+    """:returns: the verdict from the candidates: the best first, each document set once;
+    the reasons are written only for the candidates shown."""
+    best: dict[tuple[tuple[str, int], ...], Draft] = {}
     for one in found:
         kept = best.get(one.keys)
         if kept is None or one.score > kept.score:
             best[one.keys] = one
-    ordered = sorted(best.values(), key=lambda c: (-c.score, len(c.docs), c.keys))
-    shown = tuple(c for c in ordered if c.score >= SHOWN)[:MAX_SHOWN]
+    ordered = sorted(
+        (c for c in best.values() if c.score >= SHOWN),
+        key=lambda c: (-c.score, len(c.docs), c.keys),
+    )
+    shown = tuple(c.final() for c in ordered[:MAX_SHOWN])
     if shown and _confident(shown):
         return Verdict(tx, "confident", shown, None)
     return Verdict(tx, "choices" if shown else "no_match", shown, category_of(tx))

@@ -385,9 +385,18 @@ def _demo_account(config: Config) -> AccountContext:
         transport=books,
     )
     print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
+    _demo_export_files(books)
     return AccountContext(
         config=demo_config, client=client, demo=True, today=lambda: books.fake().today
     )
+
+
+def _demo_export_files(books: LazyDemoBooks) -> None:
+    """Let DATEV downloads in demo mode reach the demo books' export storage, never the
+    network (the fake's ``FileStorage``, built with the books)."""
+    from sevdesk_mcp.tools.exports import FILE_TRANSPORT  # noqa: PLC0415 - demo wiring only
+
+    FILE_TRANSPORT.set(books.files())
 
 
 class LazyDemoBooks(httpx.AsyncBaseTransport):
@@ -418,6 +427,23 @@ class LazyDemoBooks(httpx.AsyncBaseTransport):
         if self._transport is None:
             self._transport = self.fake().transport()
         return await self._transport.handle_async_request(request)
+
+    def files(self) -> httpx.AsyncBaseTransport:
+        """:returns: the demo books' export file storage, built with the books on first use."""
+        return _LazyFiles(self)
+
+
+class _LazyFiles(httpx.AsyncBaseTransport):
+    """The demo books' export file storage (DATEV downloads), built on the first download."""
+
+    def __init__(self, books: LazyDemoBooks) -> None:
+        self._books = books
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """:returns: the stored export file, or the storage's 404."""
+        from sevdesk_mcp.fake.exports import FileStorage  # noqa: PLC0415 - demo wiring only
+
+        return await FileStorage(self._books.fake().store).handle_async_request(request)
 
 
 async def _check_token(account: AccountContext) -> None:

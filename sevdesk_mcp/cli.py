@@ -394,7 +394,7 @@ def _demo_account(config: Config) -> AccountContext:
 def _demo_export_files(books: LazyDemoBooks) -> None:
     """Let DATEV downloads in demo mode reach the demo books' export storage, never the
     network (the fake's ``FileStorage``, built with the books)."""
-    from sevdesk_mcp.tools.exports import FILE_TRANSPORT  # noqa: PLC0415 - demo wiring only
+    from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT  # noqa: PLC0415 - demo wiring only
 
     FILE_TRANSPORT.set(books.files())
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from contextvars import ContextVar
 from typing import Final, cast
 from urllib.parse import urlsplit
 
@@ -59,6 +60,13 @@ def check_link(url: str) -> str:
     return host
 
 
+FILE_TRANSPORT: ContextVar[httpx.AsyncBaseTransport | None] = ContextVar(
+    "sevdesk_file_transport", default=None
+)
+"""Where export downloads go when the caller names no transport: the network unless set (the
+command line sets the demo books' file storage in demo mode)."""
+
+
 async def fetch(
     url: str,
     *,
@@ -67,8 +75,9 @@ async def fetch(
 ) -> bytes:
     """Download the file behind ``url``.
 
-    :param transport: an httpx transport (a fake's in tests and demo mode; the network by
-        default).
+    :param transport: an httpx transport (a fake's in tests); by default
+        :data:`FILE_TRANSPORT`'s, which demo mode sets to the demo books' storage, else the
+        network.
     :returns: the file's bytes.
     :raises DownloadRefusedError: for a link that may not be followed, a redirect, or a file
         over ``max_bytes``.
@@ -78,7 +87,7 @@ async def fetch(
     try:
         async with (
             httpx.AsyncClient(
-                transport=transport,
+                transport=transport or FILE_TRANSPORT.get(),
                 follow_redirects=False,
                 trust_env=False,
                 timeout=httpx.Timeout(TIMEOUT_S, connect=10.0),

@@ -4,10 +4,8 @@ new files in ``SEVDESK_OUTPUT_DIR``. Over HTTP there is no local folder; the too
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from typing import Annotated, Final, Literal
 
-import httpx
 import msgspec
 
 from sevdesk_mcp.domain.reports import exports
@@ -17,10 +15,6 @@ from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.tax import Period, period_of
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
 
-FILE_TRANSPORT: ContextVar[httpx.AsyncBaseTransport | None] = ContextVar(
-    "sevdesk_file_transport", default=None
-)
-"""The transport DATEV downloads use: the network unless set (the fake's storage in tests)."""
 SETTING: Final = "SEVDESK_OUTPUT_DIR"
 
 
@@ -102,9 +96,7 @@ async def _datev(args: DatevInput, ctx: ToolContext) -> SavedFile:
         return SavedFile(note=f"{NO_FOLDER} The DATEV export was not started.")
     client = ctx.account.require_client()
     period = period_of(args.period, ctx)
-    job = await exports.datev_export(
-        client, period, images=args.images, transport=FILE_TRANSPORT.get()
-    )
+    job = await exports.datev_export(client, period, images=args.images)
     note = f"DATEV job {job.job_id}; sevDesk's link expires {job.link_expires or 'soon'}."
     return _save(ctx, job.file, note)
 

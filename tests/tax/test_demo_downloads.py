@@ -8,7 +8,7 @@ import pytest
 from sevdesk_mcp import cli
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake.exports import STORAGE_HOST
-from sevdesk_mcp.tools.exports import FILE_TRANSPORT
+from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT
 
 pytestmark = pytest.mark.anyio
 

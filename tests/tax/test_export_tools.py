@@ -15,7 +15,7 @@ from sevdesk_mcp.fake.exports import FileStorage
 from sevdesk_mcp.fake.tax_year import TAX_YEAR_TOKEN, TaxYearFacts
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools.exports import FILE_TRANSPORT
+from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT
 from tests.demo_account import DEMO_URL, fake_client
 from tests.finance.helpers import call, call_error
 

@@ -9,6 +9,8 @@
     mcp-server-sevdesk generate-secret             print a new random bearer secret
     mcp-server-sevdesk grants list|revoke ID       the grants of OAuth mode (state directory)
     mcp-server-sevdesk account-id                  print the account of SEVDESK_API_TOKEN
+    mcp-server-sevdesk token set|check|delete      the token in the OS keychain
+    mcp-server-sevdesk profiles list               the local profiles (SEVDESK_PROFILE)
     mcp-server-sevdesk fake-sevdesk [--port N]     serve the fake sevDesk with the demo books
     mcp-server-sevdesk --version
 
@@ -27,7 +29,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 import anyio
@@ -36,7 +38,8 @@ from anyio.abc import TaskStatus
 
 from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.config import Config, load_config, load_token
+from sevdesk_mcp.accounts.profiles import local_environment
+from sevdesk_mcp.config import Config, load_config, require_token
 from sevdesk_mcp.errors import AuthenticationError, ConfigError, StartupError, UpstreamError
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
@@ -74,14 +77,28 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "command",
         nargs="?",
-        choices=["fake-sevdesk", "healthcheck", "generate-secret", "grants", "account-id"],
+        choices=[
+            "fake-sevdesk",
+            "healthcheck",
+            "generate-secret",
+            "grants",
+            "account-id",
+            "token",
+            "profiles",
+        ],
         help="fake-sevdesk: serve the fake sevDesk with the demo books on loopback; "
         "healthcheck: ask the local HTTP server's /healthz (exit 0 or 1); "
         "generate-secret: print a new random bearer secret; "
         "grants list | grants revoke ID: the grants of OAuth mode; "
-        "account-id: print the sevDesk account of SEVDESK_API_TOKEN",
+        "account-id: print the sevDesk account of SEVDESK_API_TOKEN; "
+        "token set | check | delete: the token in the OS keychain; "
+        "profiles list: the local profiles",
     )
-    parser.add_argument("operands", nargs="*", help="for grants: list, or revoke ID")
+    parser.add_argument(
+        "operands",
+        nargs="*",
+        help="for grants: list, or revoke ID; for token: set, check or delete; for profiles: list",
+    )
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="serve MCP over stdio (default)")
     transport.add_argument(
@@ -157,10 +174,10 @@ def _listening_env(args: argparse.Namespace) -> dict[str, str]:
 
 def _run(args: argparse.Namespace) -> int:
     # The HTTP stack is imported only by the commands that use it: stdio starts faster.
-    if args.operands and args.command != "grants":
+    if args.operands and args.command not in ("grants", "token", "profiles"):
         raise ConfigError("arguments", f"unexpected {' '.join(args.operands)[:40]!r}")
-    if args.command in ("grants", "account-id"):
-        return _grant_command(args)
+    if args.command in ("grants", "account-id", "token", "profiles"):
+        return _operator_command(args)
     if args.command == "generate-secret":
         from sevdesk_mcp.http.commands import generate_secret  # noqa: PLC0415
 
@@ -177,7 +194,9 @@ def _run(args: argparse.Namespace) -> int:
     return _serve_stdio(demo=args.demo)
 
 
-def _grant_command(args: argparse.Namespace) -> int:
+def _operator_command(args: argparse.Namespace) -> int:
+    if args.command in ("token", "profiles"):
+        return _local_command(args)
     if args.command == "grants":
         from sevdesk_mcp.http.commands import grants  # noqa: PLC0415 - OAuth mode only
 
@@ -185,6 +204,14 @@ def _grant_command(args: argparse.Namespace) -> int:
     from sevdesk_mcp.accounts.identity import account_id  # noqa: PLC0415
 
     return account_id(os.environ)
+
+
+def _local_command(args: argparse.Namespace) -> int:
+    from sevdesk_mcp.accounts import local_commands  # noqa: PLC0415 - these commands only
+
+    if args.command == "token":
+        return local_commands.token_command(os.environ, args.operands)
+    return local_commands.profiles_command(os.environ, args.operands)
 
 
 def _setup_logging() -> None:
@@ -225,9 +252,10 @@ def _shared_pages() -> SharedPages:
 
 
 def _serve_stdio(*, demo: bool) -> int:
-    config = load_config(os.environ)
+    env = local_environment(os.environ)  # SEVDESK_PROFILE under the environment
+    config = load_config(env)
     factory = ServerFactory(config, pages=approval_pages)
-    account = _demo_account(config) if demo else _account(config)
+    account = _demo_account(config) if demo else _account(config, env)
     protocol_fd = claim_stdout()
 
     async def run() -> None:
@@ -254,9 +282,9 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
     config = load_config(env)
     settings = load_http_settings(env)
     require_auth(settings)
-    factory = ServerFactory(config, pages=approval_pages)
     if settings.auth == "oauth":
-        return _serve_oauth(config, settings, factory, demo=demo)
+        return _serve_oauth(config, settings, demo=demo)
+    factory = ServerFactory(config, pages=approval_pages)
     account = _demo_account(config) if demo else _account(config)
     account = dataclasses.replace(account, principal=HTTP_PRINCIPAL)
     install_access_logger()
@@ -282,9 +310,7 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
     return 0
 
 
-def _serve_oauth(
-    config: Config, settings: HttpSettings, factory: ServerFactory, *, demo: bool
-) -> int:
+def _serve_oauth(config: Config, settings: HttpSettings, *, demo: bool) -> int:
     """OAuth mode: each user connects their own account (``http.oauth``); with ``--demo`` the
     demo books stand in for sevDesk (their token is accepted on the consent page)."""
     from msgspec.structs import replace  # noqa: PLC0415
@@ -293,8 +319,12 @@ def _serve_oauth(
     from sevdesk_mcp.accounts.resolver import AccountResolver, GrantedAccess  # noqa: PLC0415
     from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
     from sevdesk_mcp.http.oauth.service import serve_oauth  # noqa: PLC0415
+    from sevdesk_mcp.http.web.hub import WebHub  # noqa: PLC0415
 
     install_access_logger()
+    inbox = config.confirm == "browser"  # approvals wait in the inbox, not on a local page
+    web = WebHub(files=settings.files, inbox=inbox)
+    factory = ServerFactory(config, pages=web.pages if inbox else approval_pages)
     transport = LazyDemoBooks() if demo else None
     if demo:
         config = replace(config, api_url=DEMO_API_URL)
@@ -305,7 +335,9 @@ def _serve_oauth(
     async def apps(access: GrantedAccess) -> Callable[[], McpApp]:
         return functools.partial(factory.build, await resolver.context(access))
 
-    return serve_oauth(config, settings, identify=lookup, apps=apps, until_stopped=_until_stopped)
+    return serve_oauth(
+        config, settings, identify=lookup, apps=apps, until_stopped=_until_stopped, web=web
+    )
 
 
 def _freeze_long_lived() -> None:
@@ -352,13 +384,8 @@ def _pacer(config: Config) -> Pacer:
     return pacer_for(config.rate_per_s)
 
 
-def _account(config: Config) -> AccountContext:
-    token = load_token(os.environ)
-    if token is None:
-        raise StartupError(
-            "SEVDESK_API_TOKEN is not set. Set it (or SEVDESK_API_TOKEN_FILE) to your sevDesk "
-            "API token, or run with --demo to try the server on invented books."
-        )
+def _account(config: Config, env: Mapping[str, str] = os.environ) -> AccountContext:
+    token = require_token(env)  # the variables, else the OS keychain
     client = SevdeskClient(
         base_url=config.api_url,
         token=token,

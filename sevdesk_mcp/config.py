@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 import msgspec
 
-from sevdesk_mcp.errors import ConfigError
+from sevdesk_mcp.errors import ConfigError, KeychainError, StartupError
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
 from sevdesk_mcp.sevdesk.pacing import DEFAULT_RATE_PER_S
@@ -184,6 +184,45 @@ def load_token(env: Mapping[str, str]) -> Secret | None:
         text = read_secret_file("SEVDESK_API_TOKEN_FILE", path, "a token")
         return _token("SEVDESK_API_TOKEN_FILE", text)
     return _token("SEVDESK_API_TOKEN", direct) if direct else None
+
+
+KEYCHAIN_ENTRY: Final = "SEVDESK_KEYCHAIN_ENTRY"
+
+
+def require_token(env: Mapping[str, str]) -> Secret:
+    """:returns: the token from ``SEVDESK_API_TOKEN`` or ``SEVDESK_API_TOKEN_FILE``, else from
+        the OS keychain (entry ``SEVDESK_KEYCHAIN_ENTRY``, by default ``default``).
+
+    The keychain is only looked at when neither variable is set (``keyring`` is imported then).
+
+    :raises ConfigError: as :func:`load_token`.
+    :raises StartupError: if there is no token anywhere, saying where to put one.
+    :raises KeychainError: if ``SEVDESK_KEYCHAIN_ENTRY`` is set and the keychain cannot be used.
+    """
+    token = load_token(env)
+    if token is not None:
+        return token
+    from sevdesk_mcp.safety import keychain  # noqa: PLC0415 - only without a token variable
+
+    explicit = setting(env, KEYCHAIN_ENTRY)
+    entry = explicit or keychain.DEFAULT_ENTRY
+    try:
+        token = keychain.read(entry)
+    except KeychainError as exc:
+        if explicit:
+            raise
+        raise StartupError(
+            f"SEVDESK_API_TOKEN is not set, and {keychain.NO_BACKEND} Or run with --demo to "
+            "try the server on invented books."
+        ) from exc
+    if token is None:
+        raise StartupError(
+            f"SEVDESK_API_TOKEN is not set, and the OS keychain holds no token (entry "
+            f"{entry!r}). Set it (or SEVDESK_API_TOKEN_FILE), store the token with "
+            "'mcp-server-sevdesk token set', or run with --demo to try the server on invented "
+            "books."
+        )
+    return _token("the keychain entry", token.reveal())
 
 
 def read_secret_file(variable: str, path: str, what: str) -> str:

@@ -5,6 +5,7 @@
     SevdeskMcpError
     ├── ConfigError            a setting is invalid; start-up stops with one line on stderr
     ├── StartupError           start-up cannot go on (cannot listen, no demo books); one line
+    │   └── KeychainError      the OS keychain cannot be used (no backend, or it refused)
     ├── ProtocolError          a JSON-RPC error answer (code, message, data)
     │   ├── InvalidRequestStateError   a sealed requestState failed verification
     │   └── ResourceNotFoundError      resources/read named an unknown URI
@@ -13,6 +14,7 @@
     ├── ToolDefinitionError    a tool is declared wrongly (caught by tests, never at run time)
     ├── ToolError              a tool call failed with a trusted, actionable message
     │   ├── ToolInputError     the arguments do not fit the tool's input schema
+    │   │   └── EInvoiceRefusedError   an e-invoice file is refused before or while parsing
     │   ├── TierDeniedError    the tool's tier is not enabled in this configuration
     │   └── PreconditionError  (domain.errors) a record does not allow the action: what, which
     │                          record, which field, and the next step as data; tools/ name the tool
@@ -131,6 +133,28 @@ class ToolInputError(ToolError):
 class FileAccessError(ToolInputError):
     """A local file cannot be read: outside the configured folders, not a regular file, too
     large, of a type we do not take, changed while being read, or no folders in this mode."""
+
+
+class EInvoiceRefusedError(ToolInputError):
+    """An e-invoice (XML or PDF) is refused: unsafe, too large, malformed, or not an invoice.
+
+    The message names the reason and how to fix it; it never quotes the file's content.
+
+    :param reason: one word: ``size``, ``dtd``, ``entity``, ``external``, ``depth``,
+        ``not_wellformed``, ``encoding``, ``not_invoice``, ``number``, ``date``, ``pdf``,
+        ``encrypted``, ``objects``, ``inflate``, ``no_attachment`` or ``attachments``.
+    :param message: what was wrong and what to do.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class TransferRefusedError(ToolError):
+    """A file transfer over HTTP is refused: an unknown, expired, used or foreign reference or
+    link, a file too large or of another type than it claims, or a limit reached. The message
+    names what was wrong and what to do."""
 
 
 class TierDeniedError(ToolError):
@@ -253,4 +277,11 @@ class InvalidTokenError(SevdeskMcpError):
 
     One opaque error for every cause (bad encoding, another key or purpose, a flipped bit,
     truncation, expiry), so the answer is no oracle; only the audit log learns the reason.
+    """
+
+
+class KeychainError(StartupError):
+    """The OS keychain cannot be used: no backend (headless Linux), or it refused the request.
+
+    The message says which and what to use instead; it never holds the token.
     """

@@ -17,6 +17,9 @@ from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
 from sevdesk_mcp.mcp.types import Implementation
+from sevdesk_mcp.prompts.catalog import WORKFLOWS
+from sevdesk_mcp.prompts.plan import Deployment, Planned, Surface, ToolInfo, plan_prompts
+from sevdesk_mcp.prompts.provider import SevdeskPrompts
 from sevdesk_mcp.resources.provider import SevdeskResources
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
@@ -37,6 +40,7 @@ LEGACY_ELICITATION_HINT: Final = (
     "actions on a local web page instead."
 )
 _Key = tuple[frozenset[Tier], frozenset[str]]
+_PlanKey = tuple[frozenset[Tier], frozenset[str], Deployment]
 
 
 class ServerFactory:
@@ -68,6 +72,7 @@ class ServerFactory:
         self.codec = codec or RequestStateCodec()
         self.safety = SafetyRuntime(AuditLog(config.audit_log), pages=pages)
         self._cache: dict[_Key, tuple[tuple[AnyTool, ...], str]] = {}
+        self._plans: dict[_PlanKey, tuple[Planned, ...]] = {}
 
     def surface(self, config: Config) -> tuple[tuple[AnyTool, ...], str]:
         """:returns: the selected tools and the instructions for ``config``, cached per tier set.
@@ -86,17 +91,45 @@ class ServerFactory:
             self._cache[key] = (tools, instructions(tools, config))
         return self._cache[key]
 
+    def prompt_plan(self, config: Config, deployment: Deployment) -> tuple[Planned, ...]:
+        """:returns: the workflow prompts ``config`` offers, planned for its registered tools
+        and worded for ``deployment``; cached like the tools."""
+        toolsets = config.toolsets or self._default_toolsets
+        key = (config.tiers, toolsets, deployment)
+        if key not in self._plans:
+            tools, _ = self.surface(config)
+            surface = Surface(
+                catalog=tuple(ToolInfo(t.name, t.toolset, t.tier) for t in self._catalog),
+                registered=tuple(t.name for t in tools),
+                toolsets=toolsets,
+                tiers=config.tiers,
+                read_only=config.read_only,
+                deployment=deployment,
+            )
+            self._plans[key] = plan_prompts(WORKFLOWS, surface)
+        return self._plans[key]
+
     def build(self, account: AccountContext) -> McpApp:
         """:returns: the MCP app serving ``account``."""
         tools, text = self.surface(account.config)
+        prompts = SevdeskPrompts(self.prompt_plan(account.config, deployment(account)), account)
         return McpApp(
             info=SERVER_INFO,
             codec=self.codec,
             instructions=text,
             tools=Registry(tools, account, self.safety),
+            prompts=prompts,
+            completions=prompts,
             resources=SevdeskResources(account),
             legacy_elicitation_hint=LEGACY_ELICITATION_HINT,
         )
+
+
+def deployment(account: AccountContext) -> Deployment:
+    """:returns: how ``account`` is served: stdio (the local principal), bearer or OAuth."""
+    if account.principal == "local":
+        return "stdio"
+    return "bearer" if account.principal == "bearer" else "oauth"
 
 
 def instructions(tools: Sequence[AnyTool], config: Config) -> str:

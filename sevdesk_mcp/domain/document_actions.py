@@ -12,7 +12,7 @@ with their English meaning. Each ``execute_*`` sends one request, once, and read
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from sevdesk_mcp.domain.document_facts import document_facts
 from sevdesk_mcp.domain.document_types import KINDS, KindName
@@ -50,6 +50,18 @@ ACTION_CODES: Final[dict[int, str | Said]] = {7100: NEGATIVE_SUM}
 INTERNATIONAL: Final = (
     "A recipient's domain has letters beyond plain ASCII; compare it letter by letter with the "
     "address you expect (the mail goes to the ASCII form shown)."
+)
+
+
+SentWay = Literal["post", "printed"]
+SEND_TYPES: Final[dict[SentWay, str]] = {"post": "VP", "printed": "VPR"}
+LETTER: Final = (
+    "sevDesk sends no letter: this only records in sevDesk how the document was sent. Printing "
+    "and posting the letter is the user's to do."
+)
+RECORDED: Final = (
+    "Recording the sending is binding: sevDesk keeps it in the document's history as sent "
+    "(versendet)."
 )
 
 
@@ -100,6 +112,41 @@ async def prepare_finalize(
     body: JsonObject = {"sendType": "VPDF", "sendDraft": False}
     plan = ActionPlan(kind_name, document_id, "PUT", "sendBy", body, "finalized")
     return Prepared(preview, plan)
+
+
+async def prepare_mark_sent(
+    client: SevdeskPort, kind_name: KindName, document_id: int, way: SentWay
+) -> Prepared[ActionPlan]:
+    """Plan recording that a document was sent by post (``VP``) or printed (``VPR``) with
+    ``sendBy``; a draft is finalized by it (reads only).
+
+    :returns: the preview, which says that sevDesk sends nothing, and the plan.
+    :raises ToolError: if a draft cannot be finalized (negative sum, no positions, …).
+    :raises NotFoundError: if there is no such document.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    doc = await read_document(client, kind_name, document_id)
+    draft = refusal(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)) is None
+    if draft:
+        doc = await _draft(client, kind_name, document_id, "finalized")
+    how = "by post" if way == "post" else "as printed"
+    facts = await document_facts(client, kind_name, doc)
+    facts.append(Fact("Recorded as sent", f"{how} (sevDesk send type {SEND_TYPES[way]})"))
+    facts.append(Fact("The letter", "not sent by sevDesk: print the PDF and post it yourself"))
+    action = f"Mark {label(kind_name, doc)} as sent {how}"
+    if draft:
+        then = word(kind_name, after(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)))
+        action += f", which finalizes the draft (abschließen: number, status {then})"
+    preview = Preview(
+        action=action,
+        facts=facts,
+        warnings=[LETTER, _finalize_warning(kind_name) if draft else RECORDED],
+        irreversible=draft and kind_name != "order",
+    )
+    body: JsonObject = {"sendType": SEND_TYPES[way], "sendDraft": False}
+    pdf = f"sevdesk://{KINDS[kind_name].resource}/{document_id}/pdf"
+    done = f"marked as sent {how}; print its PDF ({pdf}) and post it"
+    return Prepared(preview, ActionPlan(kind_name, document_id, "PUT", "sendBy", body, done))
 
 
 async def prepare_enshrine(

@@ -1,9 +1,21 @@
-"""``POST /mcp``: Streamable HTTP, stateless, both protocol eras.
+"""``/mcp``: Streamable HTTP, both protocol eras; sessions for the 2025 era.
 
-- Every request gets a fresh server instance (``build_app()``, the server factory's ``build``)
-  and a fresh connection state; nothing of one request is visible to the next. 2025-era
-  requests are served without a session: ``initialize`` is answered and forgotten, later
-  requests are served at the version their ``MCP-Protocol-Version`` header names.
+- Every request gets a fresh server instance (``build_app()``, the server factory's ``build``).
+  2026-07-28 requests are stateless: nothing of one request is visible to the next.
+- 2025-era requests, with sessions on (``SEVDESK_HTTP_SESSIONS=on``, the default, and a
+  :class:`~sevdesk_mcp.http.sessions.SessionStore` given): ``initialize`` creates a session and
+  answers its id in ``Mcp-Session-Id``; a request carrying that header is served in the
+  session (its handshake, log level and subscriptions), and during a tool call the server may
+  send requests to the client (``elicitation/create``, ``sampling/createMessage``,
+  ``roots/list``) as events on that POST's stream. The client's answer arrives in a new POST
+  with the session id and is routed to the waiting call (``mcp.pending``, as over stdio); an
+  answer no call waits for is refused (400). ``notifications/cancelled`` cancels a running
+  request of the session. A header naming no live session of the principal is 404. ``GET`` and
+  ``DELETE`` are ``http.mcp_stream``'s.
+- 2025-era requests without a session (sessions off, or a client that sends no
+  ``Mcp-Session-Id``) are served statelessly as before: ``initialize`` is answered and
+  forgotten, later requests are served at the version their ``MCP-Protocol-Version`` header
+  names, and the server cannot ask the client anything.
 - The body must be ``application/json`` (415 otherwise) and one JSON-RPC message within the
   route's cap (413). Parse errors, invalid envelopes and batches are 400; notifications and
   responses are accepted with 202 and no body.
@@ -17,8 +29,6 @@
   gets every answer as a stream. ``Accept`` is never a reason to refuse (no 406). The handler
   writes each event itself as it notifies (no queue, no second task); a connection that fails
   meanwhile gives the request up (the handler is cancelled, logged as ``aborted``).
-- The server cannot send requests to the client here: there is no channel for the answers.
-  2025-era requests that need a human decision get the core's actionable error instead.
 """
 
 from __future__ import annotations
@@ -30,18 +40,26 @@ import anyio
 import anyio.lowlevel
 
 from sevdesk_mcp.errors import INVALID_REQUEST, HttpError, ProtocolError
-from sevdesk_mcp.http.connection import SOCKET_ERRORS, Exchange
-from sevdesk_mcp.http.messages import JSON_TYPE, Headers
+from sevdesk_mcp.http import mcp_stream
+from sevdesk_mcp.http.connection import SOCKET_ERRORS, Exchange, Handler
+from sevdesk_mcp.http.messages import JSON_TYPE, HeaderList, Headers
+from sevdesk_mcp.http.sessions import SESSION_HEADER, Session, SessionStore
+from sevdesk_mcp.http.sse import SSE_HEADERS, SSE_TYPE, sse_event
 from sevdesk_mcp.mcp import jsonrpc, streamable
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import PeerRequestError
-from sevdesk_mcp.mcp.dispatcher import Dispatcher
+from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
+from sevdesk_mcp.mcp.envelope import RequestMeta
 from sevdesk_mcp.mcp.types import MODERN_VERSION, Era, JsonObject
 
-SSE_TYPE: Final = "text/event-stream"
+__all__ = ["SSE_HEADERS", "SSE_TYPE", "HttpPeer", "McpRoute", "SessionPeer"]
+
 MCP_HEADER_PREFIX: Final = "mcp-"
-SSE_HEADERS: Final = [("content-type", SSE_TYPE), ("x-accel-buffering", "no")]
 SEND_FAILED: Final = "the connection failed while answering"
+NO_STREAM: Final = (
+    "The client takes no event stream on this request (its Accept header lacks "
+    "text/event-stream), so the server cannot send it a request here."
+)
 
 
 class HttpPeer:
@@ -60,6 +78,7 @@ class HttpPeer:
         self._exchange = exchange
         self._lock: anyio.Lock | None = None  # made by the first event: most requests send none
         self.streaming = False
+        self.headers: HeaderList = []  # more headers of the answer (``Mcp-Session-Id``)
 
     @property
     def can_request(self) -> bool:
@@ -73,9 +92,14 @@ class HttpPeer:
         """
         if self._exchange is None:
             return
-        notification: JsonObject = {"jsonrpc": "2.0", "method": method, "params": params}
+        await self.send_message({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def send_message(self, message: JsonObject) -> None:
+        """Send a JSON-RPC message as an event; if the connection fails, the request is given
+        up (the handler is cancelled here)."""
+        assert self._exchange is not None  # only called for a client that takes event streams
         try:
-            await self.send_event(jsonrpc.encode(notification))
+            await self.send_event(jsonrpc.encode(message))
         except SOCKET_ERRORS:
             self._exchange.abort(SEND_FAILED)
             await anyio.lowlevel.checkpoint()  # the cancellation of the handler, raised here
@@ -91,34 +115,83 @@ class HttpPeer:
             self._lock = anyio.Lock()
         async with self._lock:  # tasks of one handler notify at once; events go out in order
             if not self.streaming:
-                await exchange.start(200, SSE_HEADERS)
+                await exchange.start(200, [*SSE_HEADERS, *self.headers])
                 self.streaming = True
-            await exchange.send(b"event: message\ndata: " + data + b"\n\n")
+            await exchange.send(sse_event(data))
 
     async def request(self, method: str, params: JsonObject, timeout_s: float) -> JsonObject:
         """:raises PeerRequestError: always."""
         raise PeerRequestError("Requests to the client are not possible over stateless HTTP.")
 
 
+class SessionPeer(HttpPeer):
+    """The way back to a 2025-era client in a session: notifications, and requests sent as
+    events on this POST's stream, whose answers arrive in other POSTs of the session.
+
+    :param exchange: as for :class:`HttpPeer`.
+    :param session: the session the answers are routed through.
+    """
+
+    def __init__(self, exchange: Exchange | None, session: Session) -> None:
+        super().__init__(exchange)
+        self._session = session
+
+    @property
+    def can_request(self) -> bool:
+        """:returns: whether the client takes this request's event stream and the session
+        lives."""
+        return self._exchange is not None and not self._session.pending.closed
+
+    async def request(self, method: str, params: JsonObject, timeout_s: float) -> JsonObject:
+        """Send a request on this POST's stream and wait for the answer, routed by the session.
+
+        :raises PeerRequestError: on an error answer, the end of the session, the timeout, or a
+            client that takes no event stream here.
+        """
+        if self._exchange is None:
+            raise PeerRequestError(NO_STREAM)
+        return await self._session.pending.request(self.send_message, method, params, timeout_s)
+
+
 class McpRoute:
-    """The handler of ``POST /mcp``.
+    """The handler of ``/mcp``: ``POST``, and with sessions ``GET`` and ``DELETE``.
 
     :param build_app: returns a fresh :class:`McpApp` (the factory's ``build(account)``).
-    :param principal: who the requests act for (bound into sealed request state).
+    :param principal: who the requests act for (bound into sealed request state and sessions).
+    :param sessions: where 2025-era sessions live; ``None`` serves every request statelessly
+        (``SEVDESK_HTTP_SESSIONS=off``).
     """
 
     def __init__(
-        self, build_app: Callable[[], McpApp], *, principal: str, max_body_bytes: int
+        self,
+        build_app: Callable[[], McpApp],
+        *,
+        principal: str,
+        max_body_bytes: int,
+        sessions: SessionStore | None = None,
     ) -> None:
         self._build_app = build_app
         self._principal = principal
         self._max_body_bytes = max_body_bytes
+        self._sessions = sessions
+
+    def handlers(self) -> dict[str, Handler]:
+        """:returns: the route's handlers by method: ``GET`` and ``DELETE`` only with sessions."""
+        if self._sessions is None:
+            return {"POST": self}
+        return {"POST": self, "GET": self, "DELETE": self}
 
     async def __call__(self, exchange: Exchange) -> None:
-        """Serve one POST.
+        """Serve one request.
 
-        :raises HttpError: 415 for another media type, the body's refusals (413, 408, 400).
+        :raises HttpError: 415 for another media type, the body's refusals (413, 408, 400); for
+            sessions 400 (malformed or missing ``Mcp-Session-Id``) and 404 (unknown session);
+            405 for ``GET`` or ``DELETE`` without sessions.
         """
+        method = exchange.request.method
+        if method != "POST":
+            await self._session_method(exchange, method)
+            return
         headers = exchange.request.headers
         media_type = (headers.get("content-type") or "").partition(";")[0].strip().lower()
         if media_type != JSON_TYPE:
@@ -143,11 +216,54 @@ class McpRoute:
             await _send_json(exchange, 400, answer)
         else:
             exchange.notes["mcp_method"] = _method_note(message)
-            await exchange.respond(202, [])
+            await self._from_client(exchange, message)
+
+    async def _session_method(self, exchange: Exchange, method: str) -> None:
+        if self._sessions is None:
+            raise HttpError(405, "Method not allowed.", headers=(("allow", "POST"),))
+        exchange.notes["mcp_method"] = "stream" if method == "GET" else "end session"
+        if method == "GET":
+            await mcp_stream.listen(self._sessions, exchange, self._principal)
+        else:
+            await mcp_stream.end(self._sessions, exchange, self._principal)
+
+    async def _from_client(
+        self, exchange: Exchange, message: jsonrpc.Notification | jsonrpc.Response
+    ) -> None:
+        """Accept a notification or a response (202); in a session, a response goes to the call
+        waiting for it (400 if none waits) and ``notifications/cancelled`` cancels a request."""
+        session = self._session(exchange)
+        if session is not None and isinstance(message, jsonrpc.Response):
+            if not session.pending.deliver(message):
+                answer = jsonrpc.error_answer(
+                    None,
+                    INVALID_REQUEST,
+                    f"Invalid request: no request with the id {str(message.id)[:64]!r} waits for "
+                    "an answer in this session (never sent, answered already, or its wait "
+                    "ended); answer only requests the server sent, once",
+                )
+                await _send_json(exchange, 400, answer)
+                return
+        elif isinstance(message, jsonrpc.Notification) and _is_cancel(message, session):
+            assert session is not None  # checked by _is_cancel
+            session.cancel(message.params.get("requestId"))
+        await exchange.respond(202, [])
+
+    def _session(self, exchange: Exchange) -> Session | None:
+        """:returns: the session the request names; ``None`` without sessions or header.
+
+        :raises HttpError: 400 for a malformed header, 404 for an unknown session.
+        """
+        if self._sessions is None:
+            return None
+        value = mcp_stream.session_id(exchange)
+        if value is None:
+            return None
+        return mcp_stream.find(self._sessions, exchange, self._principal)
 
     async def _request(self, exchange: Exchange, request: jsonrpc.Request) -> None:
-        """Answer with JSON, or with an event stream once a notification comes first (or when
-        the client takes only event streams)."""
+        """Answer with JSON, or with an event stream once a notification or a request to the
+        client comes first (or when the client takes only event streams)."""
         exchange.notes["mcp_method"] = request.method  # masked, then cut, by the access log
         headers = exchange.request.headers
         try:
@@ -158,27 +274,86 @@ class McpRoute:
             return
         era: Era = "legacy" if meta is None else "modern"
         exchange.notes["era"] = era
-        peer = HttpPeer(exchange if _accepts_stream(headers) else None)
+        stream = exchange if _accepts_stream(headers) else None
+        session = self._session(exchange) if meta is None else None
+        if session is not None:
+            await self._in_session(exchange, request, session, SessionPeer(stream, session))
+            return
+        peer = HttpPeer(stream)
+        if meta is None and request.method == "initialize" and self._sessions is not None:
+            await self._initialize(exchange, request, peer, self._sessions)
+            return
         conn = streamable.open_connection(request, meta, headers, peer, self._principal)
+        await self._answer(exchange, request, conn, meta)
+
+    async def _initialize(
+        self, exchange: Exchange, request: jsonrpc.Request, peer: HttpPeer, store: SessionStore
+    ) -> None:
+        """``initialize`` with sessions on: the session is made first (its caps may refuse),
+        kept if the handshake succeeded, and named in ``Mcp-Session-Id``."""
+        session = store.create(self._principal)
+        conn = Connection(peer, self._principal, subscriptions=session)
+        peer.headers = [(SESSION_HEADER, session.id)]
+        try:
+            await self._answer(exchange, request, conn, None)
+        finally:
+            if conn.handshake is None:
+                store.end(session.id, self._principal)
+            else:
+                session.handshake = conn.handshake
+                exchange.notes["session"] = "created"
+
+    async def _in_session(
+        self, exchange: Exchange, request: jsonrpc.Request, session: Session, peer: SessionPeer
+    ) -> None:
+        """Serve a request in its session; cancelled by ``notifications/cancelled`` or the end
+        of the session, it ends without an answer."""
+        conn = Connection(
+            peer, self._principal, session.handshake, session.log_level, subscriptions=session
+        )
+        with session.running(request.id) as scope:
+            await self._answer(exchange, request, conn, None)
+        session.log_level = conn.log_level
+        if scope.cancelled_caught and exchange.status is None:
+            await exchange.respond(202, [])  # cancelled before anything was sent: no answer
+        elif scope.cancelled_caught:
+            await exchange.finish()  # the stream ends without an answer
+
+    async def _answer(
+        self,
+        exchange: Exchange,
+        request: jsonrpc.Request,
+        conn: Connection,
+        meta: RequestMeta | None,
+    ) -> None:
+        peer = conn.peer
+        assert isinstance(peer, HttpPeer)
         answer, data = await Dispatcher(self._build_app()).handle_encoded(request, conn, meta)
-        status = streamable.http_status(answer, era)
+        status = streamable.http_status(answer, "legacy" if meta is None else "modern")
+        headers = exchange.request.headers
         if peer.streaming or (status == 200 and not _accepts_json(headers)):
             await peer.send_event(data)
             await exchange.finish()
         else:
-            await _send_encoded(exchange, status, answer, data)
+            await _send_encoded(exchange, status, answer, data, peer.headers)
 
 
 async def _send_json(exchange: Exchange, status: int, answer: JsonObject) -> None:
     await _send_encoded(exchange, status, answer, jsonrpc.encode(answer))
 
 
-async def _send_encoded(exchange: Exchange, status: int, answer: JsonObject, data: bytes) -> None:
-    """Send ``answer``, already encoded as ``data``."""
+async def _send_encoded(
+    exchange: Exchange,
+    status: int,
+    answer: JsonObject,
+    data: bytes,
+    extra: HeaderList | None = None,
+) -> None:
+    """Send ``answer``, already encoded as ``data``, with ``extra`` headers."""
     error = answer.get("error")
     if isinstance(error, dict):
         exchange.notes["rpc_error"] = str(error.get("code"))
-    await exchange.respond(status, [("content-type", JSON_TYPE)], data)
+    await exchange.respond(status, [("content-type", JSON_TYPE), *(extra or [])], data)
 
 
 def _repeated_mcp_header(headers: Headers) -> JsonObject | None:
@@ -207,6 +382,10 @@ def _accepts_json(headers: Headers) -> bool:
 
 def _is_modern_header(headers: Headers) -> bool:
     return headers.get(streamable.HEADER_VERSION) == MODERN_VERSION
+
+
+def _is_cancel(message: jsonrpc.Notification, session: Session | None) -> bool:
+    return session is not None and message.method == "notifications/cancelled"
 
 
 def _method_note(message: jsonrpc.Message) -> str:

@@ -5,7 +5,9 @@ Routes:
 ========  ======  ===================================================  ======================
 path      method  what                                                 access
 ========  ======  ===================================================  ======================
-/mcp      POST    MCP, Streamable HTTP, stateless (``mcp_route``)      bearer secret
+/mcp      POST    MCP, Streamable HTTP (``mcp_route``); with 2025-era  bearer secret
+          GET,    sessions also the session's stream and its end
+          DELETE  (``mcp_stream``)
 /healthz  GET     ``{"status":"ok"}``; 503 while shutting down         open, no Host check
 ========  ======  ===================================================  ======================
 
@@ -35,6 +37,7 @@ from sevdesk_mcp.http.mcp_route import McpRoute
 from sevdesk_mcp.http.messages import JSON_TYPE
 from sevdesk_mcp.http.router import Route, Router
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
+from sevdesk_mcp.http.sessions import MemorySessionStore, SessionStore
 from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.shutdown import Shutdown, serving
@@ -57,14 +60,29 @@ def health_handler(lifecycle: Lifecycle) -> Handler:
 
 
 def routes(
-    build_app: Callable[[], McpApp], *, principal: str, limits: Limits, lifecycle: Lifecycle
+    build_app: Callable[[], McpApp],
+    *,
+    principal: str,
+    limits: Limits,
+    lifecycle: Lifecycle,
+    sessions: SessionStore | None = None,
 ) -> dict[str, Route]:
     """:returns: the routes of the MCP server."""
-    mcp = McpRoute(build_app, principal=principal, max_body_bytes=limits.mcp_max_body_bytes)
+    mcp = McpRoute(
+        build_app, principal=principal, max_body_bytes=limits.mcp_max_body_bytes, sessions=sessions
+    )
     return {
-        "/mcp": Route({"POST": mcp}),
+        "/mcp": Route(mcp.handlers()),
         "/healthz": Route({"GET": health_handler(lifecycle)}, open_access=True),
     }
+
+
+def session_store(settings: HttpSettings, given: SessionStore | None) -> SessionStore | None:
+    """:returns: the store of 2025-era sessions: ``given``, or a new one in memory; ``None``
+    with ``SEVDESK_HTTP_SESSIONS=off``."""
+    if not settings.sessions:
+        return None
+    return given if given is not None else MemorySessionStore()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +113,20 @@ class HttpService:
                 tg.cancel_scope.cancel()
 
 
-async def bind_service(
+async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
     settings: HttpSettings,
     build_app: Callable[[], McpApp],
     *,
     principal: str,
     limits: Limits | None = None,
     access_log: AccessLog | None = None,
+    sessions: SessionStore | None = None,
 ) -> HttpService:
     """Bind the configured address and wire the routes.
 
     :param build_app: returns a fresh app per request (the server factory's ``build``).
+    :param sessions: the session store (tests); with ``settings.sessions`` and none given, one
+        in this process's memory.
     :raises OSError: if the address cannot be bound.
     """
     limits = limits or Limits()
@@ -115,7 +136,13 @@ async def bind_service(
     lifecycle = Lifecycle()
     auth = BearerAuth(settings.secrets) if settings.auth == "bearer" else None
     router = Router(
-        routes(build_app, principal=principal, limits=limits, lifecycle=lifecycle),
+        routes(
+            build_app,
+            principal=principal,
+            limits=limits,
+            lifecycle=lifecycle,
+            sessions=session_store(settings, sessions),
+        ),
         site,
         limits,
         auth=auth,

@@ -66,6 +66,9 @@ class HttpSettings:
     :param oauth: the OAuth settings, in OAuth mode only.
     :param rate_per_s: requests per second one client address regains (token bucket).
     :param inflight_per_client: requests one client address may have running at once.
+    :param sessions: whether 2025-era clients get sessions (``Mcp-Session-Id``), so the server
+        can ask them (elicitation, sampling, roots) and keep their GET stream
+        (``SEVDESK_HTTP_SESSIONS``); 2026-07-28 clients never use sessions.
     :param connections_per_client: connections one client address may hold at once; ``None``
         for the default, which is :data:`MAX_CONNECTIONS` behind trusted proxies (every
         connection then comes from a proxy) and :data:`MAX_CONNECTIONS_PER_CLIENT` otherwise.
@@ -83,6 +86,8 @@ class HttpSettings:
     inflight_per_client: int = MAX_INFLIGHT_PER_CLIENT
     connections_per_client: int | None = None
     oauth: OAuthSettings | None = None
+    files: bool = True  # SEVDESK_HTTP_FILES: uploads and download links (OAuth mode, issue 23)
+    sessions: bool = True
 
 
 def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
@@ -116,6 +121,32 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
             env, "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT", 1, MAX_CONNECTIONS
         ),
         oauth=load_oauth_settings(env) if auth == "oauth" else None,
+        sessions=_sessions(env),
+        files=_files(env),
+    )
+
+
+def _files(env: Mapping[str, str]) -> bool:
+    """:returns: ``SEVDESK_HTTP_FILES`` (file transfer in OAuth mode; on by default)."""
+    from sevdesk_mcp.http.oauth.settings import _flag  # noqa: PLC0415 - one parser
+
+    return _flag(env, "SEVDESK_HTTP_FILES", default=True)
+
+
+def _sessions(env: Mapping[str, str]) -> bool:
+    """:returns: ``SEVDESK_HTTP_SESSIONS`` (default on).
+
+    :raises ConfigError: for anything but on/off values.
+    """
+    value = (setting(env, "SEVDESK_HTTP_SESSIONS") or "on").lower()
+    if value in ("on", "1", "true", "yes"):
+        return True
+    if value in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(
+        "SEVDESK_HTTP_SESSIONS",
+        "use on (2025-era clients get sessions and can be asked, the default) or off (every "
+        "request stateless)",
     )
 
 

@@ -36,6 +36,22 @@ class Peer(Protocol):
         ...
 
 
+class Subscriptions(Protocol):
+    """The resources a 2025-era client subscribed to (HTTP sessions): their updates reach it as
+    ``notifications/resources/updated``."""
+
+    def subscribe(self, uri: str) -> None:
+        """Subscribe to ``uri``.
+
+        :raises ProtocolError: -32602 when the connection holds as many subscriptions as it may.
+        """
+        ...
+
+    def unsubscribe(self, uri: str) -> None:
+        """End the subscription to ``uri``; nothing happens if there is none."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class RequestContext:
     """One request, as seen by a provider (tools, prompts, resources)."""

@@ -41,7 +41,7 @@ from sevdesk_mcp.errors import (
 )
 from sevdesk_mcp.mcp import envelope, methods
 from sevdesk_mcp.mcp.app import McpApp
-from sevdesk_mcp.mcp.context import Peer, RequestContext
+from sevdesk_mcp.mcp.context import Peer, RequestContext, Subscriptions
 from sevdesk_mcp.mcp.envelope import Handshake, RequestMeta
 from sevdesk_mcp.mcp.jsonrpc import Request, encode, error_answer, result_answer
 from sevdesk_mcp.mcp.types import LEGACY_VERSIONS, META_SERVER_INFO, Era, JsonObject, LogLevel
@@ -71,6 +71,8 @@ _SHARED: Final[dict[str, Handler]] = {
     "resources/read": methods.resources_read,
     "completion/complete": methods.completion_complete,
 }
+SUBSCRIPTION_METHODS: Final = frozenset({"resources/subscribe", "resources/unsubscribe"})
+MAX_URI_CHARS: Final = 2048
 MODERN_METHODS: Final[dict[str, Handler]] = {"server/discover": methods.discover, **_SHARED}
 LEGACY_METHODS: Final[dict[str, Handler]] = {"ping": methods.ping, **_SHARED}
 
@@ -80,13 +82,17 @@ class Connection:
     """What one connection remembers: the 2025 handshake, if any, and its log level.
 
     A transport opens it, as ``Connection(peer)`` or with :meth:`legacy`; only the dispatcher
-    changes it afterwards (``initialize``, ``logging/setLevel``).
+    changes it afterwards (``initialize``, ``logging/setLevel``). A transport that can deliver
+    resource updates later (an HTTP session's GET stream) passes ``subscriptions``: the 2025 era's
+    ``resources/subscribe`` and ``unsubscribe`` are then served, and ``initialize`` declares
+    ``resources.subscribe``.
     """
 
     peer: Peer
     principal: str = "local"
     handshake: Handshake | None = None
     log_level: LogLevel | None = None
+    subscriptions: Subscriptions | None = None
 
     @classmethod
     def legacy(cls, peer: Peer, version: str, *, principal: str = "local") -> Connection:
@@ -201,6 +207,14 @@ class Dispatcher:
         if request.method == "logging/setLevel":
             conn.log_level = envelope.log_level(request.params.get("level"))
             return {}
+        if request.method in SUBSCRIPTION_METHODS and self._subscribes(conn):
+            assert conn.subscriptions is not None  # checked by _subscribes
+            uri = _subscription_uri(request.params)
+            if request.method == "resources/subscribe":
+                conn.subscriptions.subscribe(uri)
+            else:
+                conn.subscriptions.unsubscribe(uri)
+            return {}
         handler = LEGACY_METHODS.get(request.method)
         if handler is None:
             raise _not_found(request.method)
@@ -211,14 +225,22 @@ class Dispatcher:
         if conn.handshake is not None:
             raise ProtocolError(INVALID_REQUEST, "Invalid request: initialize was already sent")
         conn.handshake = envelope.decode_initialize(params)
+        capabilities = self.app.capabilities(legacy=True)
+        if self._subscribes(conn):
+            capabilities["resources"] = {"subscribe": True}
         result: JsonObject = {
             "protocolVersion": conn.handshake.version,
-            "capabilities": self.app.capabilities(legacy=True),
+            "capabilities": capabilities,
             "serverInfo": self.app.info.to_json(),
         }
         if self.app.instructions:
             result["instructions"] = self.app.instructions
         return result
+
+    def _subscribes(self, conn: Connection) -> bool:
+        """:returns: whether ``conn`` serves resource subscriptions (it can deliver updates and
+        the app has resources)."""
+        return conn.subscriptions is not None and self.app.resources is not None
 
     def _decorate(self, method: str, result: JsonObject) -> JsonObject:
         meta = result.get("_meta")
@@ -256,6 +278,21 @@ def _context(request: Request, conn: Connection, source: RequestMeta | Handshake
         progress_token=progress_token,
         log_level=log_level,
     )
+
+
+def _subscription_uri(params: JsonObject) -> str:
+    """:returns: the ``uri`` of ``resources/subscribe`` or ``unsubscribe``.
+
+    :raises ProtocolError: -32602 if it is not a string of at most :data:`MAX_URI_CHARS`.
+    """
+    uri = params.get("uri")
+    if not isinstance(uri, str) or not 0 < len(uri) <= MAX_URI_CHARS:
+        raise ProtocolError(
+            INVALID_PARAMS,
+            f"resources/subscribe and unsubscribe need a uri: a string of 1 to {MAX_URI_CHARS} "
+            "characters, as resources/list names it",
+        )
+    return uri
 
 
 def _not_found(method: str) -> ProtocolError:

@@ -168,8 +168,10 @@ async def _ask(
         raise InputUnavailableError(
             "This action needs a human decision, but this connection cannot carry a question "
             f"to the client: the server serves protocol {ctx.protocol_version} here without a "
-            "session (stateless HTTP), whatever the client declared. Use a client that speaks "
-            "protocol 2026-07-28, or the server over stdio; nothing was changed."
+            "session (stateless HTTP), whatever the client declared. Keep the session the "
+            "server issued (Mcp-Session-Id; the operator may have turned sessions off with "
+            "SEVDESK_HTTP_SESSIONS=off), use a client that speaks protocol 2026-07-28, or the "
+            "server over stdio; nothing was changed."
         )
     if not ctx.can_elicit_form():
         raise InputUnavailableError(

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import stat
 import sys
@@ -25,8 +24,8 @@ from anyio.abc import TaskGroup
 
 from sevdesk_mcp.errors import INVALID_REQUEST, PARSE_ERROR
 from sevdesk_mcp.mcp import jsonrpc
-from sevdesk_mcp.mcp.context import PeerRequestError
 from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
+from sevdesk_mcp.mcp.pending import PendingRequests
 from sevdesk_mcp.mcp.shutdown import SHUTDOWN_GRACE_S, Shutdown, serving
 from sevdesk_mcp.mcp.types import JsonObject, RequestId
 
@@ -38,28 +37,18 @@ Reader = Callable[[], Awaitable[bytes]]
 Writer = Callable[[bytes], Awaitable[None]]
 
 
-class _Pending:
-    """A request we sent to the client, waiting for its answer."""
-
-    def __init__(self) -> None:
-        self.done = anyio.Event()
-        self.result: JsonObject | None = None
-        self.error: str | None = None
-
-
 class StdioPeer:
-    """Notifications and server-to-client requests over the same stream."""
+    """Notifications and server-to-client requests over the same stream; the answers are routed
+    by :class:`~sevdesk_mcp.mcp.pending.PendingRequests` (shared with HTTP sessions)."""
 
     def __init__(self, send: Callable[[JsonObject], Awaitable[None]]) -> None:
         self._send = send
-        self._ids = itertools.count(1)
-        self._pending: dict[RequestId, _Pending] = {}
-        self._closed = False
+        self._pending = PendingRequests()
 
     @property
     def can_request(self) -> bool:
         """:returns: ``True`` while stdin is open."""
-        return not self._closed
+        return not self._pending.closed
 
     async def notify(self, method: str, params: JsonObject) -> None:
         """Send a notification."""
@@ -70,40 +59,15 @@ class StdioPeer:
 
         :raises PeerRequestError: on an error answer, EOF or the timeout.
         """
-        if self._closed:
-            raise PeerRequestError("The client connection is closed.")
-        request_id = f"srv-{next(self._ids)}"  # cannot collide with the client's own ids
-        pending = self._pending[request_id] = _Pending()
-        try:
-            await self._send(
-                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-            )
-            with anyio.move_on_after(timeout_s):
-                await pending.done.wait()
-        finally:
-            del self._pending[request_id]
-        if not pending.done.is_set():
-            raise PeerRequestError(f"The client did not answer within {timeout_s:g} seconds.")
-        if pending.result is None:
-            raise PeerRequestError(f"The client refused the request ({pending.error}).")
-        return pending.result
+        return await self._pending.request(self._send, method, params, timeout_s)
 
     def deliver(self, response: jsonrpc.Response) -> None:
         """Hand a client's response to the request waiting for it; unknown ids are ignored."""
-        pending = self._pending.get(response.id)
-        if pending is None:
-            return
-        pending.result = response.result
-        message = (response.error or {}).get("message")
-        pending.error = message[:200] if isinstance(message, str) else "error"
-        pending.done.set()
+        self._pending.deliver(response)
 
     def close(self) -> None:
         """Fail every pending request: no answer can arrive after EOF."""
-        self._closed = True
-        for pending in self._pending.values():
-            pending.error = "the connection closed"
-            pending.done.set()
+        self._pending.close()
 
 
 class StdioServer:

@@ -10,12 +10,14 @@ whatever the MCP transport is doing.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.approval_page import ApprovalSite, Request, Response
+from sevdesk_mcp.safety.approvals import ApprovalStore
 
 NOT_STARTED: Final = (
     "The local approval page could not be started, so nothing can be approved. "
@@ -78,12 +80,43 @@ class PageListener(Protocol):
 Serve = Callable[[PageApp], PageListener]
 
 
+class Stores(Protocol):
+    """Where a safety runtime registers its approval store (the local site, or the inbox)."""
+
+    def attach(self, store: ApprovalStore) -> None:
+        """Serve the approvals of ``store`` (held weakly)."""
+        ...
+
+
+class ApprovalStores:
+    """The approval stores the remote inbox serves (HTTP mode, held weakly)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stores: weakref.WeakSet[ApprovalStore] = weakref.WeakSet()
+
+    def attach(self, store: ApprovalStore) -> None:
+        """Serve the approvals of ``store``."""
+        with self._lock:
+            self._stores.add(store)
+
+    def stores(self) -> list[ApprovalStore]:
+        """:returns: the stores attached and still alive."""
+        with self._lock:
+            return list(self._stores)
+
+
 @dataclass(frozen=True, slots=True)
 class Pages:
-    """The approval site and the listener that serves it."""
+    """The approval site and the listener that serves it.
 
-    site: ApprovalSite
+    :param inbox: in HTTP mode, the address of the approval inbox (``<public URL>/approvals``):
+        the tool result names it, and no page link exists.
+    """
+
+    site: Stores
     server: PageListener
+    inbox: str | None = None
 
     def link(self, approval_id: str) -> str:
         """:returns: the page link of an approval (secret: for the human, never the model).

@@ -145,6 +145,17 @@ class ApprovalStore:
             self._items[approval_id] = decided
             return decided
 
+    def pending_where(self, principal: Callable[[str], bool]) -> list[Approval]:
+        """:returns: the unexpired approvals waiting for a decision whose principal passes
+        ``principal`` (the inbox: the approvals of one account), oldest first."""
+        with self._lock:
+            self._prune()
+            return [
+                a
+                for a in self._items.values()
+                if a.status == "pending" and principal(a.binding.principal)
+            ]
+
     def pending_count(self) -> int:
         """:returns: how many unexpired approvals wait for a decision."""
         with self._lock:

@@ -12,7 +12,9 @@ Reading (:meth:`FileAccess.read`):
 - regular files only (no FIFOs, devices, sockets or folders), at most :data:`MAX_FILE_BYTES`;
 - the type comes from the content (PDF, PNG, JPEG, XML), never from the name; a name whose
   extension claims another type is refused, so a mixed-up file is noticed, not uploaded;
-- over HTTP there are no local folders: the server runs elsewhere, and reading is refused.
+- over HTTP there are no local folders: the server runs elsewhere, and reading is refused;
+  an upload reference (``upload:<id>``, :mod:`sevdesk_mcp.safety.transfers`) is read instead,
+  for the grant that requested it only.
 
 A delivery is always a new file: created exclusively (never overwriting, never following a
 symlink), mode 0600, with a name reduced to ``[A-Za-z0-9._-]`` so that text from sevDesk cannot
@@ -97,11 +99,17 @@ class FileAccess:
     max_bytes: int = MAX_FILE_BYTES
 
     def read(self, given: str) -> LocalFile:
-        """Read one receipt file.
+        """Read one receipt file (over HTTP: an uploaded one, given as ``upload:<id>``).
 
+        :raises TransferRefusedError: for an upload reference that is not this grant's or not
+            filled.
         :raises FileAccessError: naming ``given`` and what to change, if it is outside the
             folders, no regular file, too large, of another type, or changed while being read.
         """
+        if self.remote and given.strip().startswith("upload:"):  # HTTP: the human uploaded it
+            from sevdesk_mcp.safety.transfers import read_upload  # noqa: PLC0415 - a cycle
+
+            return read_upload(given)
         candidate = self._candidate(given)
         real = Path(os.path.realpath(candidate))
         if not any(real.is_relative_to(folder) for folder in self.folders):

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Final
 
 from sevdesk_mcp.tools import (
+    advanced,
     banking,
     contacts,
     contacts_write,
     documents,
     documents_commit,
     documents_write,
+    einvoice,
     exports,
+    files,
     meta,
     parts,
     parts_write,
@@ -35,6 +38,7 @@ ALL_TOOLS: Final[tuple[AnyTool, ...]] = (
     *vouchers.TOOLS,
     *receipts.TOOLS,
     *receipts_write.TOOLS,
+    *einvoice.TOOLS,
     *parts.TOOLS,
     *parts_write.TOOLS,
     *banking.TOOLS,
@@ -43,7 +47,9 @@ ALL_TOOLS: Final[tuple[AnyTool, ...]] = (
     *reports.TOOLS,
     *tax.TOOLS,
     *exports.TOOLS,
+    *files.TOOLS,
+    *advanced.TOOLS,
 )
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
-DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read, once it exists
+DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read
 DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS

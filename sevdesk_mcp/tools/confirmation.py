@@ -11,12 +11,17 @@ nonce and the call id every audit line of the action carries. On the retry: othe
 another tool are refused, the nonce is consumed once (a replay is refused), ``prepare`` has run
 again under the record locks and a different basis asks again, naming what changed; decline,
 cancel or an unchecked switch mean "declined". 2025-era clients get the same through the core's
-legacy shim, which turns the form into a real ``elicitation/create``.
+legacy shim, which turns the form into a real ``elicitation/create``: over stdio, and over HTTP
+in a 2025-era session (``SEVDESK_HTTP_SESSIONS=on``, the default), where it travels on the
+POST's event stream and the answer comes back in another POST of the session. Without a session
+(sessions off, or a client that sends no ``Mcp-Session-Id``) the tool says why it cannot ask.
 
 ``SEVDESK_CONFIRM=browser``: the first call creates an approval in the safety runtime (bound to
 the tool, the argument hash, the principal and the basis), starts the local page server
 on first use, writes the page link to stderr (never into the result) and opens it when
 ``SEVDESK_CONFIRM_OPEN`` is on; the tool answers ``approval_pending`` with the reference code.
+Over HTTP the approval waits in the account's inbox (``<public URL>/approvals``) instead: the
+result names the inbox address, never a link to the approval itself.
 The retry (same tool, same arguments) runs ``prepare`` again and finds the approval: approved
 with an unchanged basis is used up and the write runs; declined is ``declined``; still pending
 answers ``approval_pending`` again; a changed basis voids it and asks anew, naming what changed;
@@ -60,18 +65,25 @@ ASK_IN_LOG: Final = (
     "check that it shows reference {ref} and approve; then call the tool again with the same "
     "arguments."
 )
+ASK_INBOX: Final = (
+    "Ask the user to open their approval inbox at {inbox} (signed in with their sevDesk "
+    "account), check that it shows reference {ref} and approve or decline there; then call the "
+    "tool again with the same arguments."
+)
 STILL_WAITING: Final = (
     "The approval (reference {ref}) still waits for the user. Ask them to approve or decline "
     "it on the page; then call the tool again with the same arguments."
 )
 UNREACHABLE: Final = (
-    "{tool} needs a human's approval, and this server cannot ask for it on this connection: "
-    "over HTTP it serves clients of protocol {version} (the 2025 era) without a session, so it "
-    "has no way to send them a question, whatever the client supports. Ways that work: connect "
-    "with a client that speaks protocol 2026-07-28 (the approval travels inside the request), "
-    "run the server over stdio on the user's machine, or, when this HTTP server runs on the "
-    "user's own machine, set SEVDESK_CONFIRM=browser to approve on a local web page. Nothing "
-    "was changed."
+    "{tool} needs a human's approval, and this server cannot ask for it on this request: over "
+    "HTTP it serves this client of protocol {version} (the 2025 era) without a session, so it "
+    "has no way to send it a question, whatever the client supports. Either the operator turned "
+    "sessions off (SEVDESK_HTTP_SESSIONS=off), or the client sent no Mcp-Session-Id (or takes no "
+    "event stream). Ways that work: turn sessions on (SEVDESK_HTTP_SESSIONS=on, the default) and "
+    "use a client that keeps its session, connect with a client that speaks protocol 2026-07-28 "
+    "(the approval travels inside the request), run the server over stdio on the user's "
+    "machine, or, when this HTTP server runs on the user's own machine, set "
+    "SEVDESK_CONFIRM=browser to approve on a local web page. Nothing was changed."
 )
 APPROVAL_SCHEMA: Final[dict[str, JsonValue]] = {
     "type": "object",
@@ -235,6 +247,8 @@ def in_browser(
     if outcome.kind in ("approved", "declined"):
         approved = outcome.kind == "approved"
         return _decided(ctx, tool, approval.call, approved=approved, reference=approval.reference)
+    if pages.inbox is not None:  # HTTP: the account's inbox; no page link exists
+        return _in_inbox(ctx, tool, outcome.kind, approval, pages.inbox)
     link = pages.link(approval.id)
     if outcome.kind == "pending":
         log.warning("Approval %s still waits: %s", approval.reference, link)
@@ -253,6 +267,24 @@ def in_browser(
     if approval.changed:
         note = PAGE_CHANGED.format(what=", ".join(approval.changed)) + note
     return _pending(approval, opened=opened, note=note)
+
+
+def _in_inbox(ctx: ToolContext, tool: str, kind: str, approval: Approval, inbox: str) -> Pending:
+    if kind in {"new", "changed"}:
+        ctx.safety.audit.write(
+            "asked",
+            tool=tool,
+            call=approval.call,
+            principal=ctx.account.principal,
+            preview=approval.basis.digest,
+            reference=approval.reference,
+        )
+    note = ASK_INBOX.replace("{inbox}", inbox)
+    if kind == "pending":
+        note = STILL_WAITING.replace("on the page", f"in their approval inbox at {inbox}")
+    elif approval.changed:
+        note = PAGE_CHANGED.format(what=", ".join(approval.changed)) + note
+    return _pending(approval, opened=False, note=note)
 
 
 def _pending(approval: Approval, *, opened: bool, note: str) -> Pending:

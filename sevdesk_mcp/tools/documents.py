@@ -20,6 +20,7 @@ from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.files import offer_download
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, DocumentId, Limit, SevdeskId
 
 Kind = Annotated[KindName, msgspec.Meta(description="Default: invoice")]
@@ -102,6 +103,9 @@ class PdfResult(msgspec.Struct, frozen=True, kw_only=True):
     file_name: str
     size_bytes: int
     saved_to: str | None
+    download_page: Annotated[str, msgspec.Meta(description="Over HTTP: for the user, once")] | (
+        None
+    ) = None
     note: str
 
 
@@ -144,8 +148,16 @@ async def _pdf(args: GetInput, ctx: ToolContext) -> PdfResult:
     note = (
         "Read the resource to view the PDF. It was rendered without marking the document as sent."
     )
+    page = offer_download(name, "application/pdf", data) if ctx.files.remote else None
+    if page is not None:
+        note += " Give the user the download page: it works once, for 10 minutes."
     return PdfResult(
-        resource_uri=uri, file_name=name, size_bytes=len(data), saved_to=saved, note=note
+        resource_uri=uri,
+        file_name=name,
+        size_bytes=len(data),
+        saved_to=saved,
+        download_page=page,
+        note=note,
     )
 
 

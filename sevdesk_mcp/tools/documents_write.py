@@ -113,6 +113,18 @@ class DocumentRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     dryRun: DryRun = False
 
 
+class MarkSentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_mark_document_sent``."""
+
+    kind: Kind
+    document_id: DocumentId
+    way: Annotated[
+        actions.SentWay,
+        msgspec.Meta(description="post: sent by post (VP); printed: printed and handed over (VPR)"),
+    ]
+    dryRun: DryRun = False
+
+
 class EmailInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_send_document_email``."""
 
@@ -200,12 +212,18 @@ async def _prepare_email(args: EmailInput, client: SevdeskPort) -> Prepared[Acti
     return await actions.prepare_email(client, args.kind, args.document_id, email)
 
 
+async def _prepare_mark_sent(args: MarkSentInput, client: SevdeskPort) -> Prepared[ActionPlan]:
+    return await actions.prepare_mark_sent(client, args.kind, args.document_id, args.way)
+
+
 def _create_locks(args: DraftInput) -> tuple[str, ...]:
     source = (f"invoice/{args.source_invoice_id}",) if args.source_invoice_id else ()
     return (f"numbers/{args.kind}", *source)
 
 
-def _document_lock(args: DocumentRef | UpdateDraftInput | EmailInput) -> tuple[str, ...]:
+def _document_lock(
+    args: DocumentRef | UpdateDraftInput | EmailInput | MarkSentInput,
+) -> tuple[str, ...]:
     return (f"{args.kind}/{args.document_id}",)
 
 
@@ -333,4 +351,24 @@ SEND_EMAIL = define_write_tool(
     locks=_document_lock,
 )
 
-TOOLS = (CREATE_DRAFT, UPDATE_DRAFT, DELETE_DRAFT, FINALIZE, ENSHRINE, SEND_EMAIL)
+MARK_SENT = define_write_tool(
+    name="sevdesk_mark_document_sent",
+    title="Mark a document as sent by post or printed",
+    description=(
+        "Records in sevDesk that an invoice, credit note or order was sent as a letter "
+        "(way=post) or printed (way=printed). sevDesk sends nothing: printing and posting the "
+        "letter is the user's to do; print the PDF from sevdesk_document_pdf. A draft is "
+        "finalized by this (number, enshrined for invoices and credit notes, as "
+        "sevdesk_finalize_document). Binding; needs a human's approval of the preview."
+    ),
+    toolset="documents",
+    tier=Tier.COMMIT,
+    annotations=BINDING_ANNOTATIONS,
+    input=MarkSentInput,
+    output=DocumentWritten,
+    prepare=_prepare_mark_sent,
+    execute=plan_only(actions.execute),
+    locks=_document_lock,
+)
+
+TOOLS = (CREATE_DRAFT, UPDATE_DRAFT, DELETE_DRAFT, FINALIZE, ENSHRINE, SEND_EMAIL, MARK_SENT)

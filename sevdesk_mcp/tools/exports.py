@@ -1,5 +1,7 @@
 """Tools of the ``reports`` toolset: sevDesk's CSV exports and its DATEV export, saved as
-new files in ``SEVDESK_OUTPUT_DIR``. Over HTTP there is no local folder; the tools refuse.
+new files in ``SEVDESK_OUTPUT_DIR``. Over HTTP there is no local folder: with file transfer on
+(``SEVDESK_HTTP_FILES``) the export becomes a short-lived download page of the account;
+without it the tools refuse.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from sevdesk_mcp.domain.reports import exports
 from sevdesk_mcp.errors import FileAccessError, ToolError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.files import can_offer, offer_download
 from sevdesk_mcp.tools.tax import Period, period_of
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
 
@@ -36,9 +39,12 @@ class DatevInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 
 class SavedFile(msgspec.Struct, frozen=True, kw_only=True):
-    """A file saved in the output folder."""
+    """A file saved in the output folder, or offered for download over HTTP."""
 
     saved_to: str | None = None
+    download_page: (
+        Annotated[str, msgspec.Meta(description="Over HTTP: for the user, once")] | None
+    ) = None
     file_name: str | None = None
     size_bytes: int | None = None
     media_type: str | None = None
@@ -46,16 +52,19 @@ class SavedFile(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _folder(ctx: ToolContext) -> bool:
-    """:returns: whether there is an output folder.
+    """:returns: whether the export has somewhere to go: the output folder, or over HTTP a
+        download page.
 
-    :raises FileAccessError: over HTTP, where there is no local folder.
+    :raises FileAccessError: over HTTP without file transfer, where it has nowhere to go.
     """
     files = ctx.files
     if files.remote:
+        if can_offer():
+            return True
         raise FileAccessError(
-            "This server runs over HTTP and has no local folder to save the export in; "
-            "download links over HTTP are not available yet. Run the export on a server started "
-            f"on your own machine (stdio) with {SETTING} set, or export in sevDesk itself."
+            "This server runs over HTTP without file transfer, so the export has nowhere to go. "
+            "The operator turns file transfer on with SEVDESK_HTTP_FILES=on; or run the export "
+            f"on a server on your own machine (stdio) with {SETTING} set, or in sevDesk itself."
         )
     return files.output_dir is not None
 
@@ -67,6 +76,15 @@ NO_FOLDER: Final = (
 
 
 def _save(ctx: ToolContext, found: exports.ExportFile, note: str) -> SavedFile:
+    if ctx.files.remote:
+        page = offer_download(found.name, found.media_type, found.data)
+        return SavedFile(
+            download_page=page,
+            file_name=found.name,
+            size_bytes=len(found.data),
+            media_type=found.media_type,
+            note=f"{note} Give the user the download page: it works once, for 10 minutes.",
+        )
     try:
         path = ctx.files.deliver(found.name, found.data)
     except OSError as exc:

@@ -45,7 +45,9 @@ class UploadInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     path: Annotated[
         str,
         msgspec.Meta(
-            max_length=1024, description="The file: absolute, or relative to SEVDESK_FILE_DIRS"
+            max_length=1024,
+            description="The file: absolute, or relative to SEVDESK_FILE_DIRS; over HTTP the "
+            "upload:<id> of sevdesk_request_upload",
         ),
     ]
     sha256: Annotated[Sha256, msgspec.Meta(description="Refuse unless the file has it")] | None = (

@@ -32,7 +32,11 @@ KNOWN_IDS = {
     "account_id": 5001,
     "part_id": 610001,
     "description": "Druckerpapier",
+    "invoice_id": 700041,
 }
+NEEDS_A_FILE = frozenset(  # local e-invoice files (SEVDESK_FILE_DIRS): tests/einvoice/test_tools.py
+    {"sevdesk_read_einvoice", "sevdesk_suggest_einvoice_receipt"}
+)
 
 
 class ReadOnlyWitness(httpx.AsyncBaseTransport):
@@ -89,7 +93,7 @@ async def test_every_read_tool_makes_only_plain_reads(env: dict[str, str]) -> No
     async with open_wire(app) as wire:
         tools = (await wire.modern("tools/list"))["result"]["tools"]
         assert all(t["annotations"]["readOnlyHint"] for t in tools)
-        for tool in tools:
+        for tool in [t for t in tools if t["name"] not in NEEDS_A_FILE]:
             params = {"name": tool["name"], "arguments": smallest_arguments(tool)}
             result = (await wire.modern("tools/call", params))["result"]
             assert not result.get("isError"), (tool["name"], result["content"][0]["text"])

@@ -185,6 +185,7 @@ async def test_a_credit_note_draft_can_be_finalized_with_its_number() -> None:
 BINDING_CALLS: dict[str, dict[str, Any]] = {
     "sevdesk_finalize_document": {"kind": "invoice", "document_id": DRAFT_INVOICE},
     "sevdesk_send_document_email": {"kind": "invoice", "document_id": OPEN_INVOICE, **MAIL},
+    "sevdesk_mark_document_sent": {"kind": "invoice", "document_id": DRAFT_INVOICE, "way": "post"},
     "sevdesk_book_payment": {
         "kind": "invoice",
         "document_id": OPEN_INVOICE,

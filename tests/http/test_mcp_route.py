@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from sevdesk_mcp.http.mcp_route import SEND_FAILED, HttpPeer
+from sevdesk_mcp.http.settings import HttpSettings
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
 from sevdesk_mcp.server import LEGACY_ELICITATION_HINT
@@ -255,13 +256,15 @@ async def test_progress_turns_the_answer_into_an_event_stream() -> None:
 
 
 async def test_legacy_initialize_is_answered_without_a_session() -> None:
+    """With SEVDESK_HTTP_SESSIONS=off (sessions on: tests/http/test_sessions.py)."""
     body = {
         "jsonrpc": "2.0",
         "id": 0,
         "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {}},
     }
-    async with running() as server, http(server) as client:
+    settings = HttpSettings(host="127.0.0.1", port=0, sessions=False)
+    async with running(settings=settings) as server, http(server) as client:
         response = await post(client, body)
         modern_header = await post(client, body, {"mcp-protocol-version": "2026-07-28"})
     result = response.json()["result"]

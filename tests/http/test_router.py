@@ -122,8 +122,8 @@ async def test_path_tricks_never_reach_a_route(target: str, status: int) -> None
     [
         ("GET", "/mcp", "POST"),
         ("DELETE", "/mcp", "POST"),
-        ("PUT", "/mcp", "POST"),
-        ("OPTIONS", "/mcp", "POST"),
+        ("PUT", "/mcp", "DELETE, GET, POST"),  # GET and DELETE: 2025-era sessions (issue 17)
+        ("OPTIONS", "/mcp", "DELETE, GET, POST"),
         ("POST", "/healthz", "GET"),
     ],
 )

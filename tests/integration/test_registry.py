@@ -34,9 +34,10 @@ async def names(wire: Wire) -> list[str]:
     return [t["name"] for t in (await wire.modern("tools/list"))["result"]["tools"]]
 
 
-PRODUCT = [t.name for t in catalog.ALL_TOOLS if t.tier is Tier.READ]
-PRODUCT_WITH_WRITES = [t.name for t in catalog.ALL_TOOLS if t.tier <= Tier.WRITE]
-PRODUCT_BINDING = [t.name for t in catalog.ALL_TOOLS if t.tier is not Tier.WRITE]
+DEFAULT_ON = [t for t in catalog.ALL_TOOLS if t.toolset in catalog.DEFAULT_TOOLSETS]
+PRODUCT = [t.name for t in DEFAULT_ON if t.tier is Tier.READ]
+PRODUCT_WITH_WRITES = [t.name for t in DEFAULT_ON if t.tier <= Tier.WRITE]
+PRODUCT_BINDING = [t.name for t in DEFAULT_ON if t.tier is not Tier.WRITE]
 LOOKUP, DRAFT, FINALIZE_, SEND = (t.name for t in TEST_TOOLS)
 
 
@@ -64,7 +65,7 @@ async def test_registration_selects_by_tier_and_toolset(env: dict, expected: lis
 def test_an_unknown_toolset_stops_start_up_naming_the_known_ones() -> None:
     with pytest.raises(
         ConfigError,
-        match="unknown toolset 'contacs'; known toolsets: banking, contacts, documents, meta,",
+        match="unknown toolset 'contacs'; known toolsets: advanced, banking, contacts, documents,",
     ):
         ServerFactory(load_config({"SEVDESK_TOOLSETS": "contacs"}))
 

@@ -114,14 +114,15 @@ async def test_sampling_and_roots_input_requests_reach_the_sdk_callbacks() -> No
 
 
 async def test_an_approval_over_http_in_the_2025_era_names_the_real_reason() -> None:
-    """Issue 14, point 1: the client declared form elicitation; the transport is what cannot ask."""
+    """Issue 14, point 1: the client declared form elicitation; the transport is what cannot ask
+    (sessions off; with sessions it is asked: test_sdk_http_sessions.py)."""
     asked: list[str] = []
 
     async def answer(ctx: Any, params: Any) -> Any:
         asked.append(params.message)
         return types.ElicitResult(action="accept", content={"approve": True})
 
-    env = http_env(SEVDESK_ALLOW="write,commit")
+    env = http_env(SEVDESK_ALLOW="write,commit", SEVDESK_HTTP_SESSIONS="off")
     async with (
         http_server("--demo", env=env) as server,
         client(server.url, mode="legacy", elicitation_callback=answer) as c,

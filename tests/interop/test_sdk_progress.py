@@ -79,10 +79,5 @@ async def test_progress_and_debug_logs_arrive_in_both_eras(transport: str, mode:
         m and m.startswith("sevdesk_cash_position: asked sevDesk GET /") for _, m in heard.progress
     )
     asked = [log["sevdesk"] for log in heard.logs if isinstance(log, dict) and "sevdesk" in log]
-    if (transport, mode) == ("http", "legacy"):
-        # Without a session, logging/setLevel cannot outlive its own request: 2025-era clients
-        # over HTTP get progress but no logs until sessions exist (docs/remote.md).
-        assert asked == []
-    else:
-        assert "GET /CheckAccount" in asked
+    assert "GET /CheckAccount" in asked  # over HTTP in the 2025 era: kept by the session
     assert all(SECRET not in str(log) for log in heard.logs)

@@ -59,8 +59,16 @@ async def client(
         yield c
 
 
-DEMO_TOOLS = [t.name for t in catalog.ALL_TOOLS if t.tier is Tier.READ]
-WITH_WRITES = [t.name for t in catalog.ALL_TOOLS if t.tier <= Tier.WRITE]
+DEMO_TOOLS = [
+    t.name
+    for t in catalog.ALL_TOOLS
+    if t.tier is Tier.READ and t.toolset in catalog.DEFAULT_TOOLSETS
+]
+WITH_WRITES = [
+    t.name
+    for t in catalog.ALL_TOOLS
+    if t.tier <= Tier.WRITE and t.toolset in catalog.DEFAULT_TOOLSETS
+]
 
 
 async def test_auto_mode_speaks_2026_against_the_demo_books() -> None:

@@ -14,6 +14,7 @@ from sevdesk_mcp.fake import FakeSevdesk
 from sevdesk_mcp.fake.exports import FileStorage
 from sevdesk_mcp.fake.tax_year import TAX_YEAR_TOKEN, TaxYearFacts
 from sevdesk_mcp.mcp.app import McpApp
+from sevdesk_mcp.safety.transfers import CALLER, Caller, Owner, TransferStore
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT
 from tests.demo_account import DEMO_URL, fake_client
@@ -94,13 +95,37 @@ async def test_default_periods_are_the_last_month_and_quarter(
     assert (await call(app, "sevdesk_oss_figures"))["period"] == "2026-Q3"
 
 
-async def test_over_http_the_export_is_refused(
+async def test_over_http_without_file_transfer_the_export_is_refused(
     year: tuple[FakeSevdesk, TaxYearFacts], tmp_path: Path
 ) -> None:
     app = _app(year[0], {"SEVDESK_OUTPUT_DIR": str(tmp_path)}, principal="bearer")
     text = await call_error(app, "sevdesk_export_datev", period="2026-10")
-    assert "over HTTP" in text and "not available yet" in text
+    assert "over HTTP without file transfer" in text and "SEVDESK_HTTP_FILES=on" in text
     assert _listing(tmp_path) == []
+
+
+async def test_over_http_with_file_transfer_the_export_is_a_download_page(
+    year: tuple[FakeSevdesk, TaxYearFacts], tmp_path: Path
+) -> None:
+    fake, _ = year
+    store = TransferStore()
+    owner = Owner("grant-1", "account-1")
+    caller = CALLER.set(Caller(store, owner, "https://books.example"))
+    files = FILE_TRANSPORT.set(FileStorage(fake.store))
+    try:
+        app = _app(fake, {"SEVDESK_OUTPUT_DIR": str(tmp_path)}, principal="grant-1")
+        found = await call(app, "sevdesk_export_datev", period="2026-Q4")
+        listed = await call(app, "sevdesk_export_csv", kind="invoices", period="2026-10")
+    finally:
+        FILE_TRANSPORT.reset(files)
+        CALLER.reset(caller)
+    assert found["download_page"].startswith("https://books.example/download?id=")
+    assert listed["download_page"] != found["download_page"] and "saved_to" not in found
+    record_id = found["download_page"].rsplit("=", 1)[1]
+    fetched = store.download(record_id, "account-1")
+    assert fetched is not None and fetched[1][:2] == b"PK"  # the zip, for this account only
+    assert store.download(record_id, "account-2") is None
+    assert _listing(tmp_path) == []  # nothing on the server's disk
 
 
 async def test_prepare_my_vat_return_for_october(year: tuple[FakeSevdesk, TaxYearFacts]) -> None:

@@ -32,7 +32,8 @@ LAYERS: Final[dict[str, frozenset[str]]] = {
     "accounts": frozenset({"sevdesk", "config", "safety"}),
     "tools": frozenset({"domain", "mcp", "accounts", "config", "safety"}),
     "resources": frozenset({"domain", "mcp", "accounts", "safety"}),
-    "server": frozenset({"tools", "resources", "mcp", "accounts", "config", "safety"}),
+    "prompts": frozenset({"domain", "mcp", "accounts", "safety"}),
+    "server": frozenset({"tools", "resources", "prompts", "mcp", "accounts", "config", "safety"}),
     "http": frozenset({"mcp", "config", "safety"}),
     "fake": frozenset(),  # an independent sevDesk: it shares nothing with the client
     "cli": frozenset(

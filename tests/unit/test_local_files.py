@@ -8,6 +8,9 @@ from sevdesk_mcp.tools import catalog
 
 REVIEWED = {
     "sevdesk_upload_receipt": "read",  # FileAccess.read: SEVDESK_FILE_DIRS only
+    "sevdesk_read_einvoice": "read",  # the same FileAccess.read; parsed under the e-invoice caps
+    "sevdesk_suggest_einvoice_receipt": "read",
+    "sevdesk_file_einvoice": "read",
     "sevdesk_document_pdf": "write",  # FileAccess.deliver: new files in SEVDESK_OUTPUT_DIR
     "sevdesk_export_csv": "write",  # the exports deliver to SEVDESK_OUTPUT_DIR as well
     "sevdesk_export_datev": "write",

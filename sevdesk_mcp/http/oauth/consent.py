@@ -11,7 +11,8 @@ Checked in this order; the first failure answers a page, never a redirect:
 Then a denial goes back to the client as ``access_denied``. An approval needs the user's
 sevDesk token: it is registered with the redactor at once, checked with ``GET /SevClient``
 (a refusal shows the page again with the reason), and then travels only inside the sealed
-code. The code's redirect carries ``code``, ``state`` and ``iss``; the cookie is cleared.
+code. The code's redirect carries ``code``, ``state`` and ``iss``; the cookie is cleared, and
+with the pages of ``http.web`` a browser session of the account starts.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from typing import Final
 
 import msgspec
@@ -45,6 +47,7 @@ from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import Tier
 
 MAX_CONSENT_BYTES: Final = 8 * 1024
+StartSession = Callable[[Identity], str]  # returns the Set-Cookie value of a new session
 _SEVDESK_TOKEN: Final = re.compile(r"[A-Za-z0-9_-]{8,256}")
 _decode_request = msgspec.msgpack.Decoder(AuthRequest)
 REFUSED: Final[dict[Lang, str]] = {
@@ -72,8 +75,11 @@ UNREACHABLE: Final[dict[Lang, str]] = {
 }
 
 
-async def authorize_post(server: AuthServer, exchange: Exchange) -> None:
-    """Serve ``POST /authorize`` (see the module docstring)."""
+async def authorize_post(
+    server: AuthServer, exchange: Exchange, sessions: StartSession | None = None
+) -> None:
+    """Serve ``POST /authorize`` (see the module docstring); ``sessions`` starts a browser
+    session of the account after an approval (the inbox and file pages, ``http.web``)."""
     headers = exchange.request.headers
     lang = pick_lang(None, headers.get("accept-language"))
     try:
@@ -94,15 +100,17 @@ async def authorize_post(server: AuthServer, exchange: Exchange) -> None:
         denied = OAuthError("access_denied", "The user denied the request.")
         await redirect_error(exchange, server, request.redirect_uri, denied, request.state)
         return
-    await _approve(server, exchange, request, form, lang)
+    await _approve(server, exchange, request, form, lang, sessions=sessions)
 
 
-async def _approve(
+async def _approve(  # noqa: PLR0913 - the session starter is optional
     server: AuthServer,
     exchange: Exchange,
     request: AuthRequest,
     form: dict[str, str],
     lang: Lang,
+    *,
+    sessions: StartSession | None = None,
 ) -> None:
     token = form.get("sevdesk_token", "").strip()
     if token:
@@ -131,7 +139,10 @@ async def _approve(
     if request.state is not None:
         params["state"] = request.state
     clear = f"{cookie_name(server)}=; {cookie_attributes(server, 0)}"
-    await redirect(exchange, server, request.redirect_uri, params, (("set-cookie", clear),))
+    cookies = [("set-cookie", clear)]
+    if sessions is not None:
+        cookies.append(("set-cookie", sessions(identity)))
+    await redirect(exchange, server, request.redirect_uri, params, tuple(cookies))
 
 
 async def _identify(server: AuthServer, token: str, lang: Lang) -> tuple[Identity | None, str]:

@@ -60,9 +60,13 @@ from sevdesk_mcp.http.oauth.token import token_endpoint
 from sevdesk_mcp.http.oauth.verifier import GrantedAccess, OAuthVerifier
 from sevdesk_mcp.http.ratelimit import RateLimiter
 from sevdesk_mcp.http.router import Route, Router
-from sevdesk_mcp.http.serve import HttpService, health_handler
+from sevdesk_mcp.http.serve import HttpService, health_handler, session_store
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
+from sevdesk_mcp.http.sessions import SessionStore
 from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site, limits_for
+from sevdesk_mcp.http.web.hub import WebHub
+from sevdesk_mcp.http.web.routes import CSP as WEB_CSP
+from sevdesk_mcp.http.web.routes import with_web
 from sevdesk_mcp.mcp.app import McpApp
 
 AccountApps = Callable[[GrantedAccess], Awaitable[Callable[[], McpApp]]]
@@ -77,10 +81,13 @@ class OAuthMcpRoute:
     others from many addresses or grants.
     """
 
-    def __init__(self, apps: AccountApps, limits: Limits) -> None:
+    def __init__(
+        self, apps: AccountApps, limits: Limits, sessions: SessionStore | None = None
+    ) -> None:
         self._apps = apps
         self._max_body_bytes = limits.mcp_max_body_bytes
         self._rates = RateLimiter(limits)
+        self.sessions = sessions  # 2025-era sessions, bound to each grant's principal
 
     async def __call__(self, exchange: Exchange) -> None:
         """Serve one POST for the grant the verifier vouched for.
@@ -97,16 +104,27 @@ class OAuthMcpRoute:
                 429, "Too many requests for this account.", headers=(("retry-after", str(wait_s)),)
             )
         build = await self._apps(access)
-        route = McpRoute(build, principal=access.principal, max_body_bytes=self._max_body_bytes)
+        route = McpRoute(
+            build,
+            principal=access.principal,
+            max_body_bytes=self._max_body_bytes,
+            sessions=self.sessions,
+        )
         await route(exchange)
 
+    def handlers(self) -> dict[str, Handler]:
+        """:returns: the handlers of ``/mcp``: ``GET`` and ``DELETE`` only with sessions."""
+        if self.sessions is None:
+            return {"POST": self}
+        return {"POST": self, "GET": self, "DELETE": self}
 
-def oauth_routes(server: AuthServer, mcp: Handler, lifecycle: Lifecycle) -> dict[str, Route]:
+
+def oauth_routes(server: AuthServer, mcp: OAuthMcpRoute, lifecycle: Lifecycle) -> dict[str, Route]:
     """:returns: every route of OAuth mode."""
     resource = metadata.document_handler(metadata.resource_metadata(server))
     authority = metadata.document_handler(metadata.server_metadata(server))
     routes = {
-        "/mcp": Route({"POST": mcp}),
+        "/mcp": Route(mcp.handlers()),
         "/healthz": Route({"GET": health_handler(lifecycle)}, open_access=True),
         "/authorize": Route(
             {
@@ -172,6 +190,7 @@ class OAuthSeams:
     verify: ssl.SSLContext | bool = True
     store: GrantStore | None = None
     clock: Callable[[], float] = time.time
+    web: WebHub | None = None  # the inbox and file pages (``http.web``), when wired
 
 
 async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit input
@@ -212,28 +231,30 @@ async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit in
         clock=seams.clock,
     )
     lifecycle = Lifecycle()
-    mcp = OAuthMcpRoute(apps, limits)
+    mcp = OAuthMcpRoute(apps, limits, session_store(settings, None))
     verifier = OAuthVerifier(server)
-    router = Router(
-        oauth_routes(server, mcp, lifecycle), site, limits, auth=verifier, lifecycle=lifecycle
-    )
+    routes = with_web(oauth_routes(server, mcp, lifecycle), seams.web, server)  # issue 23
+    router = Router(routes, site, limits, auth=verifier, lifecycle=lifecycle)
     replaced = ("content-security-policy", "referrer-policy")
     headers = [h for h in security_headers(site) if h[0] not in replaced]
-    headers += [("content-security-policy", CSP), ("referrer-policy", "same-origin")]
+    csp = CSP if seams.web is None else WEB_CSP
+    headers += [("content-security-policy", csp), ("referrer-policy", "same-origin")]
     wiring = Wiring(router, limits, headers, access_log or AccessLog(), lifecycle)
     http = HttpService(site, port, HttpServer(listeners, wiring), lifecycle, limits)
     return OAuthService(http, server, verifier)
 
 
-def serve_oauth(
+def serve_oauth(  # noqa: PLR0913 - each is a separate, explicit input
     config: Config,
     settings: HttpSettings,
     *,
     identify: Identify,
     apps: AccountApps,
     until_stopped: Callable[[Callable[[anyio.Event], Awaitable[None]]], Awaitable[None]],
+    web: WebHub | None = None,
 ) -> int:
-    """Run OAuth mode until SIGTERM or SIGINT (the command line's ``--http``).
+    """Run OAuth mode until SIGTERM or SIGINT (the command line's ``--http``); ``web``: the
+    inbox and file pages.
 
     :returns: 0.
     :raises StartupError: if the address cannot be bound or the state directory is unusable.
@@ -242,7 +263,12 @@ def serve_oauth(
     async def run() -> None:
         try:
             service = await bind_oauth_service(
-                settings, config, identify=identify, apps=apps, limits=limits_for(settings)
+                settings,
+                config,
+                identify=identify,
+                apps=apps,
+                limits=limits_for(settings),
+                seams=OAuthSeams(web=web),
             )
         except OSError as exc:
             where = f"{settings.host}:{settings.port}"

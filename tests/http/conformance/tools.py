@@ -201,6 +201,62 @@ async def legacy_sampling(args: JsonObject, ctx: RequestContext) -> Outcome:
     return _done(text(f"LLM response: {answer}"))
 
 
+SEP1034: dict[str, Any] = {
+    "name": {"type": "string", "description": "User name", "default": "John Doe"},
+    "age": {"type": "integer", "description": "User age", "default": 30},
+    "score": {"type": "number", "description": "User score", "default": 95.5},
+    "status": {
+        "type": "string",
+        "description": "User status",
+        "enum": ["active", "inactive", "pending"],
+        "default": "active",
+    },
+    "verified": {"type": "boolean", "description": "Verification status", "default": True},
+}
+_CHOICES = ["option1", "option2", "option3"]
+SEP1330: dict[str, Any] = {
+    "untitledSingle": {"type": "string", "enum": _CHOICES},
+    "titledSingle": {
+        "type": "string",
+        "oneOf": [
+            {"const": "value1", "title": "First Option"},
+            {"const": "value2", "title": "Second Option"},
+            {"const": "value3", "title": "Third Option"},
+        ],
+    },
+    "legacyEnum": {
+        "type": "string",
+        "enum": ["opt1", "opt2", "opt3"],
+        "enumNames": ["Option One", "Option Two", "Option Three"],
+    },
+    "untitledMulti": {"type": "array", "items": {"type": "string", "enum": _CHOICES}},
+    "titledMulti": {
+        "type": "array",
+        "items": {
+            "anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"},
+            ]
+        },
+    },
+}
+
+
+def _schema_elicitation(message: str, properties: dict[str, Any]) -> Handler:
+    """:returns: a 2025-era tool that asks one form and reports the answer (SEP-1034, 1330)."""
+
+    async def ask(args: JsonObject, ctx: RequestContext) -> Outcome:
+        answer = (ctx.input_responses or {}).get("form")
+        if answer is None:
+            return InputRequired({"form": form(message, properties, [])})
+        return _done(
+            text(f"Elicitation completed: action={answer.action}, content={answer.content}")
+        )
+
+    return ask
+
+
 HANDLERS: dict[str, Handler] = {
     "test_simple_text": simple_text,
     "test_image_content": image_content,
@@ -223,6 +279,10 @@ HANDLERS: dict[str, Handler] = {
     "test_input_required_result_capabilities": capabilities,
     "test_elicitation": legacy_elicitation,
     "test_sampling": legacy_sampling,
+    "test_elicitation_sep1034_defaults": _schema_elicitation(
+        "Test client default value handling - please accept with defaults", SEP1034
+    ),
+    "test_elicitation_sep1330_enums": _schema_elicitation("Test enum schema variants", SEP1330),
 }
 _STRING_ARGS = {"test_elicitation": "message", "test_sampling": "prompt"}
 

@@ -1,0 +1,74 @@
+"""Which sevDesk tax rule (bookkeeping 2.0) a received e-invoice takes, from its VAT
+categories and the seller's country; reverse charge and intra-EU cases are named."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+EU: Final = frozenset(
+    [
+        "AT",
+        "BE",
+        "BG",
+        "CY",
+        "CZ",
+        "DK",
+        "EE",
+        "ES",
+        "FI",
+        "FR",
+        "GR",
+        "EL",
+        "HR",
+        "HU",
+        "IE",
+        "IT",
+        "LT",
+        "LU",
+        "LV",
+        "MT",
+        "NL",
+        "PL",
+        "PT",
+        "RO",
+        "SE",
+        "SI",
+        "SK",
+    ]
+)
+DOMESTIC_INPUT_TAX: Final = 9
+
+
+@dataclass(frozen=True, slots=True)
+class TaxCase:
+    """A sevDesk tax rule for an incoming invoice and the words for it."""
+
+    rule_id: int
+    case: str
+
+
+def tax_case(category: str, seller_country: str | None) -> TaxCase:
+    """:returns: the tax rule for a VAT category (EN 16931 code) on a received invoice."""
+    country = (seller_country or "DE").upper()
+    where = "DE" if country == "DE" else "EU" if country in EU else "NONEU"
+    if category in {"S", "Z"} and where != "DE":
+        return TaxCase(10, f"foreign VAT from a seller in {country}: not deductible in Germany")
+    if category == "AE":
+        return _REVERSE_CHARGE[where]
+    return _CASES.get(category, _NOT_SUBJECT)
+
+
+_DOMESTIC: Final = TaxCase(DOMESTIC_INPUT_TAX, "domestic: deductible input tax (Vorsteuer)")
+_NOT_SUBJECT: Final = TaxCase(16, "not subject to German VAT (category O or G): no input tax")
+_CASES: Final = {
+    "S": _DOMESTIC,
+    "Z": _DOMESTIC,
+    "E": TaxCase(DOMESTIC_INPUT_TAX, "exempt from VAT (e.g. § 4 or § 19 UStG): no input tax"),
+    "K": TaxCase(8, "intra-EU acquisition (innergemeinschaftlicher Erwerb): you owe the VAT"),
+}
+_REVERSE_CHARGE: Final = {
+    "DE": TaxCase(12, "reverse charge § 13b (2) UStG: you owe the VAT and deduct it"),
+    "EU": TaxCase(14, "reverse charge § 13b (1) UStG, service from the EU: you owe the VAT"),
+    "NONEU": TaxCase(12, "reverse charge § 13b (2) UStG, service from outside the EU"),
+}

@@ -1,0 +1,168 @@
+"""A receipt (voucher) suggested from an e-invoice: the supplier matched to a contact (VAT id,
+IBAN or name) or proposed as new, one position per VAT breakdown with a booking account from
+the receipt guidance, the 2.0 tax rule, and what blocks filing it as a draft."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Final, Literal
+
+import msgspec
+
+from sevdesk_mcp.domain.einvoice.model import Invoice, VatBreakdown
+from sevdesk_mcp.domain.einvoice.taxcase import TaxCase, tax_case
+from sevdesk_mcp.domain.einvoice.values import ZERO
+from sevdesk_mcp.domain.money import cents
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts import suggest
+from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
+from sevdesk_mcp.safety.fence import fence
+
+RATES: Final = frozenset({Decimal(0), Decimal(7), Decimal(19)})
+MAX_TEXT: Final = 200
+
+
+class SuggestedPosition(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One position: a VAT breakdown of the invoice, with a booking account if one fits."""
+
+    category: str
+    tax_rate: Decimal
+    net: Decimal
+    tax: Decimal
+    gross: Decimal
+    text: str | None = None
+    account_number: str | None = None
+    account_name: str | None = None
+    reason: str | None = None
+    alternatives: list[str] = []
+
+
+class VoucherSuggestion(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a receipt draft of this e-invoice would hold; ``problems`` say what blocks it."""
+
+    kind: Literal["expense", "revenue"]
+    supplier: str
+    supplier_id: int | None = None
+    receipt_number: str | None = None
+    date: str | None = None
+    delivery_date: str | None = None
+    payment_deadline: str | None = None
+    currency: str | None = None
+    tax_rule_id: int
+    tax_case: str
+    exemption: str | None = None
+    positions: list[SuggestedPosition]
+    gross: Decimal | None = None
+    due: Decimal | None = None
+    problems: list[str] = []
+    note: str
+
+
+async def suggest_voucher(client: SevdeskPort, invoice: Invoice) -> VoucherSuggestion:
+    """:returns: the suggested receipt (reads contacts and the receipt guidance).
+
+    :raises PreconditionError: if several contacts match the seller.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    supplier = await find_supplier(client, query_of(invoice))
+    kind: Literal["expense", "revenue"] = "revenue" if invoice.type_code == "381" else "expense"
+    country = invoice.seller.address.country if invoice.seller.address else None
+    cases = {tax_case(v.category or "", country) for v in invoice.vat_breakdown}
+    case = min(cases, key=lambda c: c.rule_id) if cases else tax_case("S", country)
+    positions = [await _position(client, invoice, vat, kind) for vat in invoice.vat_breakdown]
+    problems = _problems(invoice, cases, positions)
+    return VoucherSuggestion(
+        kind=kind,
+        supplier=supplier.shown(),
+        supplier_id=supplier.contact_id,
+        receipt_number=fence(invoice.number),
+        date=invoice.issue_date,
+        delivery_date=invoice.delivery_date,
+        payment_deadline=invoice.due_date,
+        currency=invoice.currency,
+        tax_rule_id=case.rule_id,
+        tax_case=case.case,
+        exemption=fence(_exemption(invoice)),
+        positions=positions,
+        gross=invoice.totals.gross,
+        due=invoice.totals.due,
+        problems=problems,
+        note=_note(kind, invoice, supplier),
+    )
+
+
+def query_of(invoice: Invoice) -> SupplierQuery:
+    """:returns: who the seller is, for matching a contact."""
+    ibans = [i for m in invoice.payment_means for i in m.ibans]
+    return SupplierQuery(
+        name=invoice.seller.name or invoice.seller.trading_name or "unnamed seller",
+        vat_id=invoice.seller.vat_id,
+        iban=ibans[0] if ibans else None,
+    )
+
+
+async def _position(
+    client: SevdeskPort, invoice: Invoice, vat: VatBreakdown, kind: Literal["expense", "revenue"]
+) -> SuggestedPosition:
+    net, tax, rate = vat.taxable or ZERO, vat.tax or ZERO, vat.rate or ZERO
+    names = [line.name for line in invoice.lines if line.category == vat.category and line.name]
+    text = "; ".join(names)[:MAX_TEXT] or None
+    found = await suggest.suggest(client, f"{text or ''} {invoice.seller.name or ''}", kind, rate)
+    best = found.suggestions[0] if found.suggestions else None
+    return SuggestedPosition(
+        category=vat.category or "?",
+        tax_rate=rate,
+        net=net,
+        tax=tax,
+        gross=net + tax,
+        text=fence(text),
+        account_number=best.account_number if best else None,
+        account_name=best.account_name if best else None,
+        reason=best.reason if best else "no booking account matches; pick one",
+        alternatives=[s.account_number for s in found.suggestions[1:]],
+    )
+
+
+def _problems(
+    invoice: Invoice, cases: set[TaxCase], positions: list[SuggestedPosition]
+) -> list[str]:
+    problems = []
+    if invoice.currency != "EUR":
+        problems.append(
+            f"The invoice is in {invoice.currency}; receipts are drafted here only in EUR."
+        )
+    if len(cases) > 1:
+        problems.append(
+            "The VAT categories need different tax rules; split it into two receipts in sevDesk."
+        )
+    if not positions:
+        problems.append("The invoice has no VAT breakdown to build positions from.")
+    for index, p in enumerate(positions, 1):
+        if p.tax_rate not in RATES:
+            problems.append(
+                f"Position {index}: rate {p.tax_rate:f} % is no German rate (0, 7, 19)."
+            )
+        elif cents(p.net * p.tax_rate / 100) != p.tax:
+            problems.append(
+                f"Position {index}: the VAT {p.tax:f} differs from {p.net:f} x {p.tax_rate:f} "
+                "% by rounding; give the positions yourself."
+            )
+        if p.account_number is None:
+            problems.append(f"Position {index}: no booking account fits; give account_numbers.")
+    return problems
+
+
+def _exemption(invoice: Invoice) -> str | None:
+    reasons = [v.exemption_reason or v.exemption_code for v in invoice.vat_breakdown]
+    return "; ".join(r for r in reasons if r) or None
+
+
+def _note(kind: str, invoice: Invoice, supplier: Supplier) -> str:
+    parts = ["A suggestion: the human decides."]
+    if kind == "revenue":
+        parts.append("A supplier credit note (381) becomes an Einnahme (revenue) receipt.")
+    if invoice.totals.gross is not None and invoice.totals.gross < ZERO:
+        parts.append("The totals are negative: a credit written as an invoice.")
+    if supplier.contact_id is None:
+        parts.append("The seller matches no contact and would be saved by name only.")
+    return " ".join(parts)

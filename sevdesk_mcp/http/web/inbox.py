@@ -1,0 +1,145 @@
+"""``/approvals``: the account's inbox (``SEVDESK_CONFIRM=browser`` over HTTP).
+
+``GET`` lists, for the signed-in account only, every approval waiting for a decision (from
+any of the account's grants: the reference code, the action, its expiry and the full preview,
+rendered as on the local page) and the upload requests of its assistants. Each approval has
+two POST forms. ``POST`` decides one approval when the request is same-origin, carries the
+session's CSRF token, and the approval waits and belongs to the session's account; anything
+else is refused, and an approval of another account is answered as if it did not exist.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Final
+
+from sevdesk_mcp.http.connection import Exchange
+from sevdesk_mcp.http.oauth.consent_page import Lang
+from sevdesk_mcp.http.web.guard import form, lang_of, refuse, require_session, same_origin
+from sevdesk_mcp.http.web.hub import WebHub, account_of
+from sevdesk_mcp.http.web.render import document, e, message_page, see_other, send_html
+from sevdesk_mcp.http.web.sessions import Session
+from sevdesk_mcp.http.web.text import TEXT
+from sevdesk_mcp.safety.approval_page import preview_html
+from sevdesk_mcp.safety.approvals import Approval, ApprovalStore
+
+_APPROVAL_ID: Final = re.compile(r"[A-Za-z0-9_-]{43}")
+_DONE: Final = re.compile(r"(approved|declined)-([2-9A-Z]{2}-[2-9A-Z]{3})")
+
+
+async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
+    """Serve ``GET /approvals``."""
+    lang = lang_of(exchange)
+    session = await require_session(exchange, hub.sessions, lang)
+    if session is None:
+        return
+    t = TEXT[lang]
+    parts = [
+        f"<h1>{t['inbox_title']}</h1>",
+        f'<p class="lead">{e(t["inbox_lead"].format(account=session.account_name))}</p>',
+        _done_notice(exchange.request.query, lang),
+    ]
+    approvals = _pending(hub, session.account)
+    if not approvals:
+        parts.append(f'<p class="card">{t["inbox_empty"]}</p>')
+    parts += [_card(a, session, lang) for a in approvals]
+    parts.append(_uploads(hub, session, lang))
+    await send_html(exchange, 200, document(lang, t["inbox_title"], "".join(parts), session))
+
+
+async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
+    """Serve ``POST /approvals``: one decision."""
+    lang = lang_of(exchange)
+    fields = await form(exchange)
+    session = hub.sessions.of(exchange.request.headers)
+    if fields is None or session is None or not same_origin(exchange, hub.site):
+        await refuse(exchange, lang, session)
+        return
+    if not session.csrf_ok(fields.get("csrf")):
+        await refuse(exchange, lang, session)
+        return
+    decision = {"approve": True, "decline": False}.get(fields.get("decision", ""))
+    found = _find(hub, fields.get("id", ""), session.account)
+    if decision is None or found is None:
+        t = TEXT[lang]
+        await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
+        return
+    store, approval = found
+    decided = store.decide(approval.id, approved=decision)
+    if decided is None:
+        t = TEXT[lang]
+        await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
+        return
+    await see_other(exchange, f"/approvals?done={decided.status}-{decided.reference}")
+
+
+def _pending(hub: WebHub, account: str) -> list[Approval]:
+    found: list[Approval] = []
+    for store in hub.approvals.stores():
+        found += store.pending_where(lambda p: account_of(p) == account)
+    return sorted(found, key=lambda a: a.expires)
+
+
+def _find(hub: WebHub, approval_id: str, account: str) -> tuple[ApprovalStore, Approval] | None:
+    if not _APPROVAL_ID.fullmatch(approval_id):
+        return None
+    for store in hub.approvals.stores():
+        approval = store.view(approval_id)
+        if approval is not None and account_of(approval.binding.principal) == account:
+            return store, approval
+    return None
+
+
+def _card(approval: Approval, session: Session, lang: Lang) -> str:
+    t = TEXT[lang]
+    changed = (
+        f'<p class="error">{e(t["changed"].format(what=", ".join(approval.changed)))}</p>'
+        if approval.changed
+        else ""
+    )
+    forms = "".join(
+        '<form method="post" action="/approvals">'
+        f'<input type="hidden" name="csrf" value="{e(session.csrf)}">'
+        f'<input type="hidden" name="id" value="{e(approval.id)}">'
+        f'<button type="submit" name="decision" value="{value}" class="{css}" '
+        f'aria-describedby="ref-{e(approval.reference)}">{t[value]}</button></form>'
+        for value, css in (("approve", "primary"), ("decline", "danger"))
+    )
+    return (
+        f'<section class="card" aria-labelledby="ref-{e(approval.reference)}">'
+        f'<div class="meta"><span id="ref-{e(approval.reference)}">{t["reference"]} '
+        f'<span class="ref">{e(approval.reference)}</span></span>'
+        f"<span>{t['tool']} <code>{e(approval.binding.tool)}</code></span>"
+        f"<span>{e(t['expires'].format(time=approval.expires_at[11:19]))}</span></div>"
+        f"{changed}{preview_html(approval.preview)}"
+        f'<div class="actions">{forms}</div></section>'
+    )
+
+
+def _uploads(hub: WebHub, session: Session, lang: Lang) -> str:
+    if hub.transfers is None:
+        return ""
+    slots = hub.transfers.pending_uploads(session.account)
+    if not slots:
+        return ""
+    t = TEXT[lang]
+    items = "".join(
+        f'<li><a href="/upload?id={e(s.id)}">{t["upload_open"]}</a> · '
+        f"{e(t['expires'].format(time=_hms(s.expires)))}</li>"
+        for s in slots
+    )
+    title = f"<h2>{t['uploads_title']}</h2>"
+    return f'<section class="card">{title}<ul class="plain">{items}</ul></section>'
+
+
+def _done_notice(query: str, lang: Lang) -> str:
+    match = _DONE.fullmatch(query.removeprefix("done="))
+    if not query.startswith("done=") or match is None:
+        return ""
+    text = TEXT[lang][match[1]].format(ref=match[2])
+    return f'<p class="notice" role="status">{e(text)}</p>'
+
+
+def _hms(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%H:%M:%S")

@@ -1,0 +1,72 @@
+"""A strict reader of ``multipart/form-data`` (the upload form without JavaScript).
+
+Each part needs a ``Content-Disposition: form-data`` with a name; a name given twice, more than
+:data:`MAX_PARTS` parts, a missing closing delimiter or a malformed part head refuse the whole
+body (``None``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+MAX_PARTS: Final = 4
+MAX_HEAD_BYTES: Final = 1024
+_BOUNDARY: Final = re.compile(r'boundary="?([0-9A-Za-z\'()+_,./:=?-]{1,70})"?')
+_PARAM: Final = re.compile(r';\s*(name|filename)="([^"\r\n]{0,255})"')
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One field: its bytes, and for a file its name and declared type."""
+
+    data: bytes
+    filename: str | None = None
+    content_type: str = ""
+
+
+def parse(content_type: str, body: bytes) -> dict[str, Part] | None:
+    """:returns: the parts by name, or ``None`` if the body is not a strict multipart form."""
+    media, _, params = content_type.partition(";")
+    match = _BOUNDARY.search(params)
+    if media.strip().lower() != "multipart/form-data" or match is None:
+        return None
+    pieces = (b"\r\n" + body).split(b"\r\n--" + match[1].encode())
+    if len(pieces) < 3 or pieces[0] or not pieces[-1].startswith(b"--"):
+        return None
+    if len(pieces) - 2 > MAX_PARTS:
+        return None
+    parts: dict[str, Part] = {}
+    for piece in pieces[1:-1]:
+        named = _part(piece)
+        if named is None or named[0] in parts:
+            return None
+        parts[named[0]] = named[1]
+    return parts
+
+
+def _part(piece: bytes) -> tuple[str, Part] | None:  # noqa: PLR0911 - one refusal per rule
+    if not piece.startswith(b"\r\n"):
+        return None
+    head, sep, data = piece[2:].partition(b"\r\n\r\n")
+    if not sep or len(head) > MAX_HEAD_BYTES:
+        return None
+    try:
+        lines = head.decode("utf-8").split("\r\n")
+    except UnicodeDecodeError:
+        return None
+    headers: dict[str, str] = {}
+    for line in lines:
+        name, colon, value = line.partition(":")
+        if not colon or name.strip().lower() in headers:
+            return None
+        headers[name.strip().lower()] = value.strip()
+    disposition = headers.get("content-disposition", "")
+    if not disposition.lower().startswith("form-data"):
+        return None
+    params = dict(_PARAM.findall(disposition))
+    if "name" not in params:
+        return None
+    part = Part(data, params.get("filename"), headers.get("content-type", ""))
+    return params["name"], part

@@ -1,0 +1,92 @@
+"""The pages' routes on the main listener (OAuth mode): sign-in, the inbox, uploads and
+downloads, and the stylesheet and script. All are ``public`` for the router (no bearer token:
+they check the browser session themselves) and keep its Host, Origin and rate rules."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
+from typing import Final
+
+from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
+from sevdesk_mcp.http.connection import Exchange, Handler
+from sevdesk_mcp.http.oauth.consent import authorize_post
+from sevdesk_mcp.http.oauth.consent_page import STYLE as CONSENT_STYLE
+from sevdesk_mcp.http.oauth.core import AuthServer
+from sevdesk_mcp.http.router import Route
+from sevdesk_mcp.http.web import files, inbox, signin, style
+from sevdesk_mcp.http.web.hub import WebHub
+from sevdesk_mcp.safety.transfers import CALLER
+
+_CONSENT_HASH: Final = base64.b64encode(hashlib.sha256(CONSENT_STYLE.encode()).digest()).decode()
+CSP: Final = (
+    f"default-src 'none'; style-src 'self' 'sha256-{_CONSENT_HASH}'; script-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+"""The CSP of OAuth mode with the pages: styles and scripts from this origin only (and the
+consent page's one hashed style block); nothing inline, nothing from elsewhere."""
+
+
+def web_routes(hub: WebHub) -> dict[str, Route]:
+    """:returns: the pages' routes."""
+
+    def bound(handler: Callable[[WebHub, Exchange], Awaitable[None]]) -> Handler:
+        return functools.partial(handler, hub)
+
+    routes = {
+        "/signin": Route(
+            {"GET": bound(signin.signin_get), "POST": bound(signin.signin_post)}, public=True
+        ),
+        "/signout": Route({"POST": bound(signin.signout_post)}, public=True),
+        "/web/style.css": Route({"GET": style.send_style}, public=True),
+        "/web/upload.js": Route({"GET": style.send_script}, public=True),
+        "/approvals": Route(
+            {"GET": bound(inbox.inbox_get), "POST": bound(inbox.inbox_post)}, public=True
+        ),
+    }
+    if hub.transfers is not None:
+        routes["/upload"] = Route(
+            {"GET": bound(files.upload_get), "POST": bound(files.upload_post)}, public=True
+        )
+        routes["/download"] = Route(
+            {"GET": bound(files.download_get), "POST": bound(files.download_post)}, public=True
+        )
+    return routes
+
+
+def with_web(
+    routes: Mapping[str, Route], web: WebHub | None, server: AuthServer
+) -> dict[str, Route]:
+    """:returns: the routes of OAuth mode with the pages added when ``web`` is given: a
+    consent starts a browser session, and every ``/mcp`` request runs with its grant's file
+    transfers (:data:`~sevdesk_mcp.safety.transfers.CALLER`)."""
+    out = dict(routes)
+    if web is None:
+        return out
+    web.bind(server.site, server.identify)
+    mcp = out["/mcp"]
+    out["/mcp"] = replace(mcp, handlers={m: _with_caller(h, web) for m, h in mcp.handlers.items()})
+    consent = out["/authorize"]
+    post = functools.partial(authorize_post, server, sessions=web.start_session)
+    out["/authorize"] = replace(consent, handlers={**consent.handlers, "POST": post})
+    out.update(web_routes(web))
+    return out
+
+
+def _with_caller(handler: Handler, web: WebHub) -> Handler:
+    async def serve(exchange: Exchange) -> None:
+        access = CURRENT_PRINCIPAL.get()
+        account = getattr(access, "account", None)
+        caller = None
+        if access is not None and isinstance(account, str):
+            caller = web.caller(access.principal, account)
+        reset = CALLER.set(caller)
+        try:
+            await handler(exchange)
+        finally:
+            CALLER.reset(reset)
+
+    return serve

@@ -1,0 +1,117 @@
+"""The pages' one stylesheet and their one script, served as files (``/web/style.css``,
+``/web/upload.js``): the CSP allows styles and scripts from this origin only, never inline.
+
+Colours meet WCAG AA contrast on white; focus is always visible; the upload page works without
+the script (a plain file field in a form) and only gains drag and drop and the file's size and
+type shown before sending.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sevdesk_mcp.http.connection import Exchange
+
+STYLE: Final = b"""\
+:root{--ink:#1b1f24;--muted:#4a5260;--line:#d0d5dd;--bg:#f6f7f9;--card:#fff;--brand:#0b5cad;
+--ok:#1b5e20;--bad:#a4161a;--warn-bg:#fff4e5;--warn:#7a3e00}
+*{box-sizing:border-box}
+html{font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);
+background:var(--bg)}
+body{margin:0}
+a{color:var(--brand)}
+:focus-visible{outline:3px solid #f5a300;outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem}
+header.top{background:var(--card);border-bottom:1px solid var(--line)}
+header.top .bar{max-width:52rem;margin:0 auto;padding:.75rem 1rem;display:flex;gap:1rem;
+align-items:center;flex-wrap:wrap}
+.brand{font-weight:700;font-size:1.05rem;color:var(--ink);text-decoration:none;margin-right:auto}
+.who{color:var(--muted);font-size:.95rem}
+main{max-width:52rem;margin:1.5rem auto;padding:0 1rem}
+h1{font-size:1.6rem;line-height:1.25;margin:.2rem 0 1rem}
+h2{font-size:1.2rem;margin:0 0 .5rem;overflow-wrap:anywhere;white-space:pre-wrap}
+.lead{color:var(--muted);margin-top:0}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1.25rem;
+margin:0 0 1.25rem;box-shadow:0 1px 2px rgba(16,24,40,.05)}
+.meta{display:flex;gap:1.5rem;flex-wrap:wrap;color:var(--muted);font-size:.95rem;margin-bottom:.75rem}
+.ref{font:700 1.15rem ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.08em;
+color:var(--ink)}
+dl{margin:.5rem 0 0}
+dt{font-weight:600;margin-top:.6rem}
+dd{margin:0 0 0 1rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.warnings{border-left:4px solid var(--warn);background:var(--warn-bg);color:var(--warn);
+padding:.5rem 1rem .5rem 2rem;margin:0 0 .75rem;border-radius:4px}
+.warnings li{font-weight:600}
+.cut{font-style:italic;color:var(--muted)}
+.actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
+.actions form{margin:0}
+button,.button{font:inherit;font-weight:600;padding:.6rem 1.3rem;border-radius:8px;cursor:pointer;
+border:2px solid transparent;text-decoration:none;display:inline-block}
+.primary{background:var(--ok);color:#fff}
+.primary:hover{background:#154a19}
+.secondary{background:#fff;color:var(--ink);border-color:#5b6472}
+.danger{background:#fff;color:var(--bad);border-color:var(--bad)}
+.link{background:none;border:0;padding:0;color:var(--brand);text-decoration:underline;
+font-weight:400}
+label{display:block;font-weight:600;margin:.75rem 0 .35rem}
+input[type=password]{width:100%;font:inherit;padding:.55rem .7rem;border:1px solid #6b7280;
+border-radius:6px}
+.help{color:var(--muted);font-size:.92rem;margin:.35rem 0 0}
+.notice{border-left:4px solid var(--ok);background:#edf7ee;padding:.75rem 1rem;border-radius:4px;
+margin:0 0 1.25rem}
+.error{border-left:4px solid var(--bad);background:#fdecea;padding:.75rem 1rem;border-radius:4px;
+margin:0 0 1.25rem}
+.drop{display:block;border:2px dashed #6b7280;border-radius:10px;padding:1.5rem;text-align:center;
+background:#fafbfc;font-weight:400}
+.drop.over{border-color:var(--brand);background:#eef5fc}
+.drop input{display:block;margin:.75rem auto 0;max-width:100%}
+#file-info{min-height:1.5em;font-weight:600}
+ul.plain{list-style:none;padding:0;margin:0}
+ul.plain li{padding:.4rem 0;border-bottom:1px solid var(--line)}
+"""
+
+SCRIPT: Final = b"""\
+(function () {
+  var input = document.getElementById("file");
+  var info = document.getElementById("file-info");
+  var zone = document.getElementById("drop");
+  if (!input || !info || !zone) { return; }
+  var max = Number(zone.getAttribute("data-max"));
+  function size(n) {
+    if (n < 1024) { return n + " B"; }
+    if (n < 1048576) { return (n / 1024).toFixed(1) + " KiB"; }
+    return (n / 1048576).toFixed(1) + " MiB";
+  }
+  function show() {
+    var file = input.files && input.files[0];
+    if (!file) { info.textContent = ""; return; }
+    var text = file.name + " \\u00b7 " + size(file.size) + " \\u00b7 " + (file.type || "?");
+    if (file.size > max) { text += " \\u00b7 " + zone.getAttribute("data-too-large"); }
+    info.textContent = text;
+  }
+  input.addEventListener("change", show);
+  zone.addEventListener("dragover", function (e) {
+    e.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", function () { zone.classList.remove("over"); });
+  zone.addEventListener("drop", function (e) {
+    e.preventDefault();
+    zone.classList.remove("over");
+    if (e.dataTransfer && e.dataTransfer.files.length) {
+      input.files = e.dataTransfer.files;
+      show();
+    }
+  });
+})();
+"""
+
+
+async def send_style(exchange: Exchange) -> None:
+    """Serve ``GET /web/style.css``."""
+    await exchange.respond(200, [("content-type", "text/css; charset=utf-8")], STYLE)
+
+
+async def send_script(exchange: Exchange) -> None:
+    """Serve ``GET /web/upload.js``."""
+    await exchange.respond(200, [("content-type", "text/javascript; charset=utf-8")], SCRIPT)

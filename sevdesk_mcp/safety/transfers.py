@@ -1,0 +1,363 @@
+"""Files crossing the network in HTTP mode (``SEVDESK_HTTP_FILES``): uploads the human makes for
+a tool, and deliveries (PDFs, exports) they download.
+
+- An upload is first *requested* by a tool call (``sevdesk_request_upload``): the record belongs
+  to the grant that asked (its principal) and its account. The human fills it once on the upload
+  page (signed in to that account); then ``upload:<id>`` works, for that grant only, wherever a
+  tool takes a local path. The model never sees or sends the bytes, and chooses no text the page
+  shows.
+- A delivery is *offered* by a tool call; the human downloads it once, signed in to the account,
+  within :data:`DOWNLOAD_TTL_S`. The link alone opens nothing.
+- Limits per account (:data:`MAX_RECORDS_PER_ACCOUNT`, :data:`MAX_BYTES_PER_ACCOUNT`) and per
+  grant (:data:`MAX_RECORDS_PER_GRANT`); every record expires.
+- The bytes are sealed with AES-256-GCM under a key drawn per store (one per process), with the
+  record id as associated data; they live in memory only and are gone after a restart.
+
+The HTTP layer hands the tool call its :class:`Caller` (store, owner, public URL) through
+:data:`CALLER`, a context variable; over stdio it is unset and nothing here is reachable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Final, Literal
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from sevdesk_mcp.errors import TransferRefusedError
+from sevdesk_mcp.safety.files import EXTENSIONS, LocalFile, safe_name, sniff
+
+UPLOAD_PREFIX: Final = "upload:"
+UPLOAD_TTL_S: Final = 30 * 60.0
+DOWNLOAD_TTL_S: Final = 10 * 60.0
+MAX_UPLOAD_BYTES: Final = 10 * 1024 * 1024
+MAX_RECORDS_PER_ACCOUNT: Final = 20
+MAX_RECORDS_PER_GRANT: Final = 10
+MAX_BYTES_PER_ACCOUNT: Final = 50 * 1024 * 1024
+ID_BYTES: Final = 24  # 192 bits
+ACCEPTED: Final = tuple(EXTENSIONS)  # PDF, PNG, JPEG, XML
+Kind = Literal["upload", "download"]
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Who a record belongs to: the grant's principal and its sevDesk account."""
+
+    principal: str
+    account: str
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One upload slot or delivery; the bytes stay sealed in the store."""
+
+    id: str
+    kind: Kind
+    owner: Owner
+    expires: float
+    name: str = ""
+    media_type: str = ""
+    size: int = 0
+    sha256: str = ""
+    filled: bool = False
+
+    @property
+    def reference(self) -> str:
+        """:returns: ``upload:<id>``, what a tool takes instead of a local path."""
+        return UPLOAD_PREFIX + self.id
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The store's limits (the module's constants by default; tests shrink them)."""
+
+    max_upload_bytes: int = MAX_UPLOAD_BYTES
+    max_records_per_account: int = MAX_RECORDS_PER_ACCOUNT
+    max_records_per_grant: int = MAX_RECORDS_PER_GRANT
+    max_bytes_per_account: int = MAX_BYTES_PER_ACCOUNT
+    upload_ttl_s: float = UPLOAD_TTL_S
+    download_ttl_s: float = DOWNLOAD_TTL_S
+
+
+class TransferStore:
+    """The uploads and deliveries of one process; every method holds the store's lock.
+
+    :param clock: seconds since the epoch (injectable for tests).
+    """
+
+    def __init__(
+        self, limits: Limits | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.limits = limits or Limits()
+        self._clock = clock
+        self._aead = AESGCM(AESGCM.generate_key(bit_length=256))
+        self._lock = threading.Lock()
+        self._records: dict[str, Record] = {}
+        self._sealed: dict[str, bytes] = {}
+
+    def request_upload(self, owner: Owner) -> Record:
+        """:returns: a new, empty upload slot of ``owner``.
+
+        :raises TransferRefusedError: if the grant or the account holds too many records.
+        """
+        with self._lock:
+            return self._add(Record(self._new_id(), "upload", owner, self._expiry("upload")))
+
+    def offer(self, owner: Owner, name: str, media_type: str, data: bytes) -> Record:
+        """:returns: a delivery of ``data`` for ``owner`` to download once.
+
+        :raises TransferRefusedError: if a limit would be exceeded.
+        """
+        with self._lock:
+            self._check_bytes(owner.account, len(data))
+            record = Record(
+                self._new_id(),
+                "download",
+                owner,
+                self._expiry("download"),
+                name=safe_name(name),
+                media_type=media_type,
+                size=len(data),
+                sha256=hashlib.sha256(data).hexdigest(),
+                filled=True,
+            )
+            self._add(record)
+            self._sealed[record.id] = self._seal(record.id, data)
+            return record
+
+    def slot(self, record_id: str, account: str) -> Record | None:
+        """:returns: the unexpired, still empty upload slot ``record_id`` of ``account``."""
+        with self._lock:
+            record = self._live(record_id, "upload", account)
+            return record if record is not None and not record.filled else None
+
+    def pending_uploads(self, account: str) -> list[Record]:
+        """:returns: the account's empty upload slots, oldest first."""
+        with self._lock:
+            self._prune()
+            return [
+                r
+                for r in self._records.values()
+                if r.kind == "upload" and not r.filled and r.owner.account == account
+            ]
+
+    def fill(self, record_id: str, account: str, upload: Upload) -> Record:
+        """Store the human's file in the slot ``record_id`` of ``account``, once.
+
+        :raises TransferRefusedError: naming what was wrong: an unknown, expired, filled or
+            foreign slot, a file over the size limit, an unknown type, or a declared type or
+            file name that does not match the content.
+        """
+        with self._lock:
+            record = self._live(record_id, "upload", account)
+            if record is None or record.filled:
+                raise TransferRefusedError(
+                    "This upload link is not valid any more: it expired, was used already, or "
+                    "belongs to another account. Ask your assistant for a new upload link."
+                )
+            media_type = checked_type(upload, self.limits.max_upload_bytes)
+            self._check_bytes(account, len(upload.data))
+            filled = replace(
+                record,
+                name=_file_name(upload.filename, media_type),
+                media_type=media_type,
+                size=len(upload.data),
+                sha256=hashlib.sha256(upload.data).hexdigest(),
+                filled=True,
+            )
+            self._records[record_id] = filled
+            self._sealed[record_id] = self._seal(record_id, upload.data)
+            return filled
+
+    def read_upload(self, reference: str, principal: str) -> LocalFile:
+        """:returns: the file behind ``upload:<id>`` for the grant ``principal``.
+
+        :raises TransferRefusedError: if it is unknown, expired, still empty, or another
+            grant's.
+        """
+        record_id = reference.strip().removeprefix(UPLOAD_PREFIX)
+        with self._lock:
+            self._prune()
+            record = self._records.get(record_id)
+            if record is None or record.kind != "upload" or record.owner.principal != principal:
+                raise TransferRefusedError(
+                    f"'{reference[:60]}' is no upload reference of this connection (unknown, "
+                    "expired, or requested by another connection). Call sevdesk_request_upload "
+                    "and ask the user to upload the file on the page it names."
+                )
+            if not record.filled:
+                raise TransferRefusedError(
+                    f"Nothing was uploaded for '{reference[:60]}' yet. Ask the user to upload "
+                    "the file on the upload page, then call the tool again."
+                )
+            data = self._open(record_id)
+        return LocalFile(
+            reference, Path(reference), record.name, record.media_type, data, record.sha256
+        )
+
+    def download(self, record_id: str, account: str) -> tuple[Record, bytes] | None:
+        """:returns: the delivery and its bytes, used up now; ``None`` if it is unknown,
+        expired, downloaded already or another account's."""
+        with self._lock:
+            record = self._live(record_id, "download", account)
+            if record is None:
+                return None
+            data = self._open(record_id)
+            del self._records[record_id]
+            del self._sealed[record_id]
+            return record, data
+
+    def peek(self, record_id: str, account: str) -> Record | None:
+        """:returns: the unexpired delivery ``record_id`` of ``account``, not using it up."""
+        with self._lock:
+            return self._live(record_id, "download", account)
+
+    def _live(self, record_id: str, kind: Kind, account: str) -> Record | None:
+        self._prune()
+        record = self._records.get(record_id)
+        if record is None or record.kind != kind or record.owner.account != account:
+            return None
+        return record
+
+    def _add(self, record: Record) -> Record:
+        self._prune()
+        mine = [r for r in self._records.values() if r.owner.account == record.owner.account]
+        grant = [r for r in mine if r.owner.principal == record.owner.principal]
+        if (
+            len(mine) >= self.limits.max_records_per_account
+            or len(grant) >= self.limits.max_records_per_grant
+        ):
+            raise TransferRefusedError(
+                f"This account already holds {len(mine)} files waiting for upload or download "
+                "(the limit is reached). Let the user finish or let them expire (at most 30 "
+                "minutes), then try again."
+            )
+        self._records[record.id] = record
+        return record
+
+    def _check_bytes(self, account: str, size: int) -> None:
+        held = sum(r.size for r in self._records.values() if r.owner.account == account)
+        if held + size > self.limits.max_bytes_per_account:
+            limit = self.limits.max_bytes_per_account // (1024 * 1024)
+            raise TransferRefusedError(
+                f"This account's files on the server would exceed {limit} MiB. Download or let "
+                "the earlier files expire, then try again."
+            )
+
+    def _prune(self) -> None:
+        now = self._clock()
+        for record_id in [k for k, r in self._records.items() if r.expires <= now]:
+            del self._records[record_id]
+            self._sealed.pop(record_id, None)
+
+    def _expiry(self, kind: Kind) -> float:
+        ttl = self.limits.upload_ttl_s if kind == "upload" else self.limits.download_ttl_s
+        return self._clock() + ttl
+
+    def _new_id(self) -> str:
+        return secrets.token_urlsafe(ID_BYTES)
+
+    def _seal(self, record_id: str, data: bytes) -> bytes:
+        nonce = secrets.token_bytes(12)
+        return nonce + self._aead.encrypt(nonce, data, record_id.encode())
+
+    def _open(self, record_id: str) -> bytes:
+        sealed = self._sealed[record_id]
+        return self._aead.decrypt(sealed[:12], sealed[12:], record_id.encode())
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """A file as the browser sent it: the bytes, the type it claims and its name."""
+
+    data: bytes
+    declared_type: str
+    filename: str
+
+
+def checked_type(upload: Upload, max_bytes: int) -> str:
+    """:returns: the media type the content shows.
+
+    :raises TransferRefusedError: for an empty or oversized file, an unknown type, or a
+        declared type or name extension that contradicts the content.
+    """
+    if not upload.data:
+        raise TransferRefusedError("The file is empty. Choose the receipt file again.")
+    if len(upload.data) > max_bytes:
+        raise TransferRefusedError(
+            f"The file is larger than {max_bytes // (1024 * 1024)} MiB. Compress the scan or "
+            "export the receipt as a smaller PDF."
+        )
+    media_type = sniff(upload.data)
+    if media_type is None:
+        raise TransferRefusedError(
+            "The file is not a PDF, PNG, JPEG or XML file (judged by its content). Export the "
+            "receipt as PDF or scan it as PNG or JPEG."
+        )
+    declared = upload.declared_type.partition(";")[0].strip().lower()
+    generic = ("", "application/octet-stream", "text/xml")
+    if declared not in generic and declared != media_type:
+        raise TransferRefusedError(
+            f"The file claims to be {declared[:60]} but its content is {media_type}. Check "
+            "that it is the right file."
+        )
+    suffix = Path(safe_name(upload.filename)).suffix.lower()
+    known = {ext for exts in EXTENSIONS.values() for ext in exts}
+    if suffix in known and suffix not in EXTENSIONS[media_type]:
+        raise TransferRefusedError(
+            f"The file is named {suffix} but its content is {media_type}. Rename it to match "
+            "its content, or choose the right file."
+        )
+    return media_type
+
+
+def _file_name(filename: str, media_type: str) -> str:
+    stem = Path(safe_name(filename)).stem or "upload"
+    return f"{safe_name(stem)[:80]}{EXTENSIONS[media_type][0]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who a tool call runs for over HTTP, and where its pages are.
+
+    :param base_url: the server's public URL (upload and download pages hang below it).
+    """
+
+    store: TransferStore
+    owner: Owner
+    base_url: str
+
+    def upload_url(self, record: Record) -> str:
+        """:returns: the page where the human uploads the file of ``record``."""
+        return f"{self.base_url}/upload?id={record.id}"
+
+    def download_url(self, record: Record) -> str:
+        """:returns: the page where the human downloads ``record`` (not a capability: it
+        needs a signed-in browser session of the account)."""
+        return f"{self.base_url}/download?id={record.id}"
+
+
+CALLER: ContextVar[Caller | None] = ContextVar("sevdesk_transfer_caller", default=None)
+
+
+def read_upload(reference: str) -> LocalFile:
+    """:returns: the uploaded file behind ``upload:<id>`` for the current tool call.
+
+    :raises TransferRefusedError: without file transfer on this connection, or as
+        :meth:`TransferStore.read_upload`.
+    """
+    caller = CALLER.get()
+    if caller is None:
+        raise TransferRefusedError(
+            f"'{reference[:60]}' is an upload reference, and file transfer is not available "
+            "on this connection. Over HTTP set SEVDESK_HTTP_FILES=on (the default); over stdio "
+            "give the file's local path."
+        )
+    return caller.store.read_upload(reference, caller.owner.principal)

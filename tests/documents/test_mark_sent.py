@@ -1,0 +1,43 @@
+"""sevdesk_mark_document_sent: sendBy with VP or VPR records a letter; sevDesk posts nothing,
+and a draft is finalized by it, which the preview says."""
+
+from __future__ import annotations
+
+import pytest
+
+from sevdesk_mcp.fake import build_demo
+from tests.documents.draft_helpers import DRAFT_INVOICE, OPEN_INVOICE, app, approved
+from tests.writes.tool_helpers import body, call, writes
+
+pytestmark = pytest.mark.anyio
+MARK = "sevdesk_mark_document_sent"
+
+
+async def test_marking_a_draft_as_posted_finalizes_it_and_says_so() -> None:
+    fake = build_demo()
+    message, result = await approved(
+        app(fake), MARK, kind="invoice", document_id=DRAFT_INVOICE, way="post"
+    )
+    assert "which finalizes the draft" in message
+    assert "sevDesk sends no letter" in message
+    assert "festschreiben" in message
+    assert writes(fake) == [f"PUT /Invoice/{DRAFT_INVOICE}/sendBy"]
+    assert body(fake, "PUT", f"/Invoice/{DRAFT_INVOICE}/sendBy") == {
+        "sendType": "VP",
+        "sendDraft": False,
+    }
+    data = result["structuredContent"]["result"]
+    assert data["status"] == "open"
+    assert any(f"sevdesk://invoices/{DRAFT_INVOICE}/pdf" in d for d in data["written"])
+
+
+async def test_marking_an_open_invoice_as_printed_records_it_only() -> None:
+    fake = build_demo()
+    result = await call(
+        app(fake), MARK, kind="invoice", document_id=OPEN_INVOICE, way="printed", dryRun=True
+    )
+    preview = result["structuredContent"]["preview"]
+    assert "finalizes" not in preview["action"]
+    assert any("user's to do" in w for w in preview["warnings"])
+    assert any("VPR" in f["value"] for f in preview["facts"])
+    assert writes(fake) == []

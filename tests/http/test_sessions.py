@@ -1,0 +1,61 @@
+"""The GET stream of a 2025-era session: resource updates of its subscriptions, replayed after
+``Last-Event-ID`` (issue 17)."""
+
+from __future__ import annotations
+
+import anyio
+import httpx
+import pytest
+
+from sevdesk_mcp.http.sessions import MemorySessionStore
+from tests.http.helpers import HANG_GUARD_S
+from tests.security.test_http_sessions import HEADERS, _in, _session, serving
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _subscribe(uri: str) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}}
+
+
+async def _events(client: httpx.AsyncClient, session: str, **extra: str) -> list[str]:
+    """:returns: the ``id`` lines of the stream's first event.
+
+    The stream never ends by itself, so it is read over a plain socket and closed after the
+    first event: httpx's streaming generators, left behind half-read, warn on trio.
+    """
+    headers = {**_in(session), **extra, "host": client.base_url.netloc.decode()}
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    port = client.base_url.port or 80
+    async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+        await stream.send(f"GET /mcp HTTP/1.1\r\n{head}\r\n".encode())
+        received = b""
+        with anyio.fail_after(HANG_GUARD_S):
+            while b"\n\n" not in received.partition(b"\nid: ")[2]:  # the first whole event
+                received += await stream.receive()
+    status, _, rest = received.partition(b"\r\n")
+    assert status.startswith(b"HTTP/1.1 200") and b"content-type: text/event-stream" in rest
+    return [line for line in rest.decode().splitlines() if line.startswith("id: ")][:1]
+
+
+async def test_updates_of_a_subscription_arrive_on_the_get_stream_and_resume() -> None:
+    store = MemorySessionStore()
+    async with serving(store, "bearer") as client:
+        session = await _session(client)
+        initialized = await client.post(
+            "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=HEADERS
+        )
+        subscribed = await client.post(
+            "/mcp", json=_subscribe("test://watched-resource"), headers=_in(session)
+        )
+        assert store.resource_updated("test://watched-resource") == 1
+        assert store.resource_updated("test://watched-resource") == 1
+        first = await _events(client, session)
+        resumed = await _events(client, session, **{"last-event-id": "1"})
+    assert initialized.status_code == 202 and subscribed.json()["result"] == {}
+    assert first == ["id: 1"] and resumed == ["id: 2"]

@@ -1,0 +1,253 @@
+"""Attacks on the e-invoice readers: each is refused with the one typed error, within a memory
+cap (measured with tracemalloc; no timing is asserted), and fuzzing lets nothing else escape.
+
+XML: billion laughs, quadratic blowup, XXE, external DTD, parameter entities, XInclude, deep
+nesting, a UTF-16 DOCTYPE, oversize. PDF: decompression bomb, xref loop, encryption, too many
+objects, two invoices, a plain PDF.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tracemalloc
+import zlib
+from collections.abc import Callable, Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sevdesk_mcp.domain.einvoice import pdf, safexml
+from sevdesk_mcp.domain.einvoice.read import read_bytes
+from sevdesk_mcp.errors import EInvoiceRefusedError
+from tests.einvoice import pdfs
+from tests.einvoice.samples import SHARED
+
+MEMORY_CAP = 64 * 1024 * 1024
+CII = b'<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>'
+
+
+def refused(data: bytes) -> EInvoiceRefusedError:
+    """:returns: the refusal of ``data``, after checking that reading it stayed under the cap."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(EInvoiceRefusedError) as caught:
+            read_bytes(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < MEMORY_CAP
+    return caught.value
+
+
+def billion_laughs() -> bytes:
+    levels = ['<!ENTITY l0 "ha">']
+    levels += [f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10)]
+    entities = "".join(levels)
+    return f'<?xml version="1.0"?><!DOCTYPE r [{entities}]><r>&l9;</r>'.encode()
+
+
+def quadratic() -> bytes:
+    big = "A" * 100_000
+    return f'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "{big}">]><r>{"&a;" * 5_000}</r>'.encode()
+
+
+XML_ATTACKS: dict[str, tuple[Callable[[], bytes], str]] = {
+    "billion laughs": (billion_laughs, "dtd"),
+    "quadratic blowup": (quadratic, "dtd"),
+    "xxe": (
+        lambda: (
+            b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>'
+        ),
+        "dtd",
+    ),
+    "external dtd": (
+        lambda: b'<?xml version="1.0"?><!DOCTYPE r SYSTEM "http://example.invalid/x.dtd"><r/>',
+        "dtd",
+    ),
+    "parameter entities": (
+        lambda: (
+            b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY % p SYSTEM "http://example.invalid/p"> %p;]><r/>'
+        ),
+        "dtd",
+    ),
+    "deep nesting": (
+        lambda: b"<?xml version='1.0'?>" + b"<a>" * 100_000 + b"</a>" * 100_000,
+        "depth",
+    ),
+    "utf-16 doctype": (
+        lambda: (
+            '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE r [<!ENTITY x "y">]><r>&x;</r>'.encode(
+                "utf-16"
+            )
+        ),
+        "dtd",
+    ),
+    "unknown encoding": (lambda: b'<?xml version="1.0" encoding="TF-8"?><a/>', "encoding"),
+    "not well-formed": (lambda: b"<?xml version='1.0'?><a><b></a>", "not_wellformed"),
+    "oversize": (
+        lambda: b"<?xml version='1.0'?><a>" + b" " * safexml.MAX_XML_BYTES + b"</a>",
+        "size",
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", XML_ATTACKS, ids=str)
+def test_xml_attacks_are_refused(attack: str) -> None:
+    make, reason = XML_ATTACKS[attack]
+    error = refused(make())
+    assert error.reason == reason
+    assert "passwd" not in str(error) and "example.invalid" not in str(error)
+
+
+def test_xinclude_is_never_processed() -> None:
+    data = (
+        b'<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:'
+        b'standard:CrossIndustryInvoice:100" xmlns:xi="http://www.w3.org/2001/XInclude">'
+        b'<xi:include href="file:///etc/passwd" parse="text"/></rsm:CrossIndustryInvoice>'
+    )
+    invoice = read_bytes(data).invoice  # read as data: an empty invoice, nothing included
+    assert invoice.number is None and not invoice.notes
+
+
+def test_xml_that_is_no_invoice_is_refused() -> None:
+    assert refused(b"<?xml version='1.0'?><html/>").reason == "not_invoice"
+
+
+def test_a_pdf_decompression_bomb_is_refused() -> None:
+    bomb = zlib.compressobj(9)
+    chunk = b"\0" * (1024 * 1024)
+    data = b"".join(bomb.compress(chunk) for _ in range(256)) + bomb.flush()  # 256 MiB inflated
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(factur-x.xml) 4 0 R] >> >> >>",
+        b"<< /Type /Pages /Kids [] /Count 0 >>",
+        b"<< /Type /Pages /Kids [] /Count 0 >>",
+        b"<< /Type /Filespec /F (factur-x.xml) /EF << /F 5 0 R >> >>",
+        pdfs.stream("/Type /EmbeddedFile /Filter /FlateDecode", data),
+    ]
+    assert refused(pdfs.build(objects)).reason == "inflate"
+
+
+def test_a_chain_of_filters_is_capped_at_every_stage() -> None:
+    inner = zlib.compress(b"\0" * (64 * 1024 * 1024), 9)  # stage 2 inflates to 64 MiB
+    outer = zlib.compress(inner, 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(factur-x.xml) 4 0 R] >> >> >>",
+        b"<< /Type /Pages /Kids [] /Count 0 >>",
+        b"<< /Type /Pages /Kids [] /Count 0 >>",
+        b"<< /Type /Filespec /F (factur-x.xml) /EF << /F 5 0 R >> >>",
+        pdfs.stream("/Type /EmbeddedFile /Filter [/FlateDecode /FlateDecode]", outer),
+    ]
+    assert refused(pdfs.build(objects)).reason == "inflate"
+
+
+def test_an_xref_loop_is_refused_or_read_once() -> None:
+    tracemalloc.start()
+    try:
+        read = read_bytes(_with_prev_loop())  # the trailer's /Prev points at its own xref
+        _, peak = tracemalloc.get_traced_memory()
+    except EInvoiceRefusedError:
+        return
+    finally:
+        tracemalloc.stop()
+    assert peak < MEMORY_CAP
+    assert read.attachment == "factur-x.xml"  # the loop was noticed and each table read once
+
+
+def _with_prev_loop() -> bytes:
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(factur-x.xml) 4 0 R] >> >> >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>",
+        b"<< /Type /Filespec /F (factur-x.xml) /EF << /F 5 0 R >> >>",
+        pdfs.stream("/Type /EmbeddedFile", CII),
+    ]
+    return pdfs.build(objects, prev_self=True)
+
+
+def test_a_name_tree_cycle_is_not_followed_forever() -> None:
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles 3 0 R >> >>",
+        b"<< /Type /Pages /Kids [] /Count 0 >>",
+        b"<< /Kids [3 0 R] >>",
+    ]
+    assert refused(pdfs.build(objects)).reason in {"no_attachment", "pdf"}
+
+
+def test_an_encrypted_pdf_is_refused() -> None:
+    data = pdfs.zugferd(
+        CII, trailer="/Encrypt << /Filter /Standard /V 1 /R 2 /O (x) /U (y) /P -4 >> /ID [(a) (a)]"
+    )
+    assert refused(data).reason == "encrypted"
+
+
+def test_too_many_objects_are_refused() -> None:
+    data = pdfs.zugferd(CII).replace(b"/Size 6", b"/Size 9999999")
+    assert refused(data).reason == "objects"
+
+
+def test_a_plain_pdf_is_no_einvoice() -> None:
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]
+    error = refused(pdfs.build(objects))
+    assert error.reason == "no_attachment"
+    assert "sevdesk_upload_receipt" in str(error)
+
+
+def test_an_oversize_pdf_is_refused_before_parsing() -> None:
+    assert refused(b"%PDF-1.7\n" + b" " * pdf.MAX_PDF_BYTES).reason == "size"
+
+
+def test_an_attachment_with_a_dtd_is_refused_like_xml() -> None:
+    data = pdfs.zugferd(b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "y">]><r>&x;</r>')
+    assert refused(data).reason == "dtd"
+
+
+def test_an_octal_escaped_attachment_name_is_found() -> None:
+    data = pdfs.zugferd(CII).replace(b"(factur-x.xml)", b"(factur\\055x\\056xml)")
+    assert read_bytes(data).attachment == "factur-x.xml"
+
+
+def _seeds() -> Iterator[bytes]:
+    yield pdfs.zugferd(CII)
+    yield pdfs.zugferd(CII, compressed=False)
+    yield b"<?xml version='1.0'?>" + CII
+    if SHARED.is_dir():
+        yield (SHARED / "kosit_01.01a-INVOICE_uncefact.xml").read_bytes()
+        yield (SHARED / "kosit_01.01a-INVOICE_ubl.xml").read_bytes()
+
+
+SEEDS = list(_seeds())
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    data = bytearray(draw(st.sampled_from(SEEDS)))
+    for _ in range(draw(st.integers(1, 8))):
+        if not data:  # deletions may have taken everything: nothing left to mutate
+            break
+        at = draw(st.integers(0, len(data) - 1))
+        kind = draw(st.integers(0, 2))
+        if kind == 0:
+            data[at] = draw(st.integers(0, 255))
+        elif kind == 1:
+            del data[at : at + draw(st.integers(1, 64))]
+        else:
+            data[at:at] = draw(st.binary(min_size=1, max_size=32))
+    return bytes(data)
+
+
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(mutated())
+def test_fuzzed_files_raise_only_our_error(data: bytes) -> None:
+    with contextlib.suppress(EInvoiceRefusedError):
+        read_bytes(data)
+
+
+@FUZZ
+@given(st.binary(max_size=2048).map(lambda b: b"%PDF-1.7\n" + b))
+def test_random_pdfs_raise_only_our_error(data: bytes) -> None:
+    with contextlib.suppress(EInvoiceRefusedError):
+        read_bytes(data)

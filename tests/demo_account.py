@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from decimal import Decimal
+
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import Config, load_config
 from sevdesk_mcp.fake import DEMO_TOKEN, FakeSevdesk, build_demo
+from sevdesk_mcp.fake.documents import Invoice
+from sevdesk_mcp.fake.wire import Ref
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.client import Limits, SevdeskClient
+from sevdesk_mcp.sevdesk.dates import BERLIN
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 
@@ -36,3 +42,22 @@ def demo_app(env: dict[str, str] | None = None, fake: FakeSevdesk | None = None)
     client = fake_client(fake, config)
     account = AccountContext(config=config, client=client, demo=True, today=lambda: fake.today)
     return ServerFactory(config).build(account)
+
+
+def many_invoices(count: int) -> FakeSevdesk:
+    """:returns: a fake holding only ``count`` open invoices of 11.90 EUR (lists that page)."""
+    fake = FakeSevdesk(token=DEMO_TOKEN)
+    day = dt.datetime(2026, 5, 4, tzinfo=BERLIN)
+    for i in range(count):
+        invoice = Invoice(
+            invoiceDate=day,
+            invoiceNumber=f"RE-{5000 + i}",
+            status=200,
+            sumNet=Decimal("10"),
+            sumTax=Decimal("1.90"),
+            sumGross=Decimal("11.90"),
+            contact=Ref("Contact", 1),
+            taxRule=Ref("TaxRule", 1),
+        )
+        fake.store.add(fake.store.invoices, invoice)
+    return fake

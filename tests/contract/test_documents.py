@@ -13,12 +13,9 @@ from typing import Any
 import anyio
 import pytest
 
-from sevdesk_mcp.fake import FakeSevdesk, build_demo
-from sevdesk_mcp.fake.documents import Invoice
-from sevdesk_mcp.fake.wire import Ref
+from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.mcp.app import McpApp
-from sevdesk_mcp.sevdesk.dates import BERLIN
-from tests.demo_account import demo_app
+from tests.demo_account import demo_app, many_invoices
 from tests.wire import open_wire
 
 pytestmark = pytest.mark.anyio
@@ -191,20 +188,7 @@ async def test_resources_list_templates_and_reads() -> None:
 
 
 async def test_search_pages_past_a_thousand_invoices() -> None:
-    fake = FakeSevdesk(token=build_demo().token)
-    day = dt.datetime(2026, 5, 4, tzinfo=BERLIN)
-    for i in range(2500):
-        invoice = Invoice(
-            invoiceDate=day,
-            invoiceNumber=f"RE-{5000 + i}",
-            status=200,
-            sumNet=Decimal("10"),
-            sumTax=Decimal("1.90"),
-            sumGross=Decimal("11.90"),
-            contact=Ref("Contact", 1),
-            taxRule=Ref("TaxRule", 1),
-        )
-        fake.store.add(fake.store.invoices, invoice)
+    fake = many_invoices(2500)
     data = await search(demo_app(fake=fake), limit=10)
     assert data["total_matches"] == 2500 and len(data["documents"]) == 10
     assert data["gross_total"] == [{"amount": "29750.00", "currency": "EUR"}]

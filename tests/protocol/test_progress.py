@@ -4,40 +4,16 @@ method and path; nothing is sent to a client that did not ask."""
 
 from __future__ import annotations
 
-import datetime as dt
-from decimal import Decimal
 from typing import Any
 
 import pytest
 
-from sevdesk_mcp.fake import FakeSevdesk, build_demo
-from sevdesk_mcp.fake.documents import Invoice
-from sevdesk_mcp.fake.token import DEMO_TOKEN
-from sevdesk_mcp.fake.wire import Ref
-from sevdesk_mcp.sevdesk.dates import BERLIN
-from tests.demo_account import demo_app
+from sevdesk_mcp.fake import build_demo
+from tests.demo_account import demo_app, many_invoices
 from tests.wire import Wire, meta, open_wire
 
 pytestmark = pytest.mark.anyio
 SEARCH = {"name": "sevdesk_search_documents", "arguments": {"limit": 1}}
-
-
-def many_invoices(count: int) -> FakeSevdesk:
-    fake = FakeSevdesk(token=DEMO_TOKEN)
-    day = dt.datetime(2026, 5, 4, tzinfo=BERLIN)
-    for i in range(count):
-        invoice = Invoice(
-            invoiceDate=day,
-            invoiceNumber=f"RE-{5000 + i}",
-            status=200,
-            sumNet=Decimal("10"),
-            sumTax=Decimal("1.90"),
-            sumGross=Decimal("11.90"),
-            contact=Ref("Contact", 1),
-            taxRule=Ref("TaxRule", 1),
-        )
-        fake.store.add(fake.store.invoices, invoice)
-    return fake
 
 
 async def frames_until_answer(wire: Wire, request_id: int) -> tuple[list[Any], dict[str, Any]]:

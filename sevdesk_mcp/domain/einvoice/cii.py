@@ -4,7 +4,6 @@ every ZUGFeRD 2.x / Factur-X profile)."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from decimal import Decimal
 from typing import Final
 
 from sevdesk_mcp.domain.einvoice import values as v
@@ -17,10 +16,10 @@ from sevdesk_mcp.domain.einvoice.model import (
     Party,
     PaymentMeans,
     Period,
-    TaxAmount,
     Totals,
     VatBreakdown,
 )
+from sevdesk_mcp.domain.einvoice.nodes import Node, TotalPaths, tax_amounts, totals
 from sevdesk_mcp.domain.einvoice.profiles import profile_of
 
 ROOT_NS: Final = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
@@ -38,26 +37,20 @@ SUMMATION: Final = f"{SETTLEMENT}/ram:SpecifiedTradeSettlementHeaderMonetarySumm
 DT: Final = "udt:DateTimeString"
 
 
-class _Node:
-    """An element with namespaced look-ups (``None`` stands for an absent element)."""
+TOTALS: Final = TotalPaths(
+    line_net="ram:LineTotalAmount",
+    allowances="ram:AllowanceTotalAmount",
+    charges="ram:ChargeTotalAmount",
+    net="ram:TaxBasisTotalAmount",
+    gross="ram:GrandTotalAmount",
+    prepaid="ram:TotalPrepaidAmount",
+    rounding="ram:RoundingAmount",
+    due="ram:DuePayableAmount",
+)
 
-    def __init__(self, element: ET.Element | None) -> None:
-        self.el = element
 
-    def find(self, path: str) -> ET.Element | None:
-        return None if self.el is None else self.el.find(path, NS)
-
-    def all(self, path: str) -> list[ET.Element]:
-        return [] if self.el is None else self.el.findall(path, NS)
-
-    def text(self, path: str) -> str | None:
-        return v.text(self.find(path))
-
-    def amount(self, path: str, field: str) -> Decimal | None:
-        return v.amount(self.find(path), field)
-
-    def date(self, path: str) -> str | None:
-        return v.date(self.find(path))
+def _node(element: ET.Element | None) -> Node:
+    return Node(element, NS)
 
 
 def read(root: ET.Element) -> Invoice:
@@ -65,12 +58,12 @@ def read(root: ET.Element) -> Invoice:
 
     :raises EInvoiceRefusedError: if an amount is no decimal number.
     """
-    doc = _Node(root)
+    doc = _node(root)
     spec = doc.text(
         "rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID"
     )
-    settlement = _Node(doc.find(SETTLEMENT))
-    terms = _Node(settlement.find("ram:SpecifiedTradePaymentTerms"))
+    settlement = _node(doc.find(SETTLEMENT))
+    terms = _node(settlement.find("ram:SpecifiedTradePaymentTerms"))
     return Invoice(
         syntax="cii",
         profile=profile_of(spec),
@@ -96,27 +89,27 @@ def read(root: ET.Element) -> Invoice:
             for e in doc.all("rsm:ExchangedDocument/ram:IncludedNote/ram:Content")
             if (t := v.text(e))
         ],
-        seller=_party(_Node(doc.find(f"{AGREEMENT}/ram:SellerTradeParty"))),
-        buyer=_party(_Node(doc.find(f"{AGREEMENT}/ram:BuyerTradeParty"))),
+        seller=_party(_node(doc.find(f"{AGREEMENT}/ram:SellerTradeParty"))),
+        buyer=_party(_node(doc.find(f"{AGREEMENT}/ram:BuyerTradeParty"))),
         tax_representative=_representative(
-            _Node(doc.find(f"{AGREEMENT}/ram:SellerTaxRepresentativeTradeParty"))
+            _node(doc.find(f"{AGREEMENT}/ram:SellerTaxRepresentativeTradeParty"))
         ),
         deliver_to=_address(
-            _Node(doc.find(f"{DELIVERY}/ram:ShipToTradeParty/ram:PostalTradeAddress"))
+            _node(doc.find(f"{DELIVERY}/ram:ShipToTradeParty/ram:PostalTradeAddress"))
         ),
         delivery_date=doc.date(
             f"{DELIVERY}/ram:ActualDeliverySupplyChainEvent/ram:OccurrenceDateTime/{DT}"
         ),
-        period=_period(_Node(settlement.find("ram:BillingSpecifiedPeriod"))),
+        period=_period(_node(settlement.find("ram:BillingSpecifiedPeriod"))),
         lines=[
-            _line(_Node(e), i)
+            _line(_node(e), i)
             for i, e in enumerate(doc.all(f"{TX}/ram:IncludedSupplyChainTradeLineItem"), 1)
         ],
         allowances_charges=_document_charges(settlement),
-        vat_breakdown=[_breakdown(_Node(e)) for e in settlement.all("ram:ApplicableTradeTax")],
+        vat_breakdown=[_breakdown(_node(e)) for e in settlement.all("ram:ApplicableTradeTax")],
         totals=_totals(settlement),
         payment_means=[
-            _means(_Node(e)) for e in settlement.all("ram:SpecifiedTradeSettlementPaymentMeans")
+            _means(_node(e)) for e in settlement.all("ram:SpecifiedTradeSettlementPaymentMeans")
         ],
         payment_terms=terms.text("ram:Description"),
         creditor_id=settlement.text("ram:CreditorReferenceID"),
@@ -130,13 +123,13 @@ def read(root: ET.Element) -> Invoice:
     )
 
 
-def _party(party: _Node) -> Party:
+def _party(party: Node) -> Party:
     if party.el is None:
         return Party()
     registrations = {
         e.get("schemeID"): v.text(e) for e in party.all("ram:SpecifiedTaxRegistration/ram:ID")
     }
-    contact = _Node(party.find("ram:DefinedTradeContact"))
+    contact = _node(party.find("ram:DefinedTradeContact"))
     identifiers = [t for e in party.all("ram:ID") if (t := v.text(e))]
     identifiers += [t for e in party.all("ram:GlobalID") if (t := v.text(e))]
     return Party(
@@ -146,7 +139,7 @@ def _party(party: _Node) -> Party:
         legal_id=party.text("ram:SpecifiedLegalOrganization/ram:ID"),
         vat_id=registrations.get("VA"),
         tax_number=registrations.get("FC"),
-        address=_address(_Node(party.find("ram:PostalTradeAddress"))),
+        address=_address(_node(party.find("ram:PostalTradeAddress"))),
         contact=None
         if contact.el is None
         else Contact(
@@ -158,17 +151,17 @@ def _party(party: _Node) -> Party:
     )
 
 
-def _representative(node: _Node) -> Party | None:
+def _representative(node: Node) -> Party | None:
     if node.el is None:
         return None
     return Party(
         name=node.text("ram:Name"),
         vat_id=node.text("ram:SpecifiedTaxRegistration/ram:ID"),
-        address=_address(_Node(node.find("ram:PostalTradeAddress"))),
+        address=_address(_node(node.find("ram:PostalTradeAddress"))),
     )
 
 
-def _address(node: _Node) -> Address | None:
+def _address(node: Node) -> Address | None:
     if node.el is None:
         return None
     return Address(
@@ -179,7 +172,7 @@ def _address(node: _Node) -> Address | None:
     )
 
 
-def _period(node: _Node) -> Period | None:
+def _period(node: Node) -> Period | None:
     if node.el is None:
         return None
     return Period(
@@ -187,10 +180,10 @@ def _period(node: _Node) -> Period | None:
     )
 
 
-def _line(node: _Node, index: int) -> Line:
+def _line(node: Node, index: int) -> Line:
     where = f"Line {index}"
-    settle = _Node(node.find("ram:SpecifiedLineTradeSettlement"))
-    agreement = _Node(node.find("ram:SpecifiedLineTradeAgreement"))
+    settle = _node(node.find("ram:SpecifiedLineTradeSettlement"))
+    agreement = _node(node.find("ram:SpecifiedLineTradeAgreement"))
     quantity = node.find("ram:SpecifiedLineTradeDelivery/ram:BilledQuantity")
     return Line(
         id=node.text("ram:AssociatedDocumentLineDocument/ram:LineID"),
@@ -212,14 +205,14 @@ def _line(node: _Node, index: int) -> Line:
         rate=settle.amount(
             "ram:ApplicableTradeTax/ram:RateApplicablePercent", f"{where}: VAT rate"
         ),
-        period=_period(_Node(settle.find("ram:BillingSpecifiedPeriod"))),
+        period=_period(_node(settle.find("ram:BillingSpecifiedPeriod"))),
         allowances_charges=[
-            _charge(_Node(e)) for e in settle.all("ram:SpecifiedTradeAllowanceCharge")
+            _charge(_node(e)) for e in settle.all("ram:SpecifiedTradeAllowanceCharge")
         ],
     )
 
 
-def _charge(node: _Node, logistics: bool = False) -> AllowanceCharge:
+def _charge(node: Node, logistics: bool = False) -> AllowanceCharge:
     field = "An allowance or charge"
     if logistics:
         return AllowanceCharge(
@@ -242,16 +235,16 @@ def _charge(node: _Node, logistics: bool = False) -> AllowanceCharge:
     )
 
 
-def _document_charges(settlement: _Node) -> list[AllowanceCharge]:
-    found = [_charge(_Node(e)) for e in settlement.all("ram:SpecifiedTradeAllowanceCharge")]
+def _document_charges(settlement: Node) -> list[AllowanceCharge]:
+    found = [_charge(_node(e)) for e in settlement.all("ram:SpecifiedTradeAllowanceCharge")]
     found += [
-        _charge(_Node(e), logistics=True)
+        _charge(_node(e), logistics=True)
         for e in settlement.all("ram:SpecifiedLogisticsServiceCharge")
     ]
     return found
 
 
-def _breakdown(node: _Node) -> VatBreakdown:
+def _breakdown(node: Node) -> VatBreakdown:
     return VatBreakdown(
         taxable=node.amount("ram:BasisAmount", "VAT breakdown: taxable amount"),
         tax=node.amount("ram:CalculatedAmount", "VAT breakdown: tax amount"),
@@ -262,38 +255,18 @@ def _breakdown(node: _Node) -> VatBreakdown:
     )
 
 
-def _totals(settlement: _Node) -> Totals:
-    money = _Node(settlement.find("ram:SpecifiedTradeSettlementHeaderMonetarySummation"))
-    currency = settlement.text("ram:InvoiceCurrencyCode")
-    tax_currency = settlement.text("ram:TaxCurrencyCode")
-    amounts = []
-    for element in money.all("ram:TaxTotalAmount"):
-        value = v.amount(element, "Total VAT amount")
-        if value is not None:
-            amounts.append(TaxAmount(amount=value, currency=element.get("currencyID")))
-    return Totals(
-        line_net=money.amount("ram:LineTotalAmount", "Sum of line net amounts"),
-        allowances=money.amount("ram:AllowanceTotalAmount", "Sum of allowances"),
-        charges=money.amount("ram:ChargeTotalAmount", "Sum of charges"),
-        net=money.amount("ram:TaxBasisTotalAmount", "Total without VAT"),
-        vat=_in_currency(amounts, currency),
-        vat_accounting=_in_currency(amounts, tax_currency) if tax_currency else None,
-        gross=money.amount("ram:GrandTotalAmount", "Total with VAT"),
-        prepaid=money.amount("ram:TotalPrepaidAmount", "Paid amount"),
-        rounding=money.amount("ram:RoundingAmount", "Rounding amount"),
-        due=money.amount("ram:DuePayableAmount", "Amount due"),
-        tax_amounts=amounts,
+def _totals(settlement: Node) -> Totals:
+    money = settlement.child("ram:SpecifiedTradeSettlementHeaderMonetarySummation")
+    amounts = tax_amounts(money.all("ram:TaxTotalAmount"))
+    return totals(
+        money,
+        TOTALS,
+        amounts,
+        (settlement.text("ram:InvoiceCurrencyCode"), settlement.text("ram:TaxCurrencyCode")),
     )
 
 
-def _in_currency(amounts: list[TaxAmount], currency: str | None) -> Decimal | None:
-    found = [a.amount for a in amounts if a.currency == currency]
-    if not found and len(amounts) == 1 and amounts[0].currency is None:
-        return amounts[0].amount
-    return found[0] if found else None
-
-
-def _means(node: _Node) -> PaymentMeans:
+def _means(node: Node) -> PaymentMeans:
     account = "ram:PayeePartyCreditorFinancialAccount"
     return PaymentMeans(
         code=node.text("ram:TypeCode"),

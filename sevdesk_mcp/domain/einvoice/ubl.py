@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from decimal import Decimal
 from typing import Final
 
 from sevdesk_mcp.domain.einvoice import values as v
@@ -17,10 +16,10 @@ from sevdesk_mcp.domain.einvoice.model import (
     PaymentMeans,
     Period,
     Syntax,
-    TaxAmount,
     Totals,
     VatBreakdown,
 )
+from sevdesk_mcp.domain.einvoice.nodes import Node, TotalPaths, tax_amounts, totals
 from sevdesk_mcp.domain.einvoice.profiles import profile_of
 
 INVOICE_NS: Final = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
@@ -31,26 +30,20 @@ NS: Final = {
 }
 
 
-class _Node:
-    """An element with namespaced look-ups (``None`` stands for an absent element)."""
+TOTALS: Final = TotalPaths(
+    line_net="cbc:LineExtensionAmount",
+    allowances="cbc:AllowanceTotalAmount",
+    charges="cbc:ChargeTotalAmount",
+    net="cbc:TaxExclusiveAmount",
+    gross="cbc:TaxInclusiveAmount",
+    prepaid="cbc:PrepaidAmount",
+    rounding="cbc:PayableRoundingAmount",
+    due="cbc:PayableAmount",
+)
 
-    def __init__(self, element: ET.Element | None) -> None:
-        self.el = element
 
-    def find(self, path: str) -> ET.Element | None:
-        return None if self.el is None else self.el.find(path, NS)
-
-    def all(self, path: str) -> list[ET.Element]:
-        return [] if self.el is None else self.el.findall(path, NS)
-
-    def text(self, path: str) -> str | None:
-        return v.text(self.find(path))
-
-    def amount(self, path: str, field: str) -> Decimal | None:
-        return v.amount(self.find(path), field)
-
-    def date(self, path: str) -> str | None:
-        return v.date(self.find(path))
+def _node(element: ET.Element | None) -> Node:
+    return Node(element, NS)
 
 
 def read(root: ET.Element) -> Invoice:
@@ -59,7 +52,7 @@ def read(root: ET.Element) -> Invoice:
     :raises EInvoiceRefusedError: if an amount is no decimal number.
     """
     credit = root.tag == f"{{{CREDIT_NS}}}CreditNote"
-    doc = _Node(root)
+    doc = _node(root)
     spec = doc.text("cbc:CustomizationID")
     syntax: Syntax = "ubl-creditnote" if credit else "ubl-invoice"
     line_tag = "cac:CreditNoteLine" if credit else "cac:InvoiceLine"
@@ -84,19 +77,19 @@ def read(root: ET.Element) -> Invoice:
             for e in doc.all("cac:BillingReference/cac:InvoiceDocumentReference")
         ],
         notes=[t for e in doc.all("cbc:Note") if (t := v.text(e))],
-        seller=_party(_Node(doc.find("cac:AccountingSupplierParty/cac:Party"))),
-        buyer=_party(_Node(doc.find("cac:AccountingCustomerParty/cac:Party"))),
+        seller=_party(_node(doc.find("cac:AccountingSupplierParty/cac:Party"))),
+        buyer=_party(_node(doc.find("cac:AccountingCustomerParty/cac:Party"))),
         tax_representative=_representative(doc),
-        deliver_to=_address(_Node(doc.find("cac:Delivery/cac:DeliveryLocation/cac:Address"))),
+        deliver_to=_address(_node(doc.find("cac:Delivery/cac:DeliveryLocation/cac:Address"))),
         delivery_date=doc.date("cac:Delivery/cbc:ActualDeliveryDate"),
-        period=_period(_Node(doc.find("cac:InvoicePeriod"))),
-        lines=[_line(_Node(e), credit, i) for i, e in enumerate(doc.all(line_tag), 1)],
+        period=_period(_node(doc.find("cac:InvoicePeriod"))),
+        lines=[_line(_node(e), credit, i) for i, e in enumerate(doc.all(line_tag), 1)],
         allowances_charges=[
-            _charge(_Node(e), "cac:TaxCategory") for e in doc.all("cac:AllowanceCharge")
+            _charge(_node(e), "cac:TaxCategory") for e in doc.all("cac:AllowanceCharge")
         ],
         vat_breakdown=_breakdown(doc),
         totals=_totals(doc),
-        payment_means=[_means(_Node(e)) for e in doc.all("cac:PaymentMeans")],
+        payment_means=[_means(_node(e)) for e in doc.all("cac:PaymentMeans")],
         payment_terms=doc.text("cac:PaymentTerms/cbc:Note"),
         creditor_id=_creditor(doc),
         attachment_names=[
@@ -109,17 +102,17 @@ def read(root: ET.Element) -> Invoice:
     )
 
 
-def _party(party: _Node) -> Party:
+def _party(party: Node) -> Party:
     if party.el is None:
         return Party()
     vat_id = tax_number = None
     for scheme in party.all("cac:PartyTaxScheme"):
-        node = _Node(scheme)
+        node = _node(scheme)
         if node.text("cac:TaxScheme/cbc:ID") == "VAT":
             vat_id = node.text("cbc:CompanyID")
         else:
             tax_number = node.text("cbc:CompanyID")
-    contact = _Node(party.find("cac:Contact"))
+    contact = _node(party.find("cac:Contact"))
     return Party(
         name=party.text("cac:PartyLegalEntity/cbc:RegistrationName"),
         trading_name=party.text("cac:PartyName/cbc:Name"),
@@ -127,7 +120,7 @@ def _party(party: _Node) -> Party:
         legal_id=party.text("cac:PartyLegalEntity/cbc:CompanyID"),
         vat_id=vat_id,
         tax_number=tax_number,
-        address=_address(_Node(party.find("cac:PostalAddress"))),
+        address=_address(_node(party.find("cac:PostalAddress"))),
         contact=None
         if contact.el is None
         else Contact(
@@ -139,18 +132,18 @@ def _party(party: _Node) -> Party:
     )
 
 
-def _representative(doc: _Node) -> Party | None:
-    node = _Node(doc.find("cac:TaxRepresentativeParty"))
+def _representative(doc: Node) -> Party | None:
+    node = _node(doc.find("cac:TaxRepresentativeParty"))
     if node.el is None:
         return None
     return Party(
         name=node.text("cac:PartyName/cbc:Name"),
         vat_id=node.text("cac:PartyTaxScheme/cbc:CompanyID"),
-        address=_address(_Node(node.find("cac:PostalAddress"))),
+        address=_address(_node(node.find("cac:PostalAddress"))),
     )
 
 
-def _address(node: _Node) -> Address | None:
+def _address(node: Node) -> Address | None:
     if node.el is None:
         return None
     return Address(
@@ -161,13 +154,13 @@ def _address(node: _Node) -> Address | None:
     )
 
 
-def _period(node: _Node) -> Period | None:
+def _period(node: Node) -> Period | None:
     if node.el is None:
         return None
     return Period(start=node.date("cbc:StartDate"), end=node.date("cbc:EndDate"))
 
 
-def _line(node: _Node, credit: bool, index: int) -> Line:
+def _line(node: Node, credit: bool, index: int) -> Line:
     where = f"Line {index}"
     quantity = node.find("cbc:CreditedQuantity" if credit else "cbc:InvoicedQuantity")
     return Line(
@@ -183,12 +176,12 @@ def _line(node: _Node, credit: bool, index: int) -> Line:
         ),
         category=node.text("cac:Item/cac:ClassifiedTaxCategory/cbc:ID"),
         rate=node.amount("cac:Item/cac:ClassifiedTaxCategory/cbc:Percent", f"{where}: VAT rate"),
-        period=_period(_Node(node.find("cac:InvoicePeriod"))),
-        allowances_charges=[_charge(_Node(e), None) for e in node.all("cac:AllowanceCharge")],
+        period=_period(_node(node.find("cac:InvoicePeriod"))),
+        allowances_charges=[_charge(_node(e), None) for e in node.all("cac:AllowanceCharge")],
     )
 
 
-def _charge(node: _Node, category: str | None) -> AllowanceCharge:
+def _charge(node: Node, category: str | None) -> AllowanceCharge:
     field = "An allowance or charge"
     return AllowanceCharge(
         charge=(node.text("cbc:ChargeIndicator") or "").lower() == "true",
@@ -202,10 +195,10 @@ def _charge(node: _Node, category: str | None) -> AllowanceCharge:
     )
 
 
-def _breakdown(doc: _Node) -> list[VatBreakdown]:
+def _breakdown(doc: Node) -> list[VatBreakdown]:
     out = []
     for element in doc.all("cac:TaxTotal/cac:TaxSubtotal"):
-        node = _Node(element)
+        node = _node(element)
         out.append(
             VatBreakdown(
                 taxable=node.amount("cbc:TaxableAmount", "VAT breakdown: taxable amount"),
@@ -219,38 +212,18 @@ def _breakdown(doc: _Node) -> list[VatBreakdown]:
     return out
 
 
-def _totals(doc: _Node) -> Totals:
-    money = _Node(doc.find("cac:LegalMonetaryTotal"))
-    currency = doc.text("cbc:DocumentCurrencyCode")
-    tax_currency = doc.text("cbc:TaxCurrencyCode")
-    amounts = []
-    for element in doc.all("cac:TaxTotal/cbc:TaxAmount"):
-        value = v.amount(element, "Total VAT amount")
-        if value is not None:
-            amounts.append(TaxAmount(amount=value, currency=element.get("currencyID")))
-    return Totals(
-        line_net=money.amount("cbc:LineExtensionAmount", "Sum of line net amounts"),
-        allowances=money.amount("cbc:AllowanceTotalAmount", "Sum of allowances"),
-        charges=money.amount("cbc:ChargeTotalAmount", "Sum of charges"),
-        net=money.amount("cbc:TaxExclusiveAmount", "Total without VAT"),
-        vat=_in_currency(amounts, currency),
-        vat_accounting=_in_currency(amounts, tax_currency) if tax_currency else None,
-        gross=money.amount("cbc:TaxInclusiveAmount", "Total with VAT"),
-        prepaid=money.amount("cbc:PrepaidAmount", "Paid amount"),
-        rounding=money.amount("cbc:PayableRoundingAmount", "Rounding amount"),
-        due=money.amount("cbc:PayableAmount", "Amount due"),
-        tax_amounts=amounts,
+def _totals(doc: Node) -> Totals:
+    money = doc.child("cac:LegalMonetaryTotal")
+    amounts = tax_amounts(doc.all("cac:TaxTotal/cbc:TaxAmount"))
+    return totals(
+        money,
+        TOTALS,
+        amounts,
+        (doc.text("cbc:DocumentCurrencyCode"), doc.text("cbc:TaxCurrencyCode")),
     )
 
 
-def _in_currency(amounts: list[TaxAmount], currency: str | None) -> Decimal | None:
-    found = [a.amount for a in amounts if a.currency == currency]
-    if not found and len(amounts) == 1 and amounts[0].currency is None:
-        return amounts[0].amount
-    return found[0] if found else None
-
-
-def _means(node: _Node) -> PaymentMeans:
+def _means(node: Node) -> PaymentMeans:
     return PaymentMeans(
         code=node.text("cbc:PaymentMeansCode"),
         text=node.text("cbc:InstructionNote"),
@@ -262,7 +235,7 @@ def _means(node: _Node) -> PaymentMeans:
     )
 
 
-def _creditor(doc: _Node) -> str | None:
+def _creditor(doc: Node) -> str | None:
     for element in doc.all("cac:AccountingSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID"):
         if element.get("schemeID") == "SEPA":
             return v.text(element)

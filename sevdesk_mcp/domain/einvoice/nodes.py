@@ -1,0 +1,105 @@
+"""What the UBL and CII readers share: an element with namespaced look-ups, and the document
+totals, which both syntaxes hold in the same shape under their own element names."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sevdesk_mcp.domain.einvoice import values as v
+from sevdesk_mcp.domain.einvoice.model import TaxAmount, Totals
+
+
+class Node:
+    """An element with look-ups in the syntax's namespaces (``None``: an absent element)."""
+
+    def __init__(self, element: ET.Element | None, namespaces: Mapping[str, str]) -> None:
+        self.el = element
+        self._ns = dict(namespaces)
+
+    def child(self, path: str) -> Node:
+        """:returns: the first element at ``path`` as a node (absent: a node of ``None``)."""
+        return Node(self.find(path), self._ns)
+
+    def find(self, path: str) -> ET.Element | None:
+        """:returns: the first element at ``path``, if any."""
+        return None if self.el is None else self.el.find(path, self._ns)
+
+    def all(self, path: str) -> list[ET.Element]:
+        """:returns: every element at ``path``."""
+        return [] if self.el is None else self.el.findall(path, self._ns)
+
+    def text(self, path: str) -> str | None:
+        """:returns: the cleaned text at ``path``, if any."""
+        return v.text(self.find(path))
+
+    def amount(self, path: str, field: str) -> Decimal | None:
+        """:returns: the decimal at ``path``, if any.
+
+        :raises EInvoiceRefusedError: if it is no decimal number (named by ``field``).
+        """
+        return v.amount(self.find(path), field)
+
+    def date(self, path: str) -> str | None:
+        """:returns: the date at ``path`` as ISO text, if any."""
+        return v.date(self.find(path))
+
+
+@dataclass(frozen=True, slots=True)
+class TotalPaths:
+    """Where one syntax keeps each document total (BG-22), relative to its totals element."""
+
+    line_net: str
+    allowances: str
+    charges: str
+    net: str
+    gross: str
+    prepaid: str
+    rounding: str
+    due: str
+
+
+def totals(
+    money: Node, paths: TotalPaths, amounts: list[TaxAmount], currencies: tuple[str | None, ...]
+) -> Totals:
+    """:returns: the document totals; ``amounts`` are the total VAT amounts as written,
+        ``currencies`` the invoice currency and the VAT accounting currency (or ``None``).
+
+    :raises EInvoiceRefusedError: if an amount is no decimal number.
+    """
+    currency, tax_currency = currencies
+    return Totals(
+        line_net=money.amount(paths.line_net, "Sum of line net amounts"),
+        allowances=money.amount(paths.allowances, "Sum of allowances"),
+        charges=money.amount(paths.charges, "Sum of charges"),
+        net=money.amount(paths.net, "Total without VAT"),
+        vat=_in_currency(amounts, currency),
+        vat_accounting=_in_currency(amounts, tax_currency) if tax_currency else None,
+        gross=money.amount(paths.gross, "Total with VAT"),
+        prepaid=money.amount(paths.prepaid, "Paid amount"),
+        rounding=money.amount(paths.rounding, "Rounding amount"),
+        due=money.amount(paths.due, "Amount due"),
+        tax_amounts=amounts,
+    )
+
+
+def tax_amounts(elements: list[ET.Element]) -> list[TaxAmount]:
+    """:returns: the total VAT amounts (BT-110, BT-111) with their currencies.
+
+    :raises EInvoiceRefusedError: if one is no decimal number.
+    """
+    amounts = []
+    for element in elements:
+        value = v.amount(element, "Total VAT amount")
+        if value is not None:
+            amounts.append(TaxAmount(amount=value, currency=element.get("currencyID")))
+    return amounts
+
+
+def _in_currency(amounts: list[TaxAmount], currency: str | None) -> Decimal | None:
+    found = [a.amount for a in amounts if a.currency == currency]
+    if not found and len(amounts) == 1 and amounts[0].currency is None:
+        return amounts[0].amount
+    return found[0] if found else None

@@ -81,7 +81,12 @@ def _token_set(
     env: Mapping[str, str], entry: str, ask: Callable[[str], str], check: Checker, out: TextIO
 ) -> int:
     keychain.read(entry)  # fails early, before asking, when there is no keychain
-    typed = ask("sevDesk API token (not shown): ").strip()
+    try:
+        typed = ask("sevDesk API token (not shown): ").strip()
+    except (EOFError, KeyboardInterrupt):
+        raise ConfigError(
+            "token", "no token was typed (the input ended); nothing was stored"
+        ) from None
     try:
         token = load_token({"SEVDESK_API_TOKEN": typed})
     except ConfigError as exc:

@@ -23,6 +23,7 @@ from sevdesk_mcp.domain.document_writes import (
     read_document,
     where,
 )
+from sevdesk_mcp.domain.documents import cancelled_ids
 from sevdesk_mcp.domain.email_address import recipient
 from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
 from sevdesk_mcp.domain.lifecycle import send_once
@@ -128,7 +129,14 @@ async def prepare_mark_sent(
     doc = await read_document(client, kind_name, document_id)
     draft = refusal(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)) is None
     if draft:
-        doc = await _draft(client, kind_name, document_id, "finalized")
+        _finalizable(doc, kind_name, "finalized")
+    elif kind_name == "invoice" and (
+        doc.type() == "SR" or doc.id in await cancelled_ids(client, KINDS["invoice"])
+    ):
+        raise ToolError(
+            f"{label(kind_name, doc)} is cancelled or is a cancellation invoice (Storno); "
+            "recording a letter for it would tell nothing true. Nothing was changed."
+        )
     how = "by post" if way == "post" else "as printed"
     facts = await document_facts(client, kind_name, doc)
     facts.append(Fact("Recorded as sent", f"{how} (sevDesk send type {SEND_TYPES[way]})"))
@@ -262,7 +270,15 @@ async def execute(client: SevdeskPort, plan: ActionPlan, progress: Progress) -> 
 
 
 async def _draft(client: SevdeskPort, kind_name: KindName, document_id: int, verb: str) -> Document:
-    doc = await read_document(client, kind_name, document_id)
+    return _finalizable(await read_document(client, kind_name, document_id), kind_name, verb)
+
+
+def _finalizable(doc: Document, kind_name: KindName, verb: str) -> Document:
+    """:returns: ``doc``, a draft that sevDesk will finalize.
+
+    :raises ToolError: if it is no draft, or has a negative sum, no amount or (a credit note)
+        no number.
+    """
     if refusal(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)) is not None:
         raise ToolError(
             f"{label(kind_name, doc)} is already {verb} (status {word(kind_name, doc.status)}); "

@@ -107,3 +107,15 @@ class BearerAuth:
 
 def _unauthorized(challenge: str, message: str) -> HttpError:
     return HttpError(401, message, headers=(("www-authenticate", challenge),))
+
+
+def oauth_principal(account: str, grant: str) -> str:
+    """:returns: ``oauth:<account>:<grant>``, what state of an OAuth caller is bound to."""
+    return f"oauth:{account}:{grant}"
+
+
+def oauth_account(principal: str) -> str | None:
+    """:returns: the sevDesk account of an OAuth principal, ``None`` for any other."""
+    kind, _, rest = principal.partition(":")
+    account, sep, _ = rest.partition(":")
+    return account if kind == "oauth" and sep and account else None

@@ -314,6 +314,8 @@ class McpRoute:
         with session.running(request.id) as scope:
             await self._answer(exchange, request, conn, None)
         session.log_level = conn.log_level
+        if self._sessions is not None:  # the end of a long call counts as use, not its start
+            self._sessions.get(session.id, self._principal)
         if scope.cancelled_caught and exchange.status is None:
             await exchange.respond(202, [])  # cancelled before anything was sent: no answer
         elif scope.cancelled_caught:

@@ -38,6 +38,7 @@ from typing import Final, Protocol
 import anyio
 
 from sevdesk_mcp.errors import INVALID_PARAMS, HttpError, ProtocolError
+from sevdesk_mcp.http.auth import oauth_account
 from sevdesk_mcp.mcp import jsonrpc
 from sevdesk_mcp.mcp.envelope import Handshake
 from sevdesk_mcp.mcp.pending import PendingRequests
@@ -49,6 +50,7 @@ MAX_SESSIONS: Final = 10_000
 MAX_SESSIONS_PER_PRINCIPAL: Final = 100
 REPLAY_EVENTS: Final = 64
 MAX_SUBSCRIPTIONS: Final = 64
+ACCOUNT_FACTOR: Final = 4  # sessions of one account: 4x those of one grant
 ID_BYTES: Final = 32
 ENDED: Final = "the session ended"
 
@@ -231,13 +233,11 @@ class MemorySessionStore:
         owned = self._owned.get(principal, {})
         if len(owned) >= self._per_principal:
             self._evict(owned, now)
+        accounts = self._of_account(principal)
+        if len(accounts) >= self._per_principal * ACCOUNT_FACTOR:
+            self._evict(accounts, now)  # many grants of one account cannot crowd out others
         if len(self._sessions) >= self._max:
-            raise HttpError(
-                503,
-                f"The server holds {self._max} sessions, the most it may; try again later, and "
-                "end sessions you no longer use with DELETE /mcp.",
-                headers=(("retry-after", "60"),),
-            )
+            self._evict_any()
         session = Session(secrets.token_urlsafe(ID_BYTES), principal, now)
         self._sessions[session.id] = session
         self._owned.setdefault(principal, {})[session.id] = session
@@ -292,6 +292,32 @@ class MemorySessionStore:
             elif session.active == 0:
                 return
 
+    def _of_account(self, principal: str) -> dict[str, Session]:
+        """:returns: the sessions of every principal of ``principal``'s sevDesk account (an
+        OAuth principal is ``oauth:<account>:<grant>``; any other is its own account)."""
+        account = account_of(principal)
+        return {
+            sid: session
+            for owner, sessions in self._owned.items()
+            if account_of(owner) == account
+            for sid, session in sessions.items()
+        }
+
+    def _evict_any(self) -> None:
+        """End the least recently used idle session of the server.
+
+        :raises HttpError: 503 if every session is busy.
+        """
+        idle = next((s for s in self._sessions.values() if s.active == 0), None)  # LRU first
+        if idle is None:
+            raise HttpError(
+                503,
+                f"The server holds {self._max} sessions, all busy, the most it may; try again "
+                "later, and end sessions you no longer use with DELETE /mcp.",
+                headers=(("retry-after", "60"),),
+            )
+        self._remove(idle)
+
     def _evict(self, owned: dict[str, Session], now: float) -> None:
         idle = [s for s in owned.values() if s.active == 0]
         if not idle:
@@ -311,3 +337,9 @@ class MemorySessionStore:
             if not owned:
                 del self._owned[session.principal]
         session.end()
+
+
+def account_of(principal: str) -> str:
+    """:returns: the sevDesk account a principal acts for (an OAuth principal's account; any
+    other principal is its own account, as bearer mode serves one)."""
+    return oauth_account(principal) or principal

@@ -85,11 +85,15 @@ def delete(entry: str = DEFAULT_ENTRY) -> bool:
     check_entry(entry)
     if _call(lambda: backend.get_password(SERVICE, entry)) is None:
         return False
-    try:
-        backend.delete_password(SERVICE, entry)
-    except PasswordDeleteError:
-        return False
-    return True
+
+    def remove() -> bool:
+        try:
+            backend.delete_password(SERVICE, entry)
+        except PasswordDeleteError:  # gone meanwhile
+            return False
+        return True
+
+    return _call(remove)  # any other refusal (a locked keychain) is a KeychainError
 
 
 def _backend() -> KeyringBackend:

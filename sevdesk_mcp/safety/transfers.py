@@ -230,14 +230,20 @@ class TransferStore:
         self._prune()
         mine = [r for r in self._records.values() if r.owner.account == record.owner.account]
         grant = [r for r in mine if r.owner.principal == record.owner.principal]
-        if (
-            len(mine) >= self.limits.max_records_per_account
-            or len(grant) >= self.limits.max_records_per_grant
-        ):
+        full = [
+            (held, limit, who)
+            for held, limit, who in (
+                (len(mine), self.limits.max_records_per_account, "This account"),
+                (len(grant), self.limits.max_records_per_grant, "This connection (grant)"),
+            )
+            if held >= limit
+        ]
+        if full:
+            held, limit, who = full[0]
             raise TransferRefusedError(
-                f"This account already holds {len(mine)} files waiting for upload or download "
-                "(the limit is reached). Let the user finish or let them expire (at most 30 "
-                "minutes), then try again."
+                f"{who} already holds {held} files waiting for upload or download, its limit "
+                f"of {limit}. Let the user finish or let them expire (downloads after 10, "
+                "uploads after 30 minutes), then try again."
             )
         self._records[record.id] = record
         return record

@@ -16,7 +16,7 @@ from sevdesk_mcp.domain.document_types import (
     StatusWord,
 )
 from sevdesk_mcp.domain.draft_body import OrderType
-from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.errors import ToolError, TransferRefusedError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
@@ -148,7 +148,12 @@ async def _pdf(args: GetInput, ctx: ToolContext) -> PdfResult:
     note = (
         "Read the resource to view the PDF. It was rendered without marking the document as sent."
     )
-    page = offer_download(name, "application/pdf", data) if ctx.files.remote else None
+    page = None
+    if ctx.files.remote:
+        try:
+            page = offer_download(name, "application/pdf", data)
+        except TransferRefusedError as exc:  # the PDF is still there as a resource
+            note += f" No download page: {exc}"
     if page is not None:
         note += " Give the user the download page: it works once, for 10 minutes."
     return PdfResult(

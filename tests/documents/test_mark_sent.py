@@ -41,3 +41,12 @@ async def test_marking_an_open_invoice_as_printed_records_it_only() -> None:
     assert any("user's to do" in w for w in preview["warnings"])
     assert any("VPR" in f["value"] for f in preview["facts"])
     assert writes(fake) == []
+
+
+@pytest.mark.parametrize("document_id", [700006, 700007])  # cancelled, and its Storno
+async def test_a_cancelled_invoice_or_its_storno_is_not_marked_as_sent(document_id: int) -> None:
+    fake = build_demo()
+    result = await call(app(fake), MARK, kind="invoice", document_id=document_id, way="post")
+    text = result["content"][0]["text"]
+    assert result.get("isError") is True and "cancelled or is a cancellation invoice" in text
+    assert writes(fake) == []

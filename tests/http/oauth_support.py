@@ -31,7 +31,7 @@ from sevdesk_mcp.server import ServerFactory
 from tests.demo_account import DEMO_URL
 from tests.http.helpers import HANG_GUARD_S, SECRET, fast, modern_body, modern_headers
 
-TOKEN_B = "b2" + "0123456789abcdef" * 2
+TOKEN_B = "b20123456789abcdef0123456789abcd"  # a test token of sevDesk's shape
 REDIRECT = "http://127.0.0.1:9/callback"
 _HIDDEN = re.compile(r'<input type="hidden" name="(request|csrf)" value="([^"]*)">')
 

@@ -118,3 +118,19 @@ async def test_a_deleted_session_is_gone_and_its_id_is_refused() -> None:
         malformed = await client.post("/mcp", json=PING, headers=_in("bad id\x7f"[:6]))
     assert ended.status_code == 204 and after.status_code == 404
     assert malformed.status_code in (400, 404)
+
+
+def test_many_grants_of_one_account_cannot_crowd_out_the_others() -> None:
+    """Review finding: the caps were per grant only, so one sevDesk account with many grants
+    could fill the whole server (503 for everyone). Now one account holds at most four grants'
+    worth, and at the server's cap the least recently used idle session makes room."""
+    store = MemorySessionStore(max_sessions=50, per_principal=5)
+    other = store.create("oauth:acct-b:grant-1")
+    for grant in range(30):
+        for _ in range(5):
+            store.create(f"oauth:acct-a:grant-{grant}")
+    mine = [s for s in store._sessions.values() if s.principal.startswith("oauth:acct-a:")]
+    assert len(mine) <= 20 and store.get(other.id, other.principal) is other
+    for number in range(60):  # past the server's cap: the oldest idle ones make room
+        store.create(f"oauth:acct-{number}:grant-1")
+    assert len(store._sessions) <= 50

@@ -84,8 +84,8 @@ async def test_two_accounts_never_share_confirmation_state_caches_or_pacing(
 async def test_no_token_or_secret_reaches_a_log_a_page_or_a_result(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    canary = "cn" + secrets.token_hex(15)
-    refused = "rf" + secrets.token_hex(15)
+    canary = secrets.token_hex(16)  # sevDesk tokens are 32 hex digits
+    refused = secrets.token_hex(16)
     fake = build_demo()
     fake.token = canary
     fake.store.client = SevClient(id=3, name="Canary GmbH")
@@ -108,3 +108,17 @@ async def test_no_token_or_secret_reaches_a_log_a_page_or_a_result(
         assert secret not in logs and all(secret not in text for text in seen)
     for token in (answer["access_token"], answer["refresh_token"]):
         assert token not in logs
+
+
+async def test_what_a_visitor_types_as_a_token_never_masks_other_text(tmp_path: Path) -> None:
+    """Review finding: the consent page registered whatever was typed with the process-wide
+    redactor before checking it, so any visitor could make every answer mask a word. Only a
+    value of sevDesk's token shape (32 hex digits) is registered now."""
+    from sevdesk_mcp.safety.redact import REDACTOR
+
+    async with oauth_server(tmp_path) as server, browserless(server) as http:
+        client_id = await register(http)
+        _, challenge = pkce()
+        refused = await consent(http, authorize_query(client_id, challenge), token="Rechnungen")
+    assert refused.status_code == 400 and "not a sevDesk API token" in refused.text
+    assert REDACTOR("Ihre Rechnungen RE-1001") == "Ihre Rechnungen RE-1001"

@@ -153,3 +153,28 @@ async def test_check_with_sevdesk_accepts_the_right_token_and_refuses_another() 
     await check_with_sevdesk(Secret(DEMO_TOKEN), config, build_demo().transport())
     with pytest.raises(StartupError, match="refused this token"):
         await check_with_sevdesk(Secret(OTHER), config, build_demo().transport())
+
+
+def test_a_locked_keychain_on_delete_is_a_clear_error(memory: MemoryKeyring) -> None:
+    from keyring.errors import KeyringLocked
+
+    from sevdesk_mcp.errors import KeychainError
+    from sevdesk_mcp.safety import keychain
+
+    memory.store[(keychain.SERVICE, "default")] = TOKEN
+
+    def locked(service: str, username: str) -> None:
+        raise KeyringLocked("locked")
+
+    memory.delete_password = locked  # type: ignore[method-assign]
+    with pytest.raises(KeychainError, match="unlock it and try again"):
+        keychain.delete("default")
+
+
+def test_token_set_with_no_input_is_a_clear_error(memory: MemoryKeyring) -> None:
+    def closed(_: str) -> str:
+        raise EOFError
+
+    with pytest.raises(ConfigError, match="no token was typed"):
+        token_command({}, ["set"], ask=closed, check=Checks(), out=io.StringIO())
+    assert memory.store == {}

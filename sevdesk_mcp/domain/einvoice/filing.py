@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import anyio
 import msgspec
 
 from sevdesk_mcp.domain.einvoice import report as reports
@@ -57,7 +58,7 @@ async def prepare_filing(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     local = files.read(filing.path)
-    read, result = reports.read_local(local)
+    read, result = await anyio.to_thread.run_sync(reports.read_local, local)  # CPU: a thread
     if not result.valid and not filing.allow_invalid:
         rules = ", ".join(sorted({f.rule for f in result.findings if f.severity == "error"}))
         raise ToolInputError(

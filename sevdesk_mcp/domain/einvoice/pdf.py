@@ -88,13 +88,16 @@ def _attachments(data: bytes) -> dict[str, list[bytes]]:
                 f"The PDF declares more than {MAX_OBJECTS} objects; the file is refused as "
                 "too large. Ask the sender for the invoice XML alone.",
             )
-        files: dict[str, list[bytes]] = {}
-        for name, contents in reader.attachments.items():
-            if len(files) >= MAX_ATTACHMENTS:
-                break
-            if str(name).strip().lower() in INVOICE_NAMES:
-                files[str(name)] = [bytes(c) for c in contents]
-        return files
+        attached = reader.attachments  # a lazy mapping: a name costs nothing, a file inflates
+        names = list(attached)
+        if len(names) > MAX_ATTACHMENTS:
+            raise EInvoiceRefusedError(
+                "attachments",
+                f"The PDF carries more than {MAX_ATTACHMENTS} attachments; it is refused as "
+                "too large. Ask the sender for the invoice XML alone.",
+            )
+        wanted = [name for name in names if str(name).strip().lower() in INVOICE_NAMES]
+        return {str(name): [bytes(c) for c in attached[name]] for name in wanted}
 
 
 def _xref_ids(reader: object) -> set[int]:

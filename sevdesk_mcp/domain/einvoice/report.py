@@ -17,9 +17,7 @@ from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.files import LocalFile
 
-_PLAIN: Final = re.compile(
-    r"^([A-Z0-9]{1,3}|[+-]?\d*\.?\d+|\d{4}-\d{2}-\d{2}|ubl-\w+|cii|[A-Z ]+)$"
-)
+_PLAIN: Final = re.compile(r"^([A-Z0-9]{1,3}|[+-]?\d*\.?\d+|\d{4}-\d{2}-\d{2}|ubl-\w+|cii)$")
 _TAKEN: Final = frozenset({"application/pdf", "application/xml"})
 
 

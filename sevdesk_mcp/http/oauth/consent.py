@@ -48,7 +48,7 @@ from sevdesk_mcp.safety.tiers import Tier
 
 MAX_CONSENT_BYTES: Final = 8 * 1024
 StartSession = Callable[[Identity], str]  # returns the Set-Cookie value of a new session
-_SEVDESK_TOKEN: Final = re.compile(r"[A-Za-z0-9_-]{8,256}")
+_SEVDESK_TOKEN: Final = re.compile(r"[0-9A-Fa-f]{32}")  # sevDesk: 32 hex digits
 _decode_request = msgspec.msgpack.Decoder(AuthRequest)
 REFUSED: Final[dict[Lang, str]] = {
     "en": "This decision did not come from this server's consent page. Start again from your app.",
@@ -113,8 +113,6 @@ async def _approve(  # noqa: PLR0913 - the session starter is optional
     sessions: StartSession | None = None,
 ) -> None:
     token = form.get("sevdesk_token", "").strip()
-    if token:
-        REDACTOR.add(token)  # before anything can fail: it must never reach a log line
     identity, problem = await _identify(server, token, lang)
     if identity is None:
         fields = (form.get("request", ""), form.get("csrf", ""))
@@ -148,6 +146,9 @@ async def _approve(  # noqa: PLR0913 - the session starter is optional
 async def _identify(server: AuthServer, token: str, lang: Lang) -> tuple[Identity | None, str]:
     if not _SEVDESK_TOKEN.fullmatch(token):
         return None, BAD_TOKEN[lang]
+    # only a token of sevDesk's own shape is a secret to mask (registering whatever a visitor
+    # types would let anyone mask any word of every answer); before anything can fail with it
+    REDACTOR.add(token)
     try:
         return await server.identify(Secret(token)), ""
     except AuthenticationError:

@@ -20,6 +20,7 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.errors import HttpError, InvalidTokenError
+from sevdesk_mcp.http.auth import oauth_principal
 from sevdesk_mcp.http.messages import Headers
 from sevdesk_mcp.http.oauth.claims import AccessClaims
 from sevdesk_mcp.http.oauth.core import AuthServer
@@ -56,7 +57,7 @@ class GrantedAccess:
     @property
     def principal(self) -> str:
         """:returns: ``oauth:<account>:<grant>``: what state of this caller is bound to."""
-        return f"oauth:{self.account}:{self.grant}"
+        return oauth_principal(self.account, self.grant)
 
 
 class OAuthVerifier:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Final
 from urllib.parse import urlsplit
 
+from sevdesk_mcp.http.auth import oauth_account
 from sevdesk_mcp.http.oauth.core import Identify, Identity
 from sevdesk_mcp.http.settings import Site
 from sevdesk_mcp.safety.approval_local import ApprovalStores, Pages
@@ -137,6 +138,4 @@ class WebHub:
 
 def account_of(principal: str) -> str | None:
     """:returns: the sevDesk account of an OAuth principal (``oauth:<account>:<grant>``)."""
-    kind, _, rest = principal.partition(":")
-    account, sep, _ = rest.partition(":")
-    return account if kind == "oauth" and sep and account else None
+    return oauth_account(principal)

@@ -31,7 +31,7 @@ from sevdesk_mcp.safety.redact import REDACTOR, Secret
 
 SIGNIN_COOKIE: Final = "sevdesk_signin"
 SIGNIN_COOKIE_TTL_S: Final = 1800
-_TOKEN: Final = re.compile(r"[A-Za-z0-9_-]{8,256}")
+_TOKEN: Final = re.compile(r"[0-9A-Fa-f]{32}")  # sevDesk: 32 hex digits
 
 
 async def signin_get(hub: WebHub, exchange: Exchange) -> None:
@@ -63,8 +63,6 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 429)
         return
     token = fields.get("sevdesk_token", "").strip()
-    if token:
-        REDACTOR.add(token)  # before anything can fail: it must never reach a log line
     identity, problem = await _identify(hub, token, lang)
     if identity is None:
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 400)
@@ -96,6 +94,9 @@ async def signout_post(hub: WebHub, exchange: Exchange) -> None:
 async def _identify(hub: WebHub, token: str, lang: Lang) -> tuple[Identity | None, str]:
     if not _TOKEN.fullmatch(token):
         return None, BAD_TOKEN[lang]
+    # only a token of sevDesk's own shape is a secret to mask (registering whatever a visitor
+    # types would let anyone mask any word of every answer); before anything can fail with it
+    REDACTOR.add(token)
     try:
         return await hub.identify(Secret(token)), ""
     except AuthenticationError:

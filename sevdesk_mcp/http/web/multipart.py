@@ -1,8 +1,9 @@
 """A strict reader of ``multipart/form-data`` (the upload form without JavaScript).
 
 Each part needs a ``Content-Disposition: form-data`` with a name; a name given twice, more than
-:data:`MAX_PARTS` parts, a missing closing delimiter or a malformed part head refuse the whole
-body (``None``).
+:data:`MAX_PARTS` parts, a missing closing delimiter or a malformed part head (a lone CR or LF,
+a header or a disposition parameter given twice, another disposition type) refuse the whole
+body (``None``): two readers must never disagree about what a part is.
 """
 
 from __future__ import annotations
@@ -53,8 +54,11 @@ def _part(piece: bytes) -> tuple[str, Part] | None:  # noqa: PLR0911 - one refus
     if not sep or len(head) > MAX_HEAD_BYTES:
         return None
     try:
-        lines = head.decode("utf-8").split("\r\n")
+        text = head.decode("utf-8")
     except UnicodeDecodeError:
+        return None
+    lines = text.split("\r\n")
+    if any("\r" in line or "\n" in line for line in lines):  # a lone CR or LF in the head
         return None
     headers: dict[str, str] = {}
     for line in lines:
@@ -62,11 +66,12 @@ def _part(piece: bytes) -> tuple[str, Part] | None:  # noqa: PLR0911 - one refus
         if not colon or name.strip().lower() in headers:
             return None
         headers[name.strip().lower()] = value.strip()
-    disposition = headers.get("content-disposition", "")
-    if not disposition.lower().startswith("form-data"):
+    kind, _, rest = headers.get("content-disposition", "").partition(";")
+    if kind.strip().lower() != "form-data":
         return None
-    params = dict(_PARAM.findall(disposition))
-    if "name" not in params:
+    found = _PARAM.findall(";" + rest)
+    params = dict(found)
+    if "name" not in params or len(params) != len(found):  # a parameter twice is ambiguous
         return None
     part = Part(data, params.get("filename"), headers.get("content-type", ""))
     return params["name"], part

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,7 @@ class Visit:
         self.violations: dict[str, list[str]] = {}
 
     def page(self, name: str, text: str) -> str:
-        body = self.browser.wait_for_text(text)
+        body = self._arrived(text)
         self.browser.screenshot(self.shots / f"{name}.png")
         self.browser.command("Runtime.evaluate", expression=self.axe)
         found = self.browser.command(
@@ -77,6 +78,23 @@ class Visit:
         )
         self.violations[name] = json.loads(found["result"]["value"])
         return body
+
+    def _arrived(self, text: str) -> str:
+        """:returns: the text of a new, fully loaded page that shows ``text``. The page seen
+        last is marked, so a navigation still under way (a form sent, a link set) is never
+        mistaken for its destination: a screenshot then would hit a page being replaced."""
+        deadline = time.monotonic() + HANG_GUARD_S
+        probe = (
+            "(window.__seen || document.readyState !== 'complete' || !document.body) ? '' : "
+            "document.body.innerText"
+        )
+        while True:
+            body = str(self.browser.evaluate(probe, False) or "")
+            if text in body:
+                self.browser.evaluate("window.__seen = true")
+                return body
+            assert time.monotonic() < deadline, f"{text!r} did not appear; the page shows {body!r}"
+            time.sleep(0.1)
 
     def click(self, selector: str) -> None:
         self.browser.evaluate(f"document.querySelector({json.dumps(selector)}).click()")

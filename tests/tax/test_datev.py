@@ -48,10 +48,12 @@ async def test_the_job_runs_reports_progress_and_downloads(
 ) -> None:
     fake, _ = year
     recorder = Recorder()
-    with observed(recorder):
-        job = await exports.datev_export(
-            client, OCTOBER, images=False, transport=FileStorage(fake.store), wait=_no_wait
-        )
+    token = download.FILE_TRANSPORT.set(FileStorage(fake.store))
+    try:
+        with observed(recorder):
+            job = await exports.datev_export(client, OCTOBER, images=False, wait=_no_wait)
+    finally:
+        download.FILE_TRANSPORT.reset(token)
     assert recorder.progress == [("the DATEV export", 50, 100), ("the DATEV export", 100, 100)]
     assert "/Export/createDatevCsvZipExportJob" in recorder.paths
     assert job.file.name.endswith("20261001_bis_20261031.zip")

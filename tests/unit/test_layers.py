@@ -206,3 +206,27 @@ def test_relative_imports_resolve() -> None:
 def test_the_fake_is_imported_only_by_the_command_line() -> None:
     importers = {part(e.importer) for e in edges() if part(e.imported) == "fake"} - {"fake"}
     assert importers <= {"cli"}
+
+
+# The parts that may speak HTTP themselves (the brief: "domain/ ... No httpx"; tools reach
+# sevDesk only through the domain's port). The command line and accounts/ build the clients
+# (a transport passes through them), the fake serves one.
+HTTP_LIBRARIES: Final = frozenset({"httpx", "httpcore", "h11"})
+MAY_SPEAK_HTTP: Final = frozenset({"sevdesk", "http", "cli", "accounts", "fake"})
+
+
+def test_only_the_client_and_the_http_stack_import_an_http_library() -> None:
+    violations: list[str] = []
+    for path in sorted(ROOT.rglob("*.py")):
+        module = module_name(path)
+        if part(module) in MAY_SPEAK_HTTP:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            targets = _targets(node, module, path.name == "__init__.py")
+            violations.extend(
+                f"{path.relative_to(ROOT.parent)}: imports {target}"
+                for target in targets
+                if target.split(".")[0] in HTTP_LIBRARIES
+            )
+    assert not violations, "HTTP libraries outside sevdesk/ and http/:\n" + "\n".join(violations)

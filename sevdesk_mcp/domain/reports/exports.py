@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
 import anyio
-import httpx
 import msgspec
 
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -125,7 +124,6 @@ async def datev_export(  # noqa: PLR0913 - the job's options, stated
     *,
     images: bool,
     enshrine: bool = False,
-    transport: httpx.AsyncBaseTransport | None = None,
     wait: Wait = anyio.sleep,
     max_polls: int = MAX_POLLS,
 ) -> DatevJob:
@@ -154,7 +152,7 @@ async def datev_export(  # noqa: PLR0913 - the job's options, stated
         await _report_progress(client, progress_hash)
         info = await _download_info(client, job_id)
         if info is not None and info.link:
-            data = await download.fetch(info.link, transport=transport)
+            data = await download.fetch(info.link)  # its transport: download.FILE_TRANSPORT
             name = safe_name(info.filename or f"datev-{period.name}.zip")
             zipped = ExportFile(name, "application/zip", data)
             return DatevJob(job_id, zipped, info.linkExpireDate, poll)

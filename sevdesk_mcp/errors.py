@@ -16,6 +16,7 @@
     │   ├── ToolInputError     the arguments do not fit the tool's input schema
     │   │   └── EInvoiceRefusedError   an e-invoice file is refused before or while parsing
     │   ├── TierDeniedError    the tool's tier is not enabled in this configuration
+    │   ├── StateUnavailableError   the shared state (Redis) cannot be reached: nothing was done
     │   └── PreconditionError  (domain.errors) a record does not allow the action: what, which
     │                          record, which field, and the next step as data; tools/ name the tool
     ├── UpstreamError          a sevDesk request failed (the message is trusted and actionable)
@@ -155,6 +156,12 @@ class TransferRefusedError(ToolError):
     """A file transfer over HTTP is refused: an unknown, expired, used or foreign reference or
     link, a file too large or of another type than it claims, or a limit reached. The message
     names what was wrong and what to do."""
+
+
+class StateUnavailableError(ToolError):
+    """The shared state of several HTTP instances (``SEVDESK_HTTP_STATE_URL``, Redis) cannot be
+    reached or answered out of time. Nothing that needs state was done; the server never falls
+    back to state of its own process. Over HTTP outside a tool call it is answered with 503."""
 
 
 class TierDeniedError(ToolError):

@@ -10,12 +10,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from sevdesk_mcp.safety.redact import REDACTOR
+
+if TYPE_CHECKING:
+    from sevdesk_mcp.shared.redis import SharedState
 
 settings.register_profile(
     "machine-independent",
@@ -36,3 +41,27 @@ def _redactor_per_test() -> Iterator[None]:
     known = REDACTOR._rules  # the harness resets the process-wide registry
     yield
     REDACTOR._rules = known
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The URL of a real Redis server (see ``tests/redis_server.py``); skips without one."""
+    from tests.redis_server import redis_url as url
+
+    return url()
+
+
+@pytest.fixture
+async def shared_state(redis_url: str) -> AsyncIterator[SharedState]:
+    """A shared state on the test Redis under a namespace of its own (asyncio only: the
+    ``redis`` client is asyncio's); its keys are deleted afterwards."""
+    from sevdesk_mcp.shared.redis import open_state
+
+    state = open_state(redis_url, ["test-secret-" + "x" * 32], namespace=f"t{uuid.uuid4().hex}")
+    try:
+        yield state
+    finally:
+        keys = [k async for k in state.client.scan_iter(match=f"{state.keys.namespace}:*")]
+        if keys:
+            await state.client.delete(*keys)
+        await state.aclose()

@@ -24,9 +24,10 @@ COMMON: Final = frozenset({"", "errors", "jsontypes"})
 LAYERS: Final[dict[str, frozenset[str]]] = {
     "jsontypes": frozenset(),  # imports nothing of the package (see by_table)
     "errors": frozenset(),  # imports only jsontypes (see by_table)
-    "safety": frozenset(),  # used by all; imports only errors, JSON types and itself
+    "shared": frozenset(),  # Redis for several instances: the connection, keys and seals only
+    "safety": frozenset({"shared"}),  # used by all; besides ``shared``, only errors and JSON types
     "mcp": frozenset(),  # the protocol core: no sevDesk, tools, domain or accounts
-    "sevdesk": frozenset({"safety"}),
+    "sevdesk": frozenset({"safety", "shared"}),
     "domain": frozenset({"sevdesk", "safety"}),
     "config": frozenset({"sevdesk", "safety"}),
     "accounts": frozenset({"sevdesk", "config", "safety"}),
@@ -34,10 +35,10 @@ LAYERS: Final[dict[str, frozenset[str]]] = {
     "resources": frozenset({"domain", "mcp", "accounts", "safety"}),
     "prompts": frozenset({"domain", "mcp", "accounts", "safety"}),
     "server": frozenset({"tools", "resources", "prompts", "mcp", "accounts", "config", "safety"}),
-    "http": frozenset({"mcp", "config", "safety"}),
+    "http": frozenset({"mcp", "config", "safety", "shared"}),
     "fake": frozenset(),  # an independent sevDesk: it shares nothing with the client
     "cli": frozenset(
-        {"sevdesk", "accounts", "config", "safety", "server", "mcp", "http", "fake"}
+        {"sevdesk", "accounts", "config", "safety", "shared", "server", "mcp", "http", "fake"}
     ),  # the composition root
     "__main__": frozenset({"cli"}),
 }
@@ -230,3 +231,21 @@ def test_only_the_client_and_the_http_stack_import_an_http_library() -> None:
                 if target.split(".")[0] in HTTP_LIBRARIES
             )
     assert not violations, "HTTP libraries outside sevdesk/ and http/:\n" + "\n".join(violations)
+
+
+def test_only_the_shared_state_imports_redis() -> None:
+    """The optional ``redis`` package is imported in ``shared/`` alone (its stores use
+    :class:`~sevdesk_mcp.shared.redis.SharedState`), so nothing else needs the extra."""
+    violations: list[str] = []
+    for path in sorted(ROOT.rglob("*.py")):
+        module = module_name(path)
+        if part(module) == "shared":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        found = {t for n in ast.walk(tree) for t in _targets(n, module, path.name == "__init__.py")}
+        violations.extend(
+            f"{path.relative_to(ROOT.parent)}: imports {t}"
+            for t in sorted(found)
+            if t.split(".")[0] == "redis"
+        )
+    assert not violations, "redis outside shared/:\n" + "\n".join(violations)

@@ -1,0 +1,66 @@
+"""Sealed values in Redis: AES-256-GCM under a key derived from the server secret.
+
+A sealed value is ``version | nonce | ciphertext and tag``; the associated data is the key name,
+so a value copied to another key does not open. The key is derived with HKDF-SHA256 from
+``SEVDESK_HTTP_SECRET`` (every instance has it); while the secret is rotated, values sealed under
+the previous one still open.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Final
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from sevdesk_mcp.errors import StateUnavailableError
+
+VERSION: Final = b"\x01"
+NONCE_BYTES: Final = 12
+_SALT: Final = b"mcp-server-sevdesk shared state v1"
+DAMAGED: Final = (
+    "a value in the shared state does not open (another SEVDESK_HTTP_SECRET wrote it, or it "
+    "was changed); give every instance the same secret"
+)
+
+
+def state_key(secret: str) -> bytes:
+    """:returns: the 256-bit sealing key of the shared state under ``secret``."""
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=b"state")
+    return hkdf.derive(secret.encode("utf-8"))
+
+
+class Seal:
+    """Seals and opens values bound to their key name.
+
+    :param secrets: the current server secret first, then the previous one (while rotating).
+    """
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        if not secrets:
+            raise ValueError("the shared state needs the server secret")
+        self._aeads = tuple(AESGCM(state_key(s)) for s in secrets)
+
+    def seal(self, key: str, data: bytes) -> bytes:
+        """:returns: ``data`` sealed for the key ``key``."""
+        nonce = os.urandom(NONCE_BYTES)
+        return VERSION + nonce + self._aeads[0].encrypt(nonce, data, key.encode("utf-8"))
+
+    def open(self, key: str, sealed: bytes) -> bytes:
+        """:returns: the data of a value read from ``key``.
+
+        :raises StateUnavailableError: if it does not open under any configured secret.
+        """
+        if sealed[:1] != VERSION:
+            raise StateUnavailableError(DAMAGED)
+        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
+        for aead in self._aeads:
+            try:
+                return aead.decrypt(nonce, body, key.encode("utf-8"))
+            except InvalidTag:
+                continue
+        raise StateUnavailableError(DAMAGED)

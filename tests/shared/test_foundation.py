@@ -1,0 +1,97 @@
+"""The shared state's foundation: URL checks, key names, sealing and the error boundary."""
+
+from __future__ import annotations
+
+import pytest
+
+from sevdesk_mcp.errors import ConfigError, StateUnavailableError
+from sevdesk_mcp.shared.keys import Keys, digest
+from sevdesk_mcp.shared.redis import SharedState, check_url, guard, open_state
+from sevdesk_mcp.shared.seal import Seal
+from tests.redis_server import RedisProcess, free_port
+
+SECRET = "s" * 40
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["redis://127.0.0.1:6379/0", "rediss://:pw@redis.example.de:6380/2", "redis://redis"],
+)
+def test_redis_urls_are_accepted(url: str) -> None:
+    assert check_url(url) == url
+
+
+@pytest.mark.parametrize(
+    "url", ["http://redis:6379", "redis://", "redis://:6379", "redis://h:99999", "unix:///s", ""]
+)
+def test_other_urls_are_refused_with_the_form_to_use(url: str) -> None:
+    with pytest.raises(ConfigError, match="redis://") as caught:
+        check_url(url)
+    assert "SEVDESK_HTTP_STATE_URL" in str(caught.value)
+
+
+def test_secret_ids_appear_only_as_digests() -> None:
+    key = Keys("ns").key("approval", "secret-approval-id")
+    assert key == f"ns:approval:{digest('secret-approval-id')}"
+    assert "secret" not in key.removeprefix("ns:approval:")
+    assert len(digest("x")) == 43
+
+
+def test_a_sealed_value_opens_only_under_its_key_and_secret() -> None:
+    seal = Seal([SECRET])
+    sealed = seal.seal("ns:a:1", b"token")
+    assert b"token" not in sealed
+    assert seal.open("ns:a:1", sealed) == b"token"
+    with pytest.raises(StateUnavailableError, match="same secret"):
+        seal.open("ns:a:2", sealed)  # moved to another key
+    with pytest.raises(StateUnavailableError):
+        Seal(["t" * 40]).open("ns:a:1", sealed)
+    with pytest.raises(StateUnavailableError):
+        seal.open("ns:a:1", b"\x02" + sealed[1:])
+
+
+def test_values_sealed_before_a_rotation_still_open() -> None:
+    old = Seal([SECRET]).seal("k", b"v")
+    assert Seal(["n" * 40, SECRET]).open("k", old) == b"v"
+
+
+def test_a_seal_needs_a_secret() -> None:
+    with pytest.raises(ValueError, match="secret"):
+        Seal([])
+
+
+@pytest.mark.anyio
+async def test_a_real_server_answers_and_values_round_trip(shared_state: SharedState) -> None:
+    assert await shared_state.ping()
+    key = shared_state.keys.key("probe", "id")
+    async with guard():
+        await shared_state.client.set(key, shared_state.seal.seal(key, b"v"), ex=60)
+        raw = await shared_state.client.get(key)
+    assert isinstance(raw, bytes)
+    assert shared_state.seal.open(key, raw) == b"v"
+
+
+@pytest.mark.anyio
+async def test_an_unreachable_server_is_a_clear_error_and_not_healthy() -> None:
+    state = open_state(f"redis://127.0.0.1:{free_port()}/0", [SECRET])
+    assert not await state.ping()
+    with pytest.raises(StateUnavailableError, match="SEVDESK_HTTP_STATE_URL") as caught:
+        async with guard():
+            await state.client.get("k")
+    assert "not completed" in str(caught.value)
+    await state.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_server_that_returns_is_used_again() -> None:
+    server = RedisProcess().start()
+    state = open_state(server.url, [SECRET])
+    try:
+        assert await state.ping()
+        server.stop()
+        assert not await state.ping()
+        server.start()
+        assert await state.ping()
+    finally:
+        server.stop()
+        await state.aclose()

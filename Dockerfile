@@ -10,10 +10,12 @@
 # /usr/bin/python3.11 (as the distroless Python image has); the build base needs a Python 3.11
 # with the venv module (the default, or a Debian 12 image with python3-venv). Every instruction
 # uses the exec form: neither stage needs a shell. VERSION and SOURCE_URL fill the OCI labels.
+# EXTRAS=redis adds the shared state of several instances (deploy/compose/scale-out.yaml).
 ARG BUILD_BASE=docker.io/library/python:3.11-slim-bookworm
 ARG RUNTIME_BASE=gcr.io/distroless/python3-debian12:nonroot
 
 FROM ${BUILD_BASE} AS build
+ARG EXTRAS=""
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY sevdesk_mcp ./sevdesk_mcp

@@ -32,7 +32,7 @@ def main(count: int) -> None:
     tracemalloc.start()
     before, _ = tracemalloc.get_traced_memory()
     for number in range(count):
-        session = store.create(f"oauth:{number % 50}:grant-{number % 50}")
+        session = store.create_now(f"oauth:{number % 50}:grant-{number % 50}")
         session.handshake = Handshake("2025-11-25", {k: dict(v) for k, v in CAPABILITIES.items()})
     gc.collect()
     after, _ = tracemalloc.get_traced_memory()

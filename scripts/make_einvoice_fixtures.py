@@ -61,7 +61,9 @@ class Spec(NamedTuple):
     profile: str = XRECHNUNG
     number: str | None = "RE-2026-0001"
     date: str | None = "2026-10-20"
+    type_code: str = "380"
     currency: str = "EUR"
+    tax_currency: tuple[str, Decimal] | None = None
     buyer_reference: str | None = "04011000-12345-03"
     seller: Party = Party(
         "Holzhandel Schwarzwald GmbH",
@@ -92,8 +94,9 @@ def ubl(spec: Spec) -> str:
         _el("cbc:CustomizationID", spec.profile),
         _el("cbc:ID", spec.number),
         _el("cbc:IssueDate", spec.date),
-        _el("cbc:InvoiceTypeCode", "380"),
+        _el("cbc:InvoiceTypeCode", spec.type_code),
         _el("cbc:DocumentCurrencyCode", spec.currency),
+        _el("cbc:TaxCurrencyCode", spec.tax_currency[0] if spec.tax_currency else None),
         _el("cbc:BuyerReference", spec.buyer_reference),
         f"<cac:AccountingSupplierParty>{_ubl_party(spec.seller)}</cac:AccountingSupplierParty>",
         f"<cac:AccountingCustomerParty>{_ubl_party(spec.buyer)}</cac:AccountingCustomerParty>",
@@ -119,6 +122,12 @@ def ubl(spec: Spec) -> str:
         for t in spec.taxes
     )
     out.append(f"<cac:TaxTotal>{_amount('cbc:TaxAmount', spec.vat)}{subtotals}</cac:TaxTotal>")
+    if spec.tax_currency:
+        code, amount = spec.tax_currency
+        out.append(
+            f'<cac:TaxTotal><cbc:TaxAmount currencyID="{code}">{amount}</cbc:TaxAmount>'
+            "</cac:TaxTotal>"
+        )
     out.append(
         "<cac:LegalMonetaryTotal>"
         f"{_amount('cbc:LineExtensionAmount', spec.line_total)}"
@@ -141,7 +150,8 @@ def ubl(spec: Spec) -> str:
             f"<cac:Price>{_amount('cbc:PriceAmount', line.price)}</cac:Price></cac:InvoiceLine>"
         )
     out.append("</ubl:Invoice>")
-    return "\n".join(o for o in out if o) + "\n"
+    text = "\n".join(o for o in out if o) + "\n"
+    return text.replace('currencyID="EUR"', f'currencyID="{spec.currency}"')
 
 
 def _ubl_party(party: Party) -> str:
@@ -232,15 +242,25 @@ def cii(spec: Spec) -> str:
         f"{_cii_party('ram:SellerTradeParty', spec.seller)}"
         f"{_cii_party('ram:BuyerTradeParty', spec.buyer)}"
         "</ram:ApplicableHeaderTradeAgreement>\n<ram:ApplicableHeaderTradeDelivery/>\n"
-        f"<ram:ApplicableHeaderTradeSettlement>{_el('ram:InvoiceCurrencyCode', spec.currency)}"
+        "<ram:ApplicableHeaderTradeSettlement>"
+        f"{_el('ram:TaxCurrencyCode', spec.tax_currency[0] if spec.tax_currency else None)}"
+        f"{_el('ram:InvoiceCurrencyCode', spec.currency)}"
         f"{means}{taxes}{terms}<ram:SpecifiedTradeSettlementHeaderMonetarySummation>"
         f"{_el('ram:LineTotalAmount', spec.line_total)}{_el('ram:TaxBasisTotalAmount', spec.net)}"
         f'<ram:TaxTotalAmount currencyID="{spec.currency}">{spec.vat}</ram:TaxTotalAmount>'
+        f"{_cii_tax_currency(spec)}"
         f"{_el('ram:GrandTotalAmount', spec.gross)}{_el('ram:DuePayableAmount', spec.due)}"
         "</ram:SpecifiedTradeSettlementHeaderMonetarySummation>"
         "</ram:ApplicableHeaderTradeSettlement>\n"
         "</rsm:SupplyChainTradeTransaction>\n</rsm:CrossIndustryInvoice>\n"
     )
+
+
+def _cii_tax_currency(spec: Spec) -> str:
+    if spec.tax_currency is None:
+        return ""
+    code, amount = spec.tax_currency
+    return f'<ram:TaxTotalAmount currencyID="{code}">{amount}</ram:TaxTotalAmount>'
 
 
 def _cii_line(line: Line) -> str:
@@ -379,6 +399,32 @@ VARIANTS: Final[dict[str, tuple[Spec, tuple[str, ...], tuple[str, ...]]]] = {
         ("BR-E-10",),
     ),
     "BR-AE-02": (REVERSE._replace(buyer=BASE.buyer), ("BR-AE-02",), ("BR-AE-02",)),
+    # code lists: checked for UBL only (the CII lists of CEN 1.3.16 were not at hand), so the
+    # CII twin reports only the rules the bad code also breaks elsewhere
+    "BR-CL-01": (PLAIN._replace(type_code="999"), ("BR-CL-01",), ()),
+    "BR-CL-04": (  # every amount's currencyID too: the official pair
+        PLAIN._replace(currency="EUX"),
+        ("BR-CL-03", "BR-CL-04"),
+        (),
+    ),
+    "BR-CL-05": (  # the VAT total in that currency too: the official pair
+        PLAIN._replace(tax_currency=("XEU", D("19.00"))),
+        ("BR-CL-03", "BR-CL-05"),
+        (),
+    ),
+    "BR-CL-14": (PLAIN._replace(buyer=BASE.buyer._replace(country="XX")), ("BR-CL-14",), ()),
+    "BR-CL-16": (PLAIN._replace(means="99"), ("BR-CL-16",), ()),
+    "BR-CL-17": (  # the S line then has no S breakdown
+        PLAIN._replace(taxes=(Tax(D("100.00"), D("19.00"), "X"),)),
+        ("BR-CL-17", "BR-S-01"),
+        ("BR-S-01",),
+    ),
+    "BR-CL-18": (  # the S breakdown then has no S line
+        PLAIN._replace(lines=(Line(cat="X"),)),
+        ("BR-CL-18", "BR-S-08"),
+        ("BR-S-08",),
+    ),
+    "BR-CL-23": (PLAIN._replace(lines=(Line(unit="PCS"),)), ("BR-CL-23",), ()),
     "BR-DE-1": (BASE._replace(means=None, iban=None), ("BR-DE-1",), ("BR-DE-1",)),
     "BR-DE-2": (BASE._replace(seller=SELLER._replace(contact=None)), ("BR-DE-2",), ("BR-DE-2",)),
     "BR-DE-3": (BASE._replace(seller=SELLER._replace(city=None)), ("BR-DE-3",), ("BR-DE-3",)),

@@ -22,14 +22,19 @@ and so does ``--http`` without authentication configured.
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import dataclasses
 import functools
 import gc
 import logging
 import os
+import shutil
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import anyio
@@ -43,6 +48,7 @@ from sevdesk_mcp.config import Config, load_config, require_token
 from sevdesk_mcp.errors import AuthenticationError, ConfigError, StartupError, UpstreamError
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
+from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.redact import RedactingFilter
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.client import SevdeskClient
@@ -51,6 +57,7 @@ from sevdesk_mcp.sevdesk.pacing import Pacer, pacer_for
 
 if TYPE_CHECKING:
     from sevdesk_mcp.fake import FakeSevdesk
+    from sevdesk_mcp.http.scaleout import SharedStores
     from sevdesk_mcp.http.settings import HttpSettings
     from sevdesk_mcp.mcp.app import McpApp
     from sevdesk_mcp.safety.approval_local import Pages, SharedPages
@@ -255,7 +262,7 @@ def _serve_stdio(*, demo: bool) -> int:
     env = local_environment(os.environ)  # SEVDESK_PROFILE under the environment
     config = load_config(env)
     factory = ServerFactory(config, pages=approval_pages)
-    account = _demo_account(config) if demo else _account(config, env)
+    account = _demo_account(config, receipts=True) if demo else _account(config, env)
     protocol_fd = claim_stdout()
 
     async def run() -> None:
@@ -282,10 +289,11 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
     config = load_config(env)
     settings = load_http_settings(env)
     require_auth(settings)
+    shared = _shared_stores(settings, config)
     if settings.auth == "oauth":
-        return _serve_oauth(config, settings, demo=demo)
-    factory = ServerFactory(config, pages=approval_pages)
-    account = _demo_account(config) if demo else _account(config)
+        return _serve_oauth(config, settings, demo=demo, shared=shared)
+    factory = _factory(config, approval_pages, shared)
+    account = _demo_account(config, shared) if demo else _account(config, shared=shared)
     account = dataclasses.replace(account, principal=HTTP_PRINCIPAL)
     install_access_logger()
 
@@ -298,19 +306,69 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
                 lambda: factory.build(account),
                 principal=account.principal,
                 limits=limits_for(settings),
+                shared=shared,
             )
         except OSError as exc:
             where = f"{settings.host}:{settings.port}"
             raise StartupError(f"cannot listen on {where} ({exc.strerror or exc})") from None
         log.info("serving MCP at %s (bearer authentication)", service.site.mcp_url)
         _freeze_long_lived()
-        await _until_stopped(service.run)
+        async with _closing(shared):
+            await _until_stopped(service.run)
 
     anyio.run(run)
     return 0
 
 
-def _serve_oauth(config: Config, settings: HttpSettings, *, demo: bool) -> int:
+def _shared_stores(settings: HttpSettings, config: Config) -> SharedStores | None:
+    """:returns: the stores on ``SEVDESK_HTTP_STATE_URL``, or ``None`` without it.
+
+    :raises ConfigError: if the redis extra is missing, or approvals would need this machine's
+        local page (bearer mode with ``SEVDESK_CONFIRM=browser``), which other instances cannot
+        reach.
+    """
+    if settings.state_url is None:
+        return None
+    if settings.auth == "bearer" and config.confirm == "browser":
+        raise ConfigError(
+            "SEVDESK_CONFIRM",
+            "browser approval in bearer mode opens a page on the serving machine, which the "
+            "other instances cannot reach; with SEVDESK_HTTP_STATE_URL use elicitation (the "
+            "default) or OAuth mode, whose inbox every instance serves",
+        )
+    from sevdesk_mcp.http.scaleout import shared_stores  # noqa: PLC0415 - scale-out only
+
+    shared = shared_stores(settings)
+    log.info(
+        "shared state: Redis at SEVDESK_HTTP_STATE_URL, namespace %s", settings.state_namespace
+    )
+    return shared
+
+
+def _factory(
+    config: Config, pages: Callable[[], Pages], shared: SharedStores | None
+) -> ServerFactory:
+    """:returns: the server factory; with the shared state its safety runtime and request-state
+    sealer are the ones every instance shares."""
+    if shared is None:
+        return ServerFactory(config, pages=pages)
+    safety = shared.safety(AuditLog(config.audit_log), pages)
+    return ServerFactory(config, pages=pages, safety=safety, codec=shared.codec())
+
+
+@contextlib.asynccontextmanager
+async def _closing(shared: SharedStores | None) -> AsyncIterator[None]:
+    """Close the shared state's connections when the server has stopped."""
+    try:
+        yield
+    finally:
+        if shared is not None:
+            await shared.state.aclose()
+
+
+def _serve_oauth(
+    config: Config, settings: HttpSettings, *, demo: bool, shared: SharedStores | None
+) -> int:
     """OAuth mode: each user connects their own account (``http.oauth``); with ``--demo`` the
     demo books stand in for sevDesk (their token is accepted on the consent page)."""
     from msgspec.structs import replace  # noqa: PLC0415
@@ -323,20 +381,31 @@ def _serve_oauth(config: Config, settings: HttpSettings, *, demo: bool) -> int:
 
     install_access_logger()
     inbox = config.confirm == "browser"  # approvals wait in the inbox, not on a local page
-    web = WebHub(files=settings.files, inbox=inbox)
-    factory = ServerFactory(config, pages=web.pages if inbox else approval_pages)
+    web = shared.web(inbox=inbox) if shared else WebHub(files=settings.files, inbox=inbox)
+    pages = web.pages if inbox else approval_pages
+    factory = _factory(config, pages, shared)
     transport = LazyDemoBooks() if demo else None
     if demo:
         config = replace(config, api_url=DEMO_API_URL)
         print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
     lookup = IdentityLookup(config.api_url, proxy=config.proxy, transport=transport)
-    resolver = AccountResolver(config, lookup)
+    resolver = AccountResolver(config, lookup, pacers=_pacers(shared))
 
     async def apps(access: GrantedAccess) -> Callable[[], McpApp]:
         return functools.partial(factory.build, await resolver.context(access))
 
+    async def until_stopped(serve: Callable[[anyio.Event], Awaitable[None]]) -> None:
+        async with _closing(shared):
+            await _until_stopped(serve)
+
     return serve_oauth(
-        config, settings, identify=lookup, apps=apps, until_stopped=_until_stopped, web=web
+        config,
+        settings,
+        identify=lookup,
+        apps=apps,
+        until_stopped=until_stopped,
+        web=web,
+        shared=shared,
     )
 
 
@@ -380,35 +449,55 @@ def _gate(config: Config) -> WriteGate:
     return WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run)
 
 
-def _pacer(config: Config) -> Pacer:
-    return pacer_for(config.rate_per_s)
+def _pacer(config: Config, shared: SharedStores | None = None, account: str = "") -> Pacer:
+    """:returns: the account's pacer: this process's, or with the shared state one bucket in
+    Redis for every instance serving the account (keyed by ``account``, digested)."""
+    return _pacers(shared)(account, config.rate_per_s)
 
 
-def _account(config: Config, env: Mapping[str, str] = os.environ) -> AccountContext:
+def _pacers(shared: SharedStores | None) -> Callable[[str, float], Pacer]:
+    """:returns: how pacers are made: per process, or one per account on the shared state."""
+    if shared is None:
+        return lambda _account, rate: pacer_for(rate)
+    from sevdesk_mcp.sevdesk.pacing_shared import shared_pacer_for  # noqa: PLC0415
+
+    state = shared.state
+    return lambda account, rate: shared_pacer_for(state, account, rate)
+
+
+def _account(
+    config: Config, env: Mapping[str, str] = os.environ, *, shared: SharedStores | None = None
+) -> AccountContext:
     token = require_token(env)  # the variables, else the OS keychain
     client = SevdeskClient(
         base_url=config.api_url,
         token=token,
         gate=_gate(config),
         proxy=config.proxy,
-        pacer=_pacer(config),
+        pacer=_pacer(config, shared, shared.account_key(token.reveal()) if shared else ""),
     )
     return AccountContext(config=config, client=client)
 
 
-def _demo_account(config: Config) -> AccountContext:
+def _demo_account(
+    config: Config, shared: SharedStores | None = None, *, receipts: bool = False
+) -> AccountContext:
+    """:returns: the demo books' account; with ``receipts`` (stdio) and no
+    ``SEVDESK_FILE_DIRS``, the demo receipt files are offered as the file folder."""
     from msgspec.structs import replace  # noqa: PLC0415
 
     from sevdesk_mcp.fake.token import DEMO_TOKEN  # noqa: PLC0415 - demo wiring only
     from sevdesk_mcp.safety.redact import Secret  # noqa: PLC0415
 
+    if receipts and not config.file_dirs:
+        config = replace(config, file_dirs=(_demo_receipts(),))
     demo_config = replace(config, api_url=DEMO_API_URL)
     books = LazyDemoBooks()
     client = SevdeskClient(
         base_url=DEMO_API_URL,
         token=Secret(DEMO_TOKEN),
         gate=_gate(config),
-        pacer=_pacer(config),
+        pacer=_pacer(config, shared, "demo"),
         transport=books,
     )
     print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
@@ -416,6 +505,22 @@ def _demo_account(config: Config) -> AccountContext:
     return AccountContext(
         config=demo_config, client=client, demo=True, today=lambda: books.fake().today
     )
+
+
+def _demo_receipts() -> Path:
+    """Write the demo receipts (supplier invoices as PDFs, one ZUGFeRD) into a private folder
+    that is removed when the process ends.
+
+    :returns: the folder, for ``SEVDESK_FILE_DIRS``.
+    """
+    from sevdesk_mcp.fake.demo_receipts import RECEIPTS, write_demo_receipts  # noqa: PLC0415
+
+    base = Path(tempfile.mkdtemp(prefix="sevdesk-demo-"))  # mode 0700
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
+    folder = write_demo_receipts(base / "Belege")
+    names = ", ".join(r.filename for r in RECEIPTS)
+    print(f"{PROG}: demo receipts to file, in {folder}: {names}", file=sys.stderr)  # noqa: T201
+    return folder
 
 
 def _demo_export_files(books: LazyDemoBooks) -> None:

@@ -49,6 +49,8 @@ class ServerFactory:
     :param catalog_tools: the tools to select from (the product's catalog by default).
     :param pages: returns the started local approval pages (``SEVDESK_CONFIRM=browser``); the
         command line wires the process's pages in. Without it browser approval is refused.
+    :param safety: the safety runtime (nonces, approvals, record locks, audit log); by default
+        one in this process's memory. Several HTTP instances pass one on shared state.
     :raises ConfigError: if ``SEVDESK_TOOLSETS`` names a toolset that does not exist.
     """
 
@@ -59,6 +61,7 @@ class ServerFactory:
         catalog_tools: Sequence[AnyTool] = catalog.ALL_TOOLS,
         codec: RequestStateCodec | None = None,
         pages: Callable[[], Pages] | None = None,
+        safety: SafetyRuntime | None = None,
     ) -> None:
         known = frozenset(t.toolset for t in catalog_tools)
         unknown = sorted((config.toolsets or frozenset()) - known)
@@ -70,7 +73,7 @@ class ServerFactory:
         self._catalog = tuple(catalog_tools)
         self._default_toolsets = known - catalog.DEFAULT_OFF_TOOLSETS
         self.codec = codec or RequestStateCodec()
-        self.safety = SafetyRuntime(AuditLog(config.audit_log), pages=pages)
+        self.safety = safety or SafetyRuntime(AuditLog(config.audit_log), pages=pages)
         self._cache: dict[_Key, tuple[tuple[AnyTool, ...], str]] = {}
         self._plans: dict[_PlanKey, tuple[Planned, ...]] = {}
 

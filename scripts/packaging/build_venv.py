@@ -3,7 +3,8 @@
 ``python3 build_venv.py SOURCE VENV RUNTIME_PYTHON DATA``:
 
 1. creates the venv ``VENV`` with this interpreter and installs the project from ``SOURCE`` into
-   it (its runtime dependencies only);
+   it (its runtime dependencies only, plus the extras named in the environment variable
+   ``EXTRAS``, the Dockerfile's build argument: ``redis`` for several instances);
 2. removes ``pip`` and ``setuptools`` from it: nothing in the image can install anything;
 3. points the venv's interpreter links and ``pyvenv.cfg`` at ``RUNTIME_PYTHON``, the interpreter
    of the runtime image (``/usr/bin/python3.11`` in the distroless Python image), which need not
@@ -16,19 +17,31 @@ Standard library only, and no shell: the build stage may have neither.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 LEFT_OUT = ("pip", "setuptools", "_distutils_hack", "distutils-precedence.pth")
+EXTRAS = re.compile(r"^[a-z]+(,[a-z]+)*$")
+
+
+def requirement(source: Path, extras: str) -> str:
+    """:returns: what pip installs: ``source``, with ``extras`` (``redis``) if any."""
+    if not extras:
+        return str(source)
+    if not EXTRAS.match(extras):
+        raise SystemExit(f"build_venv: EXTRAS must be names such as redis, not {extras!r}")
+    return f"{source}[{extras}]"
 
 
 def build(source: Path, venv: Path, runtime_python: str, data: Path) -> None:
     """Steps 1 to 4 of the module's description."""
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)  # noqa: S603
     pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+    wanted = requirement(source, os.environ.get("EXTRAS", ""))
     subprocess.run(  # noqa: S603 - fixed arguments
-        [*pip, "install", "--no-cache-dir", "--no-warn-script-location", str(source)], check=True
+        [*pip, "install", "--no-cache-dir", "--no-warn-script-location", wanted], check=True
     )
     subprocess.run([*pip, "uninstall", "--yes", "--quiet", "pip", "setuptools"], check=True)  # noqa: S603
     retarget(venv, runtime_python)

@@ -69,6 +69,8 @@ class AccountResolver:
 
     :param lookup: builds the sevDesk clients (API root, proxy, transport).
     :param clock: monotonic seconds (injected by tests).
+    :param pacers: makes the pacer of a sevDesk account at a rate (one in this process by
+        default; several HTTP instances share one per account on the shared state).
     """
 
     def __init__(
@@ -77,8 +79,10 @@ class AccountResolver:
         lookup: IdentityLookup,
         *,
         clock: Callable[[], float] = time.monotonic,
+        pacers: Callable[[str, float], Pacer] | None = None,
     ) -> None:
         self._config = config
+        self._new_pacer = pacers or (lambda _account, rate: pacer_for(rate))
         self._lookup = lookup
         self._clock = clock
         self._contexts: OrderedDict[str, tuple[AccountContext, float]] = OrderedDict()
@@ -113,7 +117,7 @@ class AccountResolver:
     def _pacer(self, account: str, config: Config) -> Pacer:
         pacer = self._pacers.get(account)
         if pacer is None:
-            pacer = pacer_for(config.rate_per_s)
+            pacer = self._new_pacer(account, config.rate_per_s)
             self._pacers[account] = pacer
         return pacer
 

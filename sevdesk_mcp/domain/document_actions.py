@@ -24,6 +24,7 @@ from sevdesk_mcp.domain.document_writes import (
     where,
 )
 from sevdesk_mcp.domain.documents import cancelled_ids
+from sevdesk_mcp.domain.einvoice import outgoing
 from sevdesk_mcp.domain.email_address import recipient
 from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
 from sevdesk_mcp.domain.lifecycle import send_once
@@ -48,6 +49,7 @@ NEGATIVE_SUM: Final[Said] = (
     "), or issue a credit note instead.",
 )
 ACTION_CODES: Final[dict[int, str | Said]] = {7100: NEGATIVE_SUM}
+FLAG_CODES: Final[dict[int, str | Said]] = {outgoing.MISSING_CODE: outgoing.MISSING}
 INTERNATIONAL: Final = (
     "A recipient's domain has letters beyond plain ASCII; compare it letter by letter with the "
     "address you expect (the mail goes to the ASCII form shown)."
@@ -68,7 +70,8 @@ RECORDED: Final = (
 
 @dataclass(frozen=True, slots=True)
 class ActionPlan:
-    """One request about one document."""
+    """One request about one document; ``flag`` is the ``saveInvoice`` body sent before it
+    that marks a draft invoice as e-invoice (:mod:`sevdesk_mcp.domain.einvoice.outgoing`)."""
 
     kind: KindName
     document_id: int
@@ -76,6 +79,8 @@ class ActionPlan:
     action: str
     body: JsonObject | None
     done: str
+    flag: JsonObject | None = None
+    kept: JsonObject | None = None  # what the marking save must leave unchanged
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,29 +95,56 @@ class Email:
 
 
 async def prepare_finalize(
-    client: SevdeskPort, kind_name: KindName, document_id: int
+    client: SevdeskPort, kind_name: KindName, document_id: int, *, e_invoice: bool = False
 ) -> Prepared[ActionPlan]:
-    """Plan finalizing a draft without sending it (reads only).
+    """Plan finalizing a draft without sending it (reads only); an invoice that is to be, or
+    is marked as, an e-invoice must pass the outgoing XRechnung preflight first.
 
     :returns: the preview and the plan.
+    :raises ToolInputError: for ``e_invoice`` on a credit note or order.
     :raises ToolError: if the document is no draft or has no positions.
+    :raises PreconditionError: naming the failing rules, if an e-invoice breaks one.
     :raises NotFoundError: if there is no such document.
     :raises UpstreamError: if sevDesk cannot be read.
     """
+    if e_invoice and kind_name != "invoice":
+        raise ToolInputError("e_invoice applies to invoices only; leave it out.")
     doc = await _draft(client, kind_name, document_id, "finalized")
     then = word(kind_name, after(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)))
     warnings = [_finalize_warning(kind_name)]
     facts = await document_facts(client, kind_name, doc)
     facts.append(Fact("Sent to the customer", "no (nothing is sent; download the PDF later)"))
+    step = await _e_invoice_step(client, kind_name, doc, wanted=e_invoice)
+    action = f"Finalize {label(kind_name, doc)} (abschließen: number, status {then})"
+    if step is not None:
+        facts += step.facts
+        warnings += step.warnings
+        action = (
+            f"Finalize {label(kind_name, doc)} as e-invoice (abschließen: number, status {then})"
+        )
     preview = Preview(
-        action=f"Finalize {label(kind_name, doc)} (abschließen: number, status {then})",
-        facts=facts,
-        warnings=warnings,
-        irreversible=kind_name != "order",
+        action=action, facts=facts, warnings=warnings, irreversible=kind_name != "order"
     )
     body: JsonObject = {"sendType": "VPDF", "sendDraft": False}
-    plan = ActionPlan(kind_name, document_id, "PUT", "sendBy", body, "finalized")
+    flag = step.flag_body if step is not None else None
+    kept = step.kept if step is not None else None
+    plan = ActionPlan(kind_name, document_id, "PUT", "sendBy", body, "finalized", flag, kept)
     return Prepared(preview, plan)
+
+
+async def _e_invoice_step(
+    client: SevdeskPort, kind_name: KindName, doc: Document, *, wanted: bool
+) -> outgoing.EInvoiceStep | None:
+    """:returns: the e-invoice part of finalizing an invoice that is to be, or is marked as,
+    an e-invoice; ``None`` for any other document.
+
+    :raises PreconditionError: naming the failing rules, if it breaks one.
+    """
+    if kind_name != "invoice":
+        return None
+    if not wanted and not await outgoing.marked(client, doc.id):
+        return None
+    return await outgoing.prepare_e_invoice(client, doc, label(kind_name, doc))
 
 
 async def prepare_mark_sent(
@@ -250,18 +282,28 @@ async def prepare_email(
 
 
 async def execute(client: SevdeskPort, plan: ActionPlan, progress: Progress) -> DocumentWritten:
-    """Send the planned request once and read the document back.
+    """Send the planned request once (after the save that marks an e-invoice, if planned:
+    should finalizing then fail, the draft stays marked) and read the document back.
 
     :returns: the document as sevDesk now holds it.
-    :raises UpstreamError: if the request or the read-back fails.
+    :raises PreconditionError: if sevDesk refuses the e-invoice for missing data (code 830).
+    :raises UpstreamError: if a request or the read-back fails.
     """
+    place = where(plan.kind, plan.document_id)
+    if plan.flag is not None:
+        await send_once(
+            client, "POST", outgoing.SAVE_PATH, codes=FLAG_CODES, where=place, json=plan.flag
+        )
+        progress.done(f"{KINDS[plan.kind].label} {plan.document_id} marked as e-invoice")
+        if plan.kept is not None:
+            await outgoing.check_kept(client, plan.document_id, plan.kept, place)
     path = api_path(KINDS[plan.kind].model, plan.document_id, plan.action)
     await send_once(
         client,
         plan.method,
         path,
         codes=ACTION_CODES,
-        where=where(plan.kind, plan.document_id),
+        where=place,
         json=plan.body,
     )
     what = f"{KINDS[plan.kind].label} {plan.document_id} {plan.done}"

@@ -98,6 +98,8 @@ def _transaction(
         raise FakeError(422, "The transaction does not belong to the check account")
     if transaction.status == PRIVATE_TRANSACTION:
         raise FakeError(422, f"Transaction {transaction.id} is private")
+    if transaction.enshrined is not None:  # festgeschrieben: it takes no booking (Q25)
+        raise FakeError(422, f"Transaction {transaction.id} is enshrined")
     if transaction.status == BOOKED_TRANSACTION and kind == "FULL_PAYMENT":
         raise FakeError(422, f"Transaction {transaction.id} is already booked")
     return transaction
@@ -107,8 +109,8 @@ def parse_booking(store: Store, doc: Payable, body: Mapping[str, object]) -> Boo
     """:returns: the checked booking request.
 
     :raises FakeError: 400 for a missing or malformed field; 404 code 151 for an unknown
-        account or transaction; 422 for CF on 2.0, a zero amount, a foreign or booked
-        transaction.
+        account or transaction; 422 for CF on 2.0, a zero amount, a foreign, private, booked or
+        enshrined transaction.
     """
     for name in REQUIRED:
         if body.get(name) in (None, ""):

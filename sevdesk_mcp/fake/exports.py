@@ -21,6 +21,7 @@ from typing import Final
 import httpx
 
 from sevdesk_mcp.fake.documents import DRAFT, VOUCHER_DRAFT, DocBase
+from sevdesk_mcp.fake.models import CheckAccountTransaction
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.fake.wire import BERLIN
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
@@ -28,6 +29,7 @@ from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 STORAGE_HOST: Final = "sevexport-filestorage-fake.s3.eu-central-1.amazonaws.com"
 STEP: Final = 50
 DONE: Final = 100
+BOOKED: Final = 400  # a booked bank transaction (§3.1)
 
 
 @dataclass(slots=True)
@@ -59,7 +61,7 @@ def exports_of(store: Store) -> Exports:
 
 
 def start_job(store: Store, start: date, end: date, *, enshrine: bool) -> Job:
-    """Start a DATEV job; with ``enshrine`` every exported document is enshrined at once.
+    """Start a DATEV job; with ``enshrine`` everything it exports is enshrined at once.
 
     :returns: the job.
     """
@@ -67,13 +69,38 @@ def start_job(store: Store, start: date, end: date, *, enshrine: bool) -> Job:
     job = Job(f"0a0e1eff-9590-1bea-1195-{len(exports.jobs) + 1:012d}", start, end, enshrine)
     exports.jobs[job.id] = job
     if enshrine:
-        for doc in _documents(store, start, end):
-            doc.mark_enshrined(store.now())
-        for voucher in store.vouchers:
-            if voucher.status != VOUCHER_DRAFT and start <= voucher.voucherDate.date() <= end:
-                voucher.enshrined = store.now()
-        store.touch()
+        _enshrine(store, start, end)
     return job
+
+
+def _enshrine(store: Store, start: date, end: date) -> None:
+    """Enshrine the period (festschreiben): finalized invoices and credit notes, receipts that
+    are no drafts and booked bank transactions; what was enshrined keeps its time. Afterwards
+    they refuse every change (``lifecycle.ensure_not_enshrined``, ``voucher_saves``, the
+    transaction routes, Q25)."""
+    now = store.now()
+    for doc in _documents(store, start, end):
+        if getattr(doc, "enshrined", None) is None:
+            doc.mark_enshrined(now)
+            store.save(doc)
+    for voucher in store.vouchers:
+        day = voucher.voucherDate.astimezone(BERLIN).date()
+        if voucher.status != VOUCHER_DRAFT and start <= day <= end and voucher.enshrined is None:
+            voucher.enshrined = now
+            store.save(voucher)
+    for booked in store.transactions:
+        if _locks(booked) and start <= booked.entryDate.astimezone(BERLIN).date() <= end:
+            booked.enshrined = now
+            store.save(booked)
+    store.touch()
+
+
+def _locks(transaction: CheckAccountTransaction) -> bool:
+    return (
+        transaction.status == BOOKED
+        and transaction.deletedAt is None
+        and transaction.enshrined is None
+    )
 
 
 def advance(store: Store, job: Job) -> None:

@@ -4,7 +4,8 @@ A small trading company (bookkeeping 2.0) with, in October 2026, at least one so
 box of the advance VAT return sevDesk's tax rules can fill: sales at 19 %, 7 % and 16 %,
 intra-EU supplies, exports, tax-free sales, services to EU businesses, sales not taxable in
 Germany, §13b(5) sales, intra-EU acquisitions at 19 % and 7 %, reverse charge received from
-the EU and from abroad (with and without input tax deduction), input tax; a credit note on a
+the EU and from abroad (with and without input tax deduction), a machine transferred as
+security (§13b(2) no. 2, boxes 73/74, named so in its position text), input tax; a credit note on a
 September invoice, a September invoice paid in October (cash accounting), an unpaid October
 invoice, a 0 % sale no box fits, a One-Stop-Shop sale and a draft. November and December add
 sales for the EU sales list and the OSS figures. It is separate from the demo company, whose
@@ -83,6 +84,7 @@ class Purchase:
     rule: int
     lines: ReceiptLines
     paid_on: date | None = None
+    text: str | None = None  # the positions' text (``comment``)
 
 
 SALES: Final = (
@@ -128,6 +130,9 @@ PURCHASES: Final = (
              (("4800", "300.00", 0),)),
     Purchase("ER-T-1008", date(2026, 10, 17), "Badische Versicherung", 10,
              (("4360", "120.00", 0),)),
+    Purchase("ER-T-1009", date(2026, 10, 19), "Volksbank Kraichgau eG (Sicherungsgut)", 12,
+             (("0210", "2000.00", 0),),
+             text="Formatkreissäge, sicherungsübereignet; §13b Abs. 2 Nr. 2 UStG"),
 )  # fmt: skip
 
 
@@ -226,6 +231,7 @@ def _purchase(fake: FakeSevdesk, purchase: Purchase) -> int:
             accountDatev=Ref("AccountDatev", account.id),
             taxRate=Decimal(rate),
             sumNet=Decimal(net),
+            comment=purchase.text,
         )
         pos.compute()
         positions.append(store.add(store.voucher_positions, pos))

@@ -12,13 +12,18 @@ Rules, each in ``spec/DEVIATIONS.md``:
 - A draft takes any account x tax rule x rate; saving with status 100 checks every position
   against the receipt guidance and answers 422 for a combination it does not allow.
 - ``DELETE /Voucher/{id}`` deletes a draft; otherwise 409 code 159.
+- The file a voucher got from ``filename`` is its ``document``: ``GET /Document/{id}`` names it
+  (``filename``, ``extension``, ``filesize``) and ``GET /Document/{id}/download`` gives its bytes
+  in base64 (the routes in ``routes/vouchers.py``); :func:`replace_document` stands for a file
+  replaced in sevDesk behind the same document id.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 from email.parser import BytesParser
 from email.policy import HTTP
@@ -30,7 +35,7 @@ from sevdesk_mcp.fake.coerce import parse_datetime, parse_decimal, parse_int, pa
 from sevdesk_mcp.fake.documents import VOUCHER_DRAFT
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
 from sevdesk_mcp.fake.store import Store
-from sevdesk_mcp.fake.wire import CODE_NOT_DELETABLE, FakeError, Ref
+from sevdesk_mcp.fake.wire import CODE_NOT_DELETABLE, CODE_NOT_FOUND, EPOCH, FakeError, Ref
 from sevdesk_mcp.jsontypes import JsonObject
 
 CODE_NOT_DRAFT: Final = 90400
@@ -46,12 +51,17 @@ _TYPES: Final = (
 
 @dataclass(frozen=True, slots=True)
 class TempFile:
-    """An uploaded file, waiting for ``saveVoucher``."""
+    """An uploaded file, waiting for ``saveVoucher`` (then a voucher's document): sevDesk's
+    ``filename``, the type by content, the SHA-256 and size of ``data``, the name it was
+    uploaded with and when it was stored."""
 
     filename: str
     media_type: str
     sha256: str
     size: int
+    name: str = ""
+    data: bytes = b""
+    stored: datetime = EPOCH
 
 
 @dataclass(slots=True)
@@ -77,14 +87,15 @@ def upload(store: Store, body: bytes, content_type: str) -> JsonObject:
     :returns: the answer's object (§5.3).
     :raises FakeError: 400 without a ``file`` field or for a type sevDesk does not take.
     """
-    data = _file_field(body, content_type)
-    kind = next((t for t in _TYPES if data.lstrip(b"\xef\xbb\xbf").startswith(t[0])), None)
-    if kind is None:
-        raise FakeError(400, "Only PDF, JPG, PNG and XML files can be uploaded")
+    data, given = _file_field(body, content_type)
+    kind = _kind(data)
     files = files_of(store)
     digest = hashlib.sha256(data).hexdigest()
     name = hashlib.md5(f"{digest}{len(files.temp)}".encode(), usedforsecurity=False).hexdigest()
-    temp = TempFile(f"{name}{kind[2]}", kind[1], digest, len(data))
+    temp = TempFile(
+        f"{name}{kind[2]}", kind[1], digest, len(data), given or f"{name}{kind[2]}", data,
+        store.now(),
+    )  # fmt: skip
     files.temp[temp.filename] = temp
     store.touch()
     return {
@@ -98,7 +109,14 @@ def upload(store: Store, body: bytes, content_type: str) -> JsonObject:
     }
 
 
-def _file_field(body: bytes, content_type: str) -> bytes:
+def _kind(data: bytes) -> tuple[bytes, str, str]:
+    kind = next((t for t in _TYPES if data.lstrip(b"\xef\xbb\xbf").startswith(t[0])), None)
+    if kind is None:
+        raise FakeError(400, "Only PDF, JPG, PNG and XML files can be uploaded")
+    return kind
+
+
+def _file_field(body: bytes, content_type: str) -> tuple[bytes, str | None]:
     if not content_type.lower().startswith("multipart/form-data"):
         raise FakeError(400, "Upload a file as multipart/form-data in the field 'file'")
     head = f"Content-Type: {content_type}\r\n\r\n".encode()
@@ -107,8 +125,39 @@ def _file_field(body: bytes, content_type: str) -> bytes:
         if part.get_param("name", header="content-disposition") == "file":
             payload = part.get_payload(decode=True)
             if isinstance(payload, bytes) and payload:
-                return payload
+                return payload, part.get_filename()
     raise FakeError(400, "No file was uploaded in the field 'file'")
+
+
+def document_file(store: Store, ident: int) -> TempFile:
+    """:returns: the file of the document ``ident`` (a voucher's ``document``).
+
+    :raises FakeError: 404 code 151 for an unknown document.
+    """
+    found = files_of(store).documents.get(ident)
+    if found is None:
+        raise FakeError(
+            404, f"No Model_Document with the id {ident} was found", code=CODE_NOT_FOUND
+        )
+    return found
+
+
+def replace_document(store: Store, ident: int, data: bytes) -> TempFile:
+    """Replace the bytes of the document ``ident`` in place (same id; the voucher is not
+    touched): a file replaced in sevDesk after a preview showed it.
+
+    :returns: the document's new file.
+    :raises FakeError: 404 code 151 for an unknown document, 400 for a type sevDesk refuses.
+    """
+    old = document_file(store, ident)
+    kind = _kind(data)
+    new = replace(
+        old, media_type=kind[1], sha256=hashlib.sha256(data).hexdigest(), size=len(data),
+        data=data, stored=store.now(),
+    )  # fmt: skip
+    files_of(store).documents[ident] = new
+    store.touch()
+    return new
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +304,7 @@ def _attach(store: Store, voucher: Voucher, filename: object) -> None:
     temp = files.temp.pop(str(filename), None)
     if temp is None:
         raise FakeError(400, f"The file {filename} was not found; upload it first")
-    files.documents[files.next_document] = temp
+    files.documents[files.next_document] = replace(temp, stored=store.now())
     voucher.document = Ref("Document", files.next_document)
     files.next_document += 1
 

@@ -4,6 +4,7 @@
 ``grants`` works on the grant store in ``SEVDESK_HTTP_STATE_DIR``. ``grants list`` reads it as
 it is; ``grants revoke`` takes the directory's lock, so it runs while the server is stopped (a
 running server holds the lock; a client can revoke its own grant at ``/revoke`` meanwhile).
+With ``SEVDESK_HTTP_STATE_URL`` both work on the shared state in Redis, while the servers run.
 ``account-id`` lives with the identity lookup (``accounts.identity``).
 """
 
@@ -12,17 +13,18 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import sys
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Final
 
+import anyio
 import httpx
 
 from sevdesk_mcp.errors import ConfigError
-from sevdesk_mcp.http.settings import load_http_settings
+from sevdesk_mcp.http.settings import HttpSettings, load_http_settings
 
 if TYPE_CHECKING:
-    from sevdesk_mcp.http.oauth.store import MemoryGrantStore
+    from sevdesk_mcp.http.oauth.store import Grant, GrantStore
 
 HEALTHCHECK_TIMEOUT_S: Final = 5.0
 SECRET_BYTES: Final = 32
@@ -67,42 +69,84 @@ GRANTS_USAGE: Final = "use: grants list, or grants revoke ID"
 
 
 def grants(env: Mapping[str, str], operands: Sequence[str]) -> int:
-    """``grants list`` and ``grants revoke ID``.
+    """``grants list`` and ``grants revoke ID``: in the shared state when
+    ``SEVDESK_HTTP_STATE_URL`` is set (while the servers run), else in the state directory.
 
     :returns: 0 on success, 1 if the grant does not exist.
-    :raises ConfigError: if OAuth mode is not configured or the operands are wrong.
+    :raises ConfigError: if OAuth mode is not configured, the operands are wrong, or the state
+        URL is invalid.
     :raises StartupError: if the state cannot be read, or (revoke) the server holds the lock.
+    :raises StateUnavailableError: if the shared state cannot be reached.
     """
+    settings = _oauth_settings(env)
+    if list(operands) == ["list"]:
+        return anyio.run(_list, settings)
+    if len(operands) == 2 and operands[0] == "revoke":
+        return anyio.run(_revoke, settings, operands[1])
+    raise ConfigError("grants", GRANTS_USAGE)
+
+
+def _oauth_settings(env: Mapping[str, str]) -> HttpSettings:
+    settings = load_http_settings(env)
+    if settings.oauth is None:
+        raise ConfigError("SEVDESK_HTTP_AUTH", "grants exist in OAuth mode only; set it to oauth")
+    return settings
+
+
+async def _list(settings: HttpSettings) -> int:
+    from sevdesk_mcp.http.oauth.redis_store import state_dir  # noqa: PLC0415 - OAuth mode only
     from sevdesk_mcp.http.oauth.store import (  # noqa: PLC0415 - OAuth mode only
         STATE_FILE,
-        FileGrantStore,
         MemoryGrantStore,
         read_state,
     )
 
-    state_dir = _state_dir(env)
-    if list(operands) == ["list"]:
-        _print_grants(MemoryGrantStore(read_state(state_dir / STATE_FILE)))
-        return 0
-    if len(operands) == 2 and operands[0] == "revoke":
-        store = FileGrantStore(state_dir)
+    assert settings.oauth is not None  # _oauth_settings checked it
+    async with _shared_store(settings) as shared:
+        if shared is not None:
+            _print_grants(await shared.grants())
+        else:  # read as it is, without the lock: the server may be running
+            state = read_state(state_dir(settings.oauth) / STATE_FILE)
+            _print_grants(await MemoryGrantStore(state).grants())
+    return 0
+
+
+async def _revoke(settings: HttpSettings, grant_id: str) -> int:
+    from sevdesk_mcp.http.oauth.redis_store import state_dir  # noqa: PLC0415 - OAuth mode only
+    from sevdesk_mcp.http.oauth.store import FileGrantStore  # noqa: PLC0415 - OAuth mode only
+
+    assert settings.oauth is not None  # _oauth_settings checked it
+    async with _shared_store(settings) as shared:
+        store = shared or FileGrantStore(state_dir(settings.oauth))
         try:
-            found = store.revoke(operands[1])
+            found = await store.revoke(grant_id)
         finally:
-            store.close()
-        print(f"revoked {operands[1]}" if found else f"no grant {operands[1]}")  # noqa: T201
-        return 0 if found else 1
-    raise ConfigError("grants", GRANTS_USAGE)
+            await store.aclose()
+    print(f"revoked {grant_id}" if found else f"no grant {grant_id}")  # noqa: T201
+    return 0 if found else 1
 
 
-def _state_dir(env: Mapping[str, str]) -> Path:
-    settings = load_http_settings(env)
-    if settings.oauth is None:
-        raise ConfigError("SEVDESK_HTTP_AUTH", "grants exist in OAuth mode only; set it to oauth")
-    return settings.oauth.state_dir
+@asynccontextmanager
+async def _shared_store(settings: HttpSettings) -> AsyncIterator[GrantStore | None]:
+    """:returns: the grant store on Redis if ``SEVDESK_HTTP_STATE_URL`` is set, else ``None``.
+
+    :raises ConfigError: if the URL is invalid or the redis extra is not installed.
+    """
+    if settings.state_url is None:
+        yield None
+        return
+    from sevdesk_mcp.http.oauth.redis_store import RedisGrantStore  # noqa: PLC0415
+    from sevdesk_mcp.shared.redis import open_state  # noqa: PLC0415
+
+    secrets_ = [s.reveal() for s in settings.secrets]
+    state = open_state(settings.state_url, secrets_, namespace=settings.state_namespace)
+    try:
+        yield RedisGrantStore(state)
+    finally:
+        await state.aclose()
 
 
-def _print_grants(store: MemoryGrantStore) -> None:
+def _print_grants(grants: list[Grant]) -> None:
     rows = [("grant", "account", "client", "tiers", "created", "expires")]
     rows += [
         (
@@ -113,7 +157,7 @@ def _print_grants(store: MemoryGrantStore) -> None:
             _date(g.created),
             _date(g.expires),
         )
-        for g in store.grants()
+        for g in grants
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:

@@ -8,10 +8,13 @@
   session (its handshake, log level and subscriptions), and during a tool call the server may
   send requests to the client (``elicitation/create``, ``sampling/createMessage``,
   ``roots/list``) as events on that POST's stream. The client's answer arrives in a new POST
-  with the session id and is routed to the waiting call (``mcp.pending``, as over stdio); an
-  answer no call waits for is refused (400). ``notifications/cancelled`` cancels a running
-  request of the session. A header naming no live session of the principal is 404. ``GET`` and
-  ``DELETE`` are ``http.mcp_stream``'s.
+  with the session id and is routed to the waiting call (``mcp.pending``, as over stdio), on
+  whichever instance holds it when the store is shared (``sessions.redis_store``); an answer
+  no call waits for is refused (400). ``notifications/cancelled`` cancels a running request of the
+  session, wherever it runs. The session's handshake, log level and subscriptions are saved
+  before the answer leaves, so the client's next request may reach any instance. A header
+  naming no live session of the principal is 404; a shared store that cannot be reached, 503.
+  ``GET`` and ``DELETE`` are ``http.mcp_stream``'s.
 - 2025-era requests without a session (sessions off, or a client that sends no
   ``Mcp-Session-Id``) are served statelessly as before: ``initialize`` is answered and
   forgotten, later requests are served at the version their ``MCP-Protocol-Version`` header
@@ -33,13 +36,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from typing import Final
 
 import anyio
 import anyio.lowlevel
 
-from sevdesk_mcp.errors import INVALID_REQUEST, HttpError, ProtocolError
+from sevdesk_mcp.errors import INVALID_REQUEST, HttpError, ProtocolError, StateUnavailableError
 from sevdesk_mcp.http import mcp_stream
 from sevdesk_mcp.http.connection import SOCKET_ERRORS, Exchange, Handler
 from sevdesk_mcp.http.messages import JSON_TYPE, HeaderList, Headers
@@ -53,6 +58,8 @@ from sevdesk_mcp.mcp.envelope import RequestMeta
 from sevdesk_mcp.mcp.types import MODERN_VERSION, Era, JsonObject
 
 __all__ = ["SSE_HEADERS", "SSE_TYPE", "HttpPeer", "McpRoute", "SessionPeer"]
+
+log = logging.getLogger("sevdesk_mcp.http")
 
 MCP_HEADER_PREFIX: Final = "mcp-"
 SEND_FAILED: Final = "the connection failed while answering"
@@ -140,17 +147,18 @@ class SessionPeer(HttpPeer):
     def can_request(self) -> bool:
         """:returns: whether the client takes this request's event stream and the session
         lives."""
-        return self._exchange is not None and not self._session.pending.closed
+        return self._exchange is not None and self._session.can_request
 
     async def request(self, method: str, params: JsonObject, timeout_s: float) -> JsonObject:
         """Send a request on this POST's stream and wait for the answer, routed by the session.
 
         :raises PeerRequestError: on an error answer, the end of the session, the timeout, or a
             client that takes no event stream here.
+        :raises StateUnavailableError: if a shared session store cannot route the answer.
         """
         if self._exchange is None:
             raise PeerRequestError(NO_STREAM)
-        return await self._session.pending.request(self.send_message, method, params, timeout_s)
+        return await self._session.request(self.send_message, method, params, timeout_s)
 
 
 class McpRoute:
@@ -186,8 +194,15 @@ class McpRoute:
 
         :raises HttpError: 415 for another media type, the body's refusals (413, 408, 400); for
             sessions 400 (malformed or missing ``Mcp-Session-Id``) and 404 (unknown session);
-            405 for ``GET`` or ``DELETE`` without sessions.
+            405 for ``GET`` or ``DELETE`` without sessions; 503 if a shared session store cannot
+            be reached.
         """
+        try:
+            await self._serve(exchange)
+        except StateUnavailableError as exc:
+            raise HttpError(503, str(exc), headers=(("retry-after", "5"),)) from None
+
+    async def _serve(self, exchange: Exchange) -> None:
         method = exchange.request.method
         if method != "POST":
             await self._session_method(exchange, method)
@@ -232,9 +247,9 @@ class McpRoute:
     ) -> None:
         """Accept a notification or a response (202); in a session, a response goes to the call
         waiting for it (400 if none waits) and ``notifications/cancelled`` cancels a request."""
-        session = self._session(exchange)
+        session = await self._session(exchange)
         if session is not None and isinstance(message, jsonrpc.Response):
-            if not session.pending.deliver(message):
+            if not await session.deliver(message):
                 answer = jsonrpc.error_answer(
                     None,
                     INVALID_REQUEST,
@@ -246,10 +261,10 @@ class McpRoute:
                 return
         elif isinstance(message, jsonrpc.Notification) and _is_cancel(message, session):
             assert session is not None  # checked by _is_cancel
-            session.cancel(message.params.get("requestId"))
+            await session.cancel(message.params.get("requestId"))
         await exchange.respond(202, [])
 
-    def _session(self, exchange: Exchange) -> Session | None:
+    async def _session(self, exchange: Exchange) -> Session | None:
         """:returns: the session the request names; ``None`` without sessions or header.
 
         :raises HttpError: 400 for a malformed header, 404 for an unknown session.
@@ -259,7 +274,7 @@ class McpRoute:
         value = mcp_stream.session_id(exchange)
         if value is None:
             return None
-        return mcp_stream.find(self._sessions, exchange, self._principal)
+        return await mcp_stream.find(self._sessions, exchange, self._principal)
 
     async def _request(self, exchange: Exchange, request: jsonrpc.Request) -> None:
         """Answer with JSON, or with an event stream once a notification or a request to the
@@ -275,9 +290,10 @@ class McpRoute:
         era: Era = "legacy" if meta is None else "modern"
         exchange.notes["era"] = era
         stream = exchange if _accepts_stream(headers) else None
-        session = self._session(exchange) if meta is None else None
-        if session is not None:
-            await self._in_session(exchange, request, session, SessionPeer(stream, session))
+        session = await self._session(exchange) if meta is None else None
+        if session is not None and self._sessions is not None:
+            peer_in = SessionPeer(stream, session)
+            await self._in_session(exchange, request, session, peer_in, self._sessions)
             return
         peer = HttpPeer(stream)
         if meta is None and request.method == "initialize" and self._sessions is not None:
@@ -290,32 +306,49 @@ class McpRoute:
         self, exchange: Exchange, request: jsonrpc.Request, peer: HttpPeer, store: SessionStore
     ) -> None:
         """``initialize`` with sessions on: the session is made first (its caps may refuse),
-        kept if the handshake succeeded, and named in ``Mcp-Session-Id``."""
-        session = store.create(self._principal)
+        kept if the handshake succeeded (saved before the answer leaves: the client's next
+        request may reach another instance), and named in ``Mcp-Session-Id``."""
+        session = await store.create(self._principal)
         conn = Connection(peer, self._principal, subscriptions=session)
         peer.headers = [(SESSION_HEADER, session.id)]
-        try:
-            await self._answer(exchange, request, conn, None)
-        finally:
-            if conn.handshake is None:
-                store.end(session.id, self._principal)
-            else:
+
+        async def keep(conn: Connection) -> None:
+            if conn.handshake is not None:
                 session.handshake = conn.handshake
+                await store.save(session)
                 exchange.notes["session"] = "created"
 
+        try:
+            await self._answer(exchange, request, conn, None, keep)
+        finally:
+            if session.handshake is None:
+                with anyio.CancelScope(shield=True), suppress(StateUnavailableError):
+                    await store.end(session.id, self._principal)
+
     async def _in_session(
-        self, exchange: Exchange, request: jsonrpc.Request, session: Session, peer: SessionPeer
+        self,
+        exchange: Exchange,
+        request: jsonrpc.Request,
+        session: Session,
+        peer: SessionPeer,
+        store: SessionStore,
     ) -> None:
         """Serve a request in its session; cancelled by ``notifications/cancelled`` or the end
-        of the session, it ends without an answer."""
+        of the session, it ends without an answer. The log level and subscriptions are saved
+        before the answer leaves (the end of a long call counts as use, not only its start)."""
         conn = Connection(
             peer, self._principal, session.handshake, session.log_level, subscriptions=session
         )
-        with session.running(request.id) as scope:
-            await self._answer(exchange, request, conn, None)
-        session.log_level = conn.log_level
-        if self._sessions is not None:  # the end of a long call counts as use, not its start
-            self._sessions.get(session.id, self._principal)
+
+        async def keep(conn: Connection) -> None:
+            session.log_level = conn.log_level
+            try:
+                await store.save(session)
+            except StateUnavailableError as exc:  # the answer (a write's result) must go out
+                log.warning("the session's log level and subscriptions were not saved: %s", exc)
+
+        async with session.running(request.id) as scope:
+            await self._answer(exchange, request, conn, None, keep)
         if scope.cancelled_caught and exchange.status is None:
             await exchange.respond(202, [])  # cancelled before anything was sent: no answer
         elif scope.cancelled_caught:
@@ -327,10 +360,15 @@ class McpRoute:
         request: jsonrpc.Request,
         conn: Connection,
         meta: RequestMeta | None,
+        keep: Callable[[Connection], Awaitable[None]] | None = None,
     ) -> None:
+        """Dispatch ``request`` and send its answer; ``keep`` runs in between (a session's
+        state is saved before its client can send the next request)."""
         peer = conn.peer
         assert isinstance(peer, HttpPeer)
         answer, data = await Dispatcher(self._build_app()).handle_encoded(request, conn, meta)
+        if keep is not None:
+            await keep(conn)
         status = streamable.http_status(answer, "legacy" if meta is None else "modern")
         headers = exchange.request.headers
         if peer.streaming or (status == 200 and not _accepts_json(headers)):

@@ -14,9 +14,11 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 import anyio
 
-from sevdesk_mcp.errors import HttpError
+from sevdesk_mcp.errors import HttpError, StateUnavailableError
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.sessions import SESSION_HEADER, Session, SessionStore
 from sevdesk_mcp.http.sse import SSE_HEADERS, sse_event
@@ -45,14 +47,15 @@ def session_id(exchange: Exchange) -> str | None:
     return value
 
 
-def find(store: SessionStore, exchange: Exchange, principal: str) -> Session:
+async def find(store: SessionStore, exchange: Exchange, principal: str) -> Session:
     """:returns: the live session the request names.
 
     :raises HttpError: 405 without the header, 400 for a malformed one, 404 for an unknown
         session.
+    :raises StateUnavailableError: if a shared store cannot be reached.
     """
     value = _required(exchange)
-    session = store.get(value, principal)
+    session = await store.get(value, principal)
     if session is None:
         raise HttpError(404, UNKNOWN)
     return session
@@ -62,25 +65,32 @@ async def listen(store: SessionStore, exchange: Exchange, principal: str) -> Non
     """Serve ``GET /mcp``: the session's event stream (see the module docstring).
 
     :raises HttpError: 405, 400 or 404 (:func:`find`).
+    :raises StateUnavailableError: if a shared store cannot be reached before the stream starts
+        (later, the stream ends and the client reconnects).
     """
-    session = find(store, exchange, principal)
-    session.stream += 1
-    generation = session.stream
-    session.wake()  # an older stream ends
-    cursor = _last_event_id(exchange, session)
-    await exchange.start(200, SSE_HEADERS)
-    session.active += 1
-    try:
-        with anyio.move_on_after(_until_deadline()):
-            while not session.ended and session.stream == generation:
-                for event_id, data in session.events_after(cursor):
-                    await exchange.send(sse_event(data, event_id))
-                    cursor = event_id
-                    session.delivered = max(session.delivered, event_id)
-                await session.changed()
-    finally:
-        session.active -= 1
+    session = await find(store, exchange, principal)
+    async with session.holding():
+        generation = await session.open_stream()  # an older stream ends
+        cursor = await _last_event_id(exchange, session)
+        await exchange.start(200, SSE_HEADERS)
+        with anyio.move_on_after(_until_deadline()), suppress(StateUnavailableError):
+            await _stream(exchange, session, generation, cursor)
     await exchange.finish()
+
+
+async def _stream(exchange: Exchange, session: Session, generation: int, cursor: int) -> None:
+    """Send the events after ``cursor`` and then each new one, while the stream may go on.
+
+    :raises StateUnavailableError: if a shared store cannot be reached.
+    """
+    while await session.streaming(generation):
+        sent = cursor
+        for event_id, data in await session.events_after(cursor):
+            await exchange.send(sse_event(data, event_id))
+            cursor = event_id
+        if cursor != sent:
+            await session.sent(cursor)
+        await session.changed()
 
 
 async def end(store: SessionStore, exchange: Exchange, principal: str) -> None:
@@ -88,9 +98,10 @@ async def end(store: SessionStore, exchange: Exchange, principal: str) -> None:
 
     :raises HttpError: 405 without the header, 400 for a malformed one, 404 for an unknown
         session.
+    :raises StateUnavailableError: if a shared store cannot be reached.
     """
     value = _required(exchange)
-    if not store.end(value, principal):
+    if not await store.end(value, principal):
         raise HttpError(404, UNKNOWN)
     await exchange.respond(204, [])
 
@@ -106,13 +117,13 @@ def _required(exchange: Exchange) -> str:
     return value
 
 
-def _last_event_id(exchange: Exchange, session: Session) -> int:
+async def _last_event_id(exchange: Exchange, session: Session) -> int:
     """:returns: the event the stream resumes after: ``Last-Event-ID`` if it is one of ours,
     otherwise the last event a stream of this session sent."""
     value = exchange.request.headers.get("last-event-id")
     if value is not None and value.isdigit() and len(value) <= 18:
         return int(value)
-    return session.delivered
+    return await session.last_sent()
 
 
 def _until_deadline() -> float:

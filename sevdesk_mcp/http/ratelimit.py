@@ -6,6 +6,12 @@
 - At most ``max_inflight_per_client`` requests of one key and ``max_inflight`` overall run at
   once, so one client cannot use up the server for everyone (429 per client, 503 overall).
 - At most ``max_tracked_clients`` buckets are kept; the least recently used is dropped first.
+
+The buckets are behind the :class:`RateLimits` protocol (awaited): :class:`MemoryRateLimits` keeps
+them in this process (the default); ``ratelimit_shared.RedisRateLimits`` keeps them in the shared
+state, so a client is limited across every instance behind a load balancer.
+:class:`RateLimiter` is the synchronous in-process bucket both the memory implementation and
+older call sites use.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from sevdesk_mcp.errors import HttpError
 from sevdesk_mcp.http.limits import Limits
@@ -65,6 +71,35 @@ class RateLimiter:
         else:
             self._buckets.move_to_end(key)
         return bucket
+
+
+class RateLimits(Protocol):
+    """Token buckets per client key, in this process or shared by every instance."""
+
+    async def retry_after_s(self, key: str) -> int | None:
+        """Take a token for ``key``.
+
+        :returns: ``None`` if the request may proceed, otherwise whole seconds to wait.
+        :raises StateUnavailableError: if the buckets are shared and the state cannot be reached.
+        """
+        ...
+
+
+class MemoryRateLimits:
+    """:class:`RateLimits` in this process (one instance, or stdio): a :class:`RateLimiter`.
+
+    :param clock: monotonic seconds; injectable for tests.
+    """
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self._limiter = RateLimiter(limits, clock)
+
+    async def retry_after_s(self, key: str) -> int | None:
+        """Take a token for ``key`` (see :meth:`RateLimiter.retry_after_s`).
+
+        :returns: ``None`` if the request may proceed, otherwise whole seconds to wait.
+        """
+        return self._limiter.retry_after_s(key)
 
 
 class InflightLimiter:

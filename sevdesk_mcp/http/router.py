@@ -3,7 +3,8 @@
 1. the path is checked (400) and the client address resolved (``X-Forwarded-For``);
 2. while shutting down, 503; ``Host`` must be allowed (421); both except on routes with open
    access (``/healthz``), which skip every rule up to the handler;
-3. the client's token bucket (429 with ``Retry-After``), except on exempt routes;
+3. the client's token bucket (429 with ``Retry-After``), except on exempt routes; shared
+   buckets (``ratelimit_shared``) fall back to this process's while Redis cannot be reached;
 4. the route: 404 for an unknown path, 405 with ``Allow`` for another method;
 5. the route's ``Origin`` policy (403; not on ``cross_origin`` routes, which use no cookies and
    answer with CORS) and authentication (401 with ``WWW-Authenticate``; not on ``public``
@@ -16,7 +17,9 @@ In bearer mode the OAuth discovery paths are answered with a 404 that says how t
 secret instead (issue 14), so a client that tries OAuth after a 401 learns why it cannot.
 
 A handler failing unexpectedly is answered with 500 and a short reference; the details go to the
-log (redacted), never to the client.
+log (redacted), never to the client. The shared state unreachable (``SEVDESK_HTTP_STATE_URL``:
+:class:`~sevdesk_mcp.errors.StateUnavailableError` from any route) is 503 with its message and
+``Retry-After``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from sevdesk_mcp.errors import HttpError
+from sevdesk_mcp.errors import HttpError, StateUnavailableError
 from sevdesk_mcp.http.auth import (
     BEARER_DISCOVERY_MESSAGE,
     CURRENT_PRINCIPAL,
@@ -45,12 +48,18 @@ from sevdesk_mcp.http.hardening import (
 )
 from sevdesk_mcp.http.lifecycle import Lifecycle
 from sevdesk_mcp.http.limits import Limits
-from sevdesk_mcp.http.ratelimit import RETRY_SOON, InflightLimiter, RateLimiter
+from sevdesk_mcp.http.ratelimit import (
+    RETRY_SOON,
+    InflightLimiter,
+    MemoryRateLimits,
+    RateLimits,
+)
 from sevdesk_mcp.http.settings import Site
 
 log = logging.getLogger("sevdesk_mcp.http")
 
 _PASS_THROUGH: Final = (HttpError, *SOCKET_ERRORS)
+STATE_RETRY: Final = (("retry-after", "5"),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +77,11 @@ class Router:
 
     :param auth: the bearer check or the OAuth verifier, or ``None`` (tests and the
         conformance fixture only; the command line refuses to start without authentication).
+    :param rates: the clients' token buckets; in this process by default, shared by every
+        instance when given ``ratelimit_shared.RedisRateLimits``.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - each collaborator is explicit, the optional ones by name
         self,
         routes: Mapping[str, Route],
         site: Site,
@@ -78,12 +89,13 @@ class Router:
         *,
         auth: Authenticator | None = None,
         lifecycle: Lifecycle | None = None,
+        rates: RateLimits | None = None,
     ) -> None:
         self._routes = routes
         self._lifecycle = lifecycle or Lifecycle()
         self._site = site
         self._auth = auth
-        self._rates = RateLimiter(limits)
+        self._rates = rates or MemoryRateLimits(limits)
         self.inflight = InflightLimiter(limits)
 
     async def __call__(self, exchange: Exchange) -> None:
@@ -95,6 +107,8 @@ class Router:
             await self._serve(exchange)
         except _PASS_THROUGH:
             raise
+        except StateUnavailableError as exc:  # any route: never a 500, never this process's state
+            raise HttpError(503, str(exc), headers=STATE_RETRY) from None
         except Exception:
             reference = secrets.token_hex(4)
             log.exception(
@@ -111,7 +125,7 @@ class Router:
             await self._handler(route, exchange)(exchange)
             return
         key = client_key(exchange.client)
-        self._guard(exchange, key)
+        await self._guard(exchange, key)
         handler = self._handler(route, exchange)
         assert route is not None  # _handler refused a missing route
         if not route.cross_origin and not origin_allowed(request.headers, self._site):
@@ -128,12 +142,12 @@ class Router:
         finally:
             CURRENT_PRINCIPAL.reset(reset)
 
-    def _guard(self, exchange: Exchange, key: str) -> None:
+    async def _guard(self, exchange: Exchange, key: str) -> None:
         if self._lifecycle.draining:
             raise HttpError(503, "The server is shutting down.", headers=RETRY_SOON)
         if not host_allowed(exchange.request.headers, self._site):
             raise HttpError(421, "This Host is not served here.")
-        wait_s = self._rates.retry_after_s(key)
+        wait_s = await self._rates.retry_after_s(key)
         if wait_s is not None:
             raise HttpError(429, "Too many requests.", headers=(("retry-after", str(wait_s)),))
 

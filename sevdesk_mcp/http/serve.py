@@ -8,7 +8,8 @@ path      method  what                                                 access
 /mcp      POST    MCP, Streamable HTTP (``mcp_route``); with 2025-era  bearer secret
           GET,    sessions also the session's stream and its end
           DELETE  (``mcp_stream``)
-/healthz  GET     ``{"status":"ok"}``; 503 while shutting down         open, no Host check
+/healthz  GET     ``{"status":"ok"}``; 503 while shutting down, or     open, no Host check
+                  while the shared state (Redis) does not answer
 ========  ======  ===================================================  ======================
 
 Shutdown: when ``stop`` is set, ``/healthz`` answers 503, new MCP requests get 503, running
@@ -21,9 +22,9 @@ that finished its last answer may still drain the client's bytes for ``linger_s`
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
@@ -42,39 +43,36 @@ from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.shutdown import Shutdown, serving
 
+if TYPE_CHECKING:
+    from sevdesk_mcp.http.scaleout import SharedStores
+
 log = logging.getLogger("sevdesk_mcp.http")
 
 HEALTHY: Final = b'{"status":"ok"}'
 SHUTTING_DOWN: Final = b'{"status":"shutting down"}'
+NO_STATE: Final = b'{"status":"shared state unavailable"}'
+
+Probe = Callable[[], Awaitable[bool]]
+Task = Callable[..., Coroutine[Any, Any, None]]  # started with ``task_status``
 
 
-def health_handler(lifecycle: Lifecycle) -> Handler:
-    """:returns: the handler of ``GET /healthz``."""
+def health_handler(lifecycle: Lifecycle, state: Probe | None = None) -> Handler:
+    """:returns: the handler of ``GET /healthz``.
+
+    :param state: asks the shared state whether it answers (with ``SEVDESK_HTTP_STATE_URL``):
+        an instance that cannot reach it is taken out of the load balancer's rotation.
+    """
 
     async def health(exchange: Exchange) -> None:
-        draining = lifecycle.draining
-        body = SHUTTING_DOWN if draining else HEALTHY
-        await exchange.respond(503 if draining else 200, [("content-type", JSON_TYPE)], body)
+        if lifecycle.draining:
+            status, body = 503, SHUTTING_DOWN
+        elif state is not None and not await state():
+            status, body = 503, NO_STATE
+        else:
+            status, body = 200, HEALTHY
+        await exchange.respond(status, [("content-type", JSON_TYPE)], body)
 
     return health
-
-
-def routes(
-    build_app: Callable[[], McpApp],
-    *,
-    principal: str,
-    limits: Limits,
-    lifecycle: Lifecycle,
-    sessions: SessionStore | None = None,
-) -> dict[str, Route]:
-    """:returns: the routes of the MCP server."""
-    mcp = McpRoute(
-        build_app, principal=principal, max_body_bytes=limits.mcp_max_body_bytes, sessions=sessions
-    )
-    return {
-        "/mcp": Route(mcp.handlers()),
-        "/healthz": Route({"GET": health_handler(lifecycle)}, open_access=True),
-    }
 
 
 def session_store(settings: HttpSettings, given: SessionStore | None) -> SessionStore | None:
@@ -98,12 +96,15 @@ class HttpService:
     server: HttpServer
     lifecycle: Lifecycle
     limits: Limits
+    tasks: tuple[Task, ...] = ()
 
     async def run(self, stop: anyio.Event) -> None:
         """Serve until ``stop`` is set, then shut down gracefully (see the module docstring)."""
         shutdown = Shutdown()
         with serving(shutdown):  # before the server starts: its connections inherit it
             async with anyio.create_task_group() as tg:
+                for task in self.tasks:  # the shared sessions' routing, subscribed first
+                    await tg.start(task)
                 tg.start_soon(self.server.serve)
                 await stop.wait()
                 grace_s = self.limits.shutdown_grace_s
@@ -121,12 +122,15 @@ async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
     limits: Limits | None = None,
     access_log: AccessLog | None = None,
     sessions: SessionStore | None = None,
+    shared: SharedStores | None = None,
 ) -> HttpService:
     """Bind the configured address and wire the routes.
 
     :param build_app: returns a fresh app per request (the server factory's ``build``).
     :param sessions: the session store (tests); with ``settings.sessions`` and none given, one
         in this process's memory.
+    :param shared: the stores several instances share (``SEVDESK_HTTP_STATE_URL``): the rate
+        limits, the sessions and the health probe then use them.
     :raises OSError: if the address cannot be bound.
     """
     limits = limits or Limits()
@@ -135,18 +139,35 @@ async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
     site = derive_site(settings, port)
     lifecycle = Lifecycle()
     auth = BearerAuth(settings.secrets) if settings.auth == "bearer" else None
+    if shared is not None:
+        sessions = shared.sessions
+    mcp = McpRoute(
+        build_app,
+        principal=principal,
+        max_body_bytes=limits.mcp_max_body_bytes,
+        sessions=session_store(settings, sessions),
+    )
     router = Router(
-        routes(
-            build_app,
-            principal=principal,
-            limits=limits,
-            lifecycle=lifecycle,
-            sessions=session_store(settings, sessions),
-        ),
+        {"/mcp": Route(mcp.handlers()), "/healthz": health_route(lifecycle, shared)},
         site,
         limits,
         auth=auth,
         lifecycle=lifecycle,
+        rates=shared.rates(limits) if shared is not None else None,
     )
     wiring = Wiring(router, limits, security_headers(site), access_log or AccessLog(), lifecycle)
-    return HttpService(site, port, HttpServer(listeners, wiring), lifecycle, limits)
+    server = HttpServer(listeners, wiring)
+    return HttpService(site, port, server, lifecycle, limits, background(shared))
+
+
+def health_route(lifecycle: Lifecycle, shared: SharedStores | None) -> Route:
+    """:returns: the open route of ``GET /healthz`` (asking Redis too when it is shared)."""
+    probe = shared.state.ping if shared is not None else None
+    return Route({"GET": health_handler(lifecycle, probe)}, open_access=True)
+
+
+def background(shared: SharedStores | None) -> tuple[Task, ...]:
+    """:returns: what runs beside the server: the shared sessions' answer routing."""
+    if shared is None or shared.sessions is None:
+        return ()
+    return (shared.sessions.serve,)

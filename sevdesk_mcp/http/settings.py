@@ -33,6 +33,8 @@ from sevdesk_mcp.http.limits import (
 from sevdesk_mcp.http.log import SECRET_PIECES
 from sevdesk_mcp.http.oauth.settings import OAuthSettings, load_oauth_settings
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
+from sevdesk_mcp.shared.keys import DEFAULT_NAMESPACE
+from sevdesk_mcp.shared.redis import check_url
 
 AuthMode = Literal["bearer", "oauth"]
 
@@ -46,6 +48,7 @@ _SECRET: Final = re.compile(r"^[A-Za-z0-9._~+/=-]+$")
 _HOSTNAME: Final = re.compile(
     r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$"
 )
+_NAMESPACE: Final = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _WILDCARDS: Final = ("0.0.0.0", "::")  # noqa: S104 - names, compared, never bound here
 
@@ -72,6 +75,9 @@ class HttpSettings:
     :param connections_per_client: connections one client address may hold at once; ``None``
         for the default, which is :data:`MAX_CONNECTIONS` behind trusted proxies (every
         connection then comes from a proxy) and :data:`MAX_CONNECTIONS_PER_CLIENT` otherwise.
+    :param state_url: the Redis URL of the state several instances share
+        (``SEVDESK_HTTP_STATE_URL``); ``None``: every store in this process.
+    :param state_namespace: the prefix of every key in Redis (``SEVDESK_HTTP_STATE_NAMESPACE``).
     """
 
     host: str = DEFAULT_HOST
@@ -88,6 +94,8 @@ class HttpSettings:
     oauth: OAuthSettings | None = None
     files: bool = True  # SEVDESK_HTTP_FILES: uploads and download links (OAuth mode, issue 23)
     sessions: bool = True
+    state_url: str | None = None
+    state_namespace: str = DEFAULT_NAMESPACE
 
 
 def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
@@ -123,7 +131,53 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
         oauth=load_oauth_settings(env) if auth == "oauth" else None,
         sessions=_sessions(env),
         files=_files(env),
+        state_url=_state_url(env),
+        state_namespace=_state_namespace(env),
     )
+
+
+def _state_url(env: Mapping[str, str]) -> str | None:
+    """:returns: ``SEVDESK_HTTP_STATE_URL`` (or the URL in ``SEVDESK_HTTP_STATE_URL_FILE``, so
+        a password need not be in the environment); its password is masked in every log line.
+
+    :raises ConfigError: if both are set, the file is unreadable, or the URL is not a
+        ``redis://`` or ``rediss://`` URL.
+    """
+    value = setting(env, "SEVDESK_HTTP_STATE_URL")
+    path = setting(env, "SEVDESK_HTTP_STATE_URL_FILE")
+    if value and path:
+        raise ConfigError(
+            "SEVDESK_HTTP_STATE_URL", "set either it or SEVDESK_HTTP_STATE_URL_FILE, not both"
+        )
+    if path:
+        value = read_secret_file("SEVDESK_HTTP_STATE_URL_FILE", path, "a Redis URL")
+    if value is None:
+        return None
+    try:
+        password = urlsplit(value).password
+    except ValueError:  # the check below names the form to use
+        password = None
+    if password:
+        REDACTOR.add(password)  # before the check: a refusal must not show it either
+        SECRET_PIECES.add(password)
+    return check_url(value)
+
+
+def _state_namespace(env: Mapping[str, str]) -> str:
+    """:returns: ``SEVDESK_HTTP_STATE_NAMESPACE`` (default ``sevdesk-mcp``).
+
+    :raises ConfigError: unless it is 1 to 64 letters, digits, ``.``, ``_`` or ``-``.
+    """
+    value = setting(env, "SEVDESK_HTTP_STATE_NAMESPACE")
+    if value is None:
+        return DEFAULT_NAMESPACE
+    if not _NAMESPACE.match(value):
+        raise ConfigError(
+            "SEVDESK_HTTP_STATE_NAMESPACE",
+            "use 1 to 64 letters, digits, dots, underscores or hyphens (one per deployment "
+            "sharing a Redis)",
+        )
+    return value
 
 
 def _files(env: Mapping[str, str]) -> bool:

@@ -1,8 +1,9 @@
 """Requests the server sent to the client, waiting for their answers: one routing for every
 transport (stdio, and HTTP sessions, where the answer arrives in another POST).
 
-- Each request gets an id of its own (``srv-1``, ``srv-2``, ...), which cannot collide with the
-  client's ids (those are the client's; ours are only ever answered).
+- Each request gets an id of its own (``srv-1``, ``srv-2``, ...; ``srv-<instance>-1`` when
+  several instances share an HTTP session), which cannot collide with the client's ids (those
+  are the client's; ours are only ever answered).
 - :meth:`PendingRequests.deliver` hands an answer to the call waiting for it and says whether
   one was waiting: an answer to a request that was never sent (or whose wait ended) is not one.
 - A wait ends with the answer, the timeout, the end of the connection or session
@@ -42,11 +43,16 @@ class _Pending:
 
 
 class PendingRequests:
-    """The requests one connection or session sent and still waits for."""
+    """The requests one connection or session sent and still waits for.
 
-    __slots__ = ("_ids", "_pending", "closed")
+    :param prefix: the prefix of the request ids (``srv-``; an instance of several serving one
+        HTTP session adds its own name, so the ids of two instances never collide).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_ids", "_pending", "_prefix", "closed")
+
+    def __init__(self, prefix: str = ID_PREFIX) -> None:
+        self._prefix = prefix
         self._ids: itertools.count[int] | None = None  # made by the first request
         self._pending: dict[RequestId, _Pending] | None = None
         self.closed = False
@@ -66,7 +72,7 @@ class PendingRequests:
             raise PeerRequestError("The client connection is closed.")
         if self._ids is None or self._pending is None:
             self._ids, self._pending = itertools.count(1), {}
-        request_id = f"{ID_PREFIX}{next(self._ids)}"
+        request_id = f"{self._prefix}{next(self._ids)}"
         pending = self._pending[request_id] = _Pending()
         timeout_s = _bounded(timeout_s)
         try:

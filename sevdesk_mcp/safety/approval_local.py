@@ -89,21 +89,29 @@ class Stores(Protocol):
 
 
 class ApprovalStores:
-    """The approval stores the remote inbox serves (HTTP mode, held weakly)."""
+    """The approval stores the remote inbox serves (HTTP mode, held weakly).
 
-    def __init__(self) -> None:
+    With the shared state every instance's safety runtime attaches the same Redis store, so
+    the inbox of any instance shows and decides the approvals asked on any other.
+
+    :param shared: a store to serve from the start (the shared state's; held strongly).
+    """
+
+    def __init__(self, shared: ApprovalStore | None = None) -> None:
         self._lock = threading.Lock()
+        self._shared = shared
         self._stores: weakref.WeakSet[ApprovalStore] = weakref.WeakSet()
 
     def attach(self, store: ApprovalStore) -> None:
         """Serve the approvals of ``store``."""
         with self._lock:
-            self._stores.add(store)
+            if store is not self._shared:
+                self._stores.add(store)
 
     def stores(self) -> list[ApprovalStore]:
-        """:returns: the stores attached and still alive."""
+        """:returns: the stores attached and still alive (the shared one first)."""
         with self._lock:
-            return list(self._stores)
+            return [*([self._shared] if self._shared is not None else []), *self._stores]
 
 
 @dataclass(frozen=True, slots=True)

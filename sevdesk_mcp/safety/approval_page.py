@@ -36,7 +36,13 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import parse_qs
 
-from sevdesk_mcp.safety.approvals import APPROVAL_TTL_S, Approval, ApprovalStore
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.approvals import (
+    APPROVAL_TTL_S,
+    Approval,
+    ApprovalStore,
+    MemoryApprovalStore,
+)
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import IRREVERSIBLE_NOTE, MAX_PREVIEW_CHARS, Preview
 from sevdesk_mcp.safety.redact import REDACTOR
@@ -79,6 +85,10 @@ NOT_FOUND_TEXT: Final = (
     "This approval page is not valid: it may have expired or been decided already, or it never "
     "existed. If the action is still wanted, ask your assistant to run it again."
 )
+NOT_LOCAL: Final = (
+    "The local approval page serves only approvals kept in this process (stdio); approvals in "
+    "the shared state are decided in the inbox of the HTTP server."
+)
 REFUSED_TEXT: Final = (
     "This decision was refused because it did not come from this approval page. Open the "
     "page from the link in the server's log and decide there."
@@ -112,7 +122,9 @@ class Response:
 
 class ApprovalSite:
     """Routes page requests to the approval stores attached to it (a page app, as
-    ``approval_local.PageApp`` describes).
+    ``approval_local.PageApp`` describes). It runs on the page listener's own thread, so it
+    serves only stores of this process (:class:`MemoryApprovalStore`), which answer that thread
+    synchronously.
 
     :cvar headers: sent with every answer (:data:`SECURITY_HEADERS`).
     :cvar max_body_bytes: the largest body the listener passes on (:data:`MAX_BODY_BYTES`).
@@ -123,10 +135,15 @@ class ApprovalSite:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._stores: weakref.WeakSet[ApprovalStore] = weakref.WeakSet()
+        self._stores: weakref.WeakSet[MemoryApprovalStore] = weakref.WeakSet()
 
     def attach(self, store: ApprovalStore) -> None:
-        """Serve the approvals of ``store`` (held weakly)."""
+        """Serve the approvals of ``store`` (held weakly).
+
+        :raises ToolError: if ``store`` keeps its approvals elsewhere than in this process.
+        """
+        if not isinstance(store, MemoryApprovalStore):
+            raise ToolError(NOT_LOCAL)
         with self._lock:
             self._stores.add(store)
 
@@ -143,11 +160,11 @@ class ApprovalSite:
             return self._decide(match[1], request)
         return page(405, "Not allowed", NOT_FOUND_TEXT, (("Allow", "GET, POST"),))
 
-    def _find(self, approval_id: str) -> tuple[ApprovalStore, Approval] | None:
+    def _find(self, approval_id: str) -> tuple[MemoryApprovalStore, Approval] | None:
         with self._lock:
             stores = list(self._stores)
         for store in stores:
-            approval = store.view(approval_id)
+            approval = store.view_now(approval_id)
             if approval is not None:
                 return store, approval
         return None
@@ -174,7 +191,7 @@ class ApprovalSite:
         decision = _checked_decision(request, approval)
         if decision is None:
             return page(403, "Refused", REFUSED_TEXT)
-        decided = store.decide(approval_id, approved=decision)
+        decided = store.decide_now(approval_id, approved=decision)
         if decided is None:
             return page(404, "Not found", NOT_FOUND_TEXT)
         return page(200, *_result_text(decided))

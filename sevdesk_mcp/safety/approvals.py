@@ -7,8 +7,15 @@ link, never shown to the model), a short non-secret reference code shown to the 
 page, a call id shared by every audit line of the action, a CSRF token and a cookie value; it
 expires after 10 minutes and is used once. At most five wait for a human at once.
 
+At most :data:`MAX_PENDING` wait per sevDesk account (the binding's ``account``; over stdio
+the one account of the process).
+
+:class:`ApprovalStore` is the seam: :class:`MemoryApprovalStore` keeps the approvals of one
+process (the default), :mod:`sevdesk_mcp.safety.approvals_redis` shares them between instances.
 The tool-call side (:meth:`ApprovalStore.settle`) and the page side (:meth:`ApprovalStore.view`,
-:meth:`ApprovalStore.decide`) run on different threads, so every method holds the store's lock.
+:meth:`ApprovalStore.decide`) may run on different threads (the local page has a thread of its
+own), so every method of the memory store holds its lock, and it offers the page's thread
+synchronous :meth:`MemoryApprovalStore.view_now` and :meth:`MemoryApprovalStore.decide_now`.
 """
 
 from __future__ import annotations
@@ -17,9 +24,9 @@ import datetime as dt
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.basis import Basis, basis_of, changes
@@ -37,16 +44,21 @@ OutcomeKind = Literal["new", "changed", "pending", "approved", "declined"]
 
 
 class TooManyApprovalsError(ToolError):
-    """Five approvals already wait for the human."""
+    """Five approvals of the account already wait for the human."""
 
 
 @dataclass(frozen=True, slots=True)
 class Binding:
-    """What an approval is for: the tool, its argument hash and who asked."""
+    """What an approval is for: the tool, its argument hash and who asked.
+
+    :param account: the sevDesk account the approval belongs to (its inbox, its cap); empty
+        where one account serves the process (stdio, bearer mode).
+    """
 
     tool: str
     arguments: str
     principal: str
+    account: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +91,53 @@ class Outcome:
     approval: Approval
 
 
-class ApprovalStore:
-    """The approvals of one safety runtime.
+class ApprovalStore(Protocol):
+    """Where approvals wait for the human: this process's memory, or the shared state."""
+
+    async def settle(
+        self, binding: Binding, preview: Preview, basis: Basis | None = None
+    ) -> Outcome:
+        """Find the approval for ``binding`` and use it up, or create one.
+
+        An approved or declined approval whose basis matches is consumed (single use, also
+        when two calls retry at the same moment: one gets it, the other a new approval); a
+        pending one is returned as it is; one for another basis (the preview or a record it
+        was prepared from changed) is void and replaced, keeping its call id and naming what
+        changed; without one (or after expiry) a new one is created.
+
+        :param basis: what the approval binds; the preview alone when omitted.
+        :raises TooManyApprovalsError: if a new approval is needed and five of the account
+            already wait.
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        ...
+
+    async def view(self, approval_id: str) -> Approval | None:
+        """:returns: the approval if it exists, is unexpired and still waits for a decision.
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        ...
+
+    async def decide(self, approval_id: str, *, approved: bool) -> Approval | None:
+        """Record the human's decision, once.
+
+        :returns: the decided approval, or ``None`` if it is unknown, expired or decided.
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        ...
+
+    async def waiting(self, account: str) -> list[Approval]:
+        """:returns: the unexpired approvals of ``account`` waiting for a decision (the
+        inbox), oldest first.
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        ...
+
+
+class MemoryApprovalStore:
+    """The approvals of one process (:class:`ApprovalStore`).
 
     :param clock: seconds since the epoch (injectable for tests).
     """
@@ -98,16 +155,12 @@ class ApprovalStore:
         self._lock = threading.Lock()
         self._items: dict[str, Approval] = {}
 
-    def settle(self, binding: Binding, preview: Preview, basis: Basis | None = None) -> Outcome:
-        """Find the approval for ``binding`` and use it up, or create one.
+    async def settle(
+        self, binding: Binding, preview: Preview, basis: Basis | None = None
+    ) -> Outcome:
+        """See :meth:`ApprovalStore.settle`.
 
-        An approved or declined approval whose basis matches is consumed (single use); a
-        pending one is returned as it is; one for another basis (the preview or a record it
-        was prepared from changed) is void and replaced, keeping its call id and naming what
-        changed; without one (or after expiry) a new one is created.
-
-        :param basis: what the approval binds; the preview alone when omitted.
-        :raises TooManyApprovalsError: if a new approval is needed and five already wait.
+        :raises TooManyApprovalsError: if five of the account already wait.
         """
         bound = basis if basis is not None else basis_of(preview, {})
         with self._lock:
@@ -124,18 +177,31 @@ class ApprovalStore:
                 del self._items[current.id]
             return Outcome(current.status, current)
 
-    def view(self, approval_id: str) -> Approval | None:
-        """:returns: the approval if it exists, is unexpired and still waits for a decision."""
+    async def view(self, approval_id: str) -> Approval | None:
+        """See :meth:`ApprovalStore.view`."""
+        return self.view_now(approval_id)
+
+    async def decide(self, approval_id: str, *, approved: bool) -> Approval | None:
+        """See :meth:`ApprovalStore.decide`."""
+        return self.decide_now(approval_id, approved=approved)
+
+    async def waiting(self, account: str) -> list[Approval]:
+        """See :meth:`ApprovalStore.waiting`."""
+        with self._lock:
+            self._prune()
+            return self._waiting(account)
+
+    def view_now(self, approval_id: str) -> Approval | None:
+        """:meth:`view` for a caller without an event loop of this store (the local page's
+        thread)."""
         with self._lock:
             self._prune()
             approval = self._items.get(approval_id)
             return approval if approval is not None and approval.status == "pending" else None
 
-    def decide(self, approval_id: str, *, approved: bool) -> Approval | None:
-        """Record the human's decision, once.
-
-        :returns: the decided approval, or ``None`` if it is unknown, expired or decided.
-        """
+    def decide_now(self, approval_id: str, *, approved: bool) -> Approval | None:
+        """:meth:`decide` for a caller without an event loop of this store (the local page's
+        thread)."""
         with self._lock:
             self._prune()
             approval = self._items.get(approval_id)
@@ -145,25 +211,15 @@ class ApprovalStore:
             self._items[approval_id] = decided
             return decided
 
-    def pending_where(self, principal: Callable[[str], bool]) -> list[Approval]:
-        """:returns: the unexpired approvals waiting for a decision whose principal passes
-        ``principal`` (the inbox: the approvals of one account), oldest first."""
-        with self._lock:
-            self._prune()
-            return [
+    def _waiting(self, account: str) -> list[Approval]:
+        return sorted(
+            (
                 a
                 for a in self._items.values()
-                if a.status == "pending" and principal(a.binding.principal)
-            ]
-
-    def pending_count(self) -> int:
-        """:returns: how many unexpired approvals wait for a decision."""
-        with self._lock:
-            self._prune()
-            return self._pending()
-
-    def _pending(self) -> int:
-        return sum(1 for a in self._items.values() if a.status == "pending")
+                if a.status == "pending" and a.binding.account == account
+            ),
+            key=lambda a: a.expires,
+        )
 
     def _prune(self) -> None:
         now = self._clock()
@@ -179,32 +235,61 @@ class ApprovalStore:
         call: str | None = None,
         changed: tuple[str, ...] = (),
     ) -> Approval:
-        if self._pending() >= self._max_pending:
-            waiting = ", ".join(a.reference for a in self._items.values() if a.status == "pending")
-            raise TooManyApprovalsError(
-                f"{self._max_pending} approvals already wait for the human (references "
-                f"{waiting}). Ask the user to approve or decline them on their pages, or wait "
-                "until they expire (10 minutes), then call the tool again. Nothing was changed."
-            )
-        approval = Approval(
-            id=secrets.token_urlsafe(ID_BYTES),
-            reference=self._reference(),
-            binding=binding,
-            preview=preview,
-            basis=basis,
-            call=call or secrets.token_hex(8),
+        waiting = self._waiting(binding.account)
+        if len(waiting) >= self._max_pending:
+            raise too_many(self._max_pending, [a.reference for a in waiting])
+        taken = {a.reference for a in self._items.values()}
+        approval = new_approval(
+            binding,
+            preview,
+            basis,
             expires=self._clock() + self._ttl_s,
-            csrf=secrets.token_urlsafe(TOKEN_BYTES),
-            cookie=secrets.token_urlsafe(TOKEN_BYTES),
+            reference=new_reference(taken),
+            call=call,
             changed=changed,
         )
         self._items[approval.id] = approval
         return approval
 
-    def _reference(self) -> str:
-        taken = {a.reference for a in self._items.values()}
-        while True:
-            code = "".join(secrets.choice(REFERENCE_ALPHABET) for _ in range(REFERENCE_CHARS))
-            reference = f"{code[:2]}-{code[2:]}"
-            if reference not in taken:
-                return reference
+
+def new_approval(  # noqa: PLR0913 - the parts of a new approval
+    binding: Binding,
+    preview: Preview,
+    basis: Basis,
+    *,
+    expires: float,
+    reference: str,
+    call: str | None = None,
+    changed: tuple[str, ...] = (),
+) -> Approval:
+    """:returns: a new pending approval with fresh secrets (id, CSRF token, cookie)."""
+    return Approval(
+        id=secrets.token_urlsafe(ID_BYTES),
+        reference=reference,
+        binding=binding,
+        preview=preview,
+        basis=basis,
+        call=call or secrets.token_hex(8),
+        expires=expires,
+        csrf=secrets.token_urlsafe(TOKEN_BYTES),
+        cookie=secrets.token_urlsafe(TOKEN_BYTES),
+        changed=changed,
+    )
+
+
+def new_reference(taken: Collection[str] = ()) -> str:
+    """:returns: a new reference code such as ``7K-M3QX``, not one of ``taken``."""
+    while True:
+        code = "".join(secrets.choice(REFERENCE_ALPHABET) for _ in range(REFERENCE_CHARS))
+        reference = f"{code[:2]}-{code[2:]}"
+        if reference not in taken:
+            return reference
+
+
+def too_many(limit: int, references: Iterable[str]) -> TooManyApprovalsError:
+    """:returns: the error for an account whose ``limit`` approvals already wait."""
+    return TooManyApprovalsError(
+        f"{limit} approvals already wait for the human (references "
+        f"{', '.join(references)}). Ask the user to approve or decline them on their pages, or "
+        "wait until they expire (10 minutes), then call the tool again. Nothing was changed."
+    )

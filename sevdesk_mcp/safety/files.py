@@ -14,7 +14,8 @@ Reading (:meth:`FileAccess.read`):
   extension claims another type is refused, so a mixed-up file is noticed, not uploaded;
 - over HTTP there are no local folders: the server runs elsewhere, and reading is refused;
   an upload reference (``upload:<id>``, :mod:`sevdesk_mcp.safety.transfers`) is read instead,
-  for the grant that requested it only.
+  for the grant that requested it only. Its store may be shared (Redis), so the tool fetches it
+  first (:meth:`FileAccess.fetch`, async) and ``read`` then answers from what was fetched.
 
 A delivery is always a new file: created exclusively (never overwriting, never following a
 symlink), mode 0600, with a name reduced to ``[A-Za-z0-9._-]`` so that text from sevDesk cannot
@@ -28,11 +29,11 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from sevdesk_mcp.errors import FileAccessError
+from sevdesk_mcp.errors import FileAccessError, TransferRefusedError
 
 MAX_ATTEMPTS: Final = 100
 MAX_FILE_BYTES: Final = 20 * 1024 * 1024
@@ -91,25 +92,39 @@ class FileAccess:
     :param folders: the resolved real paths of ``SEVDESK_FILE_DIRS``.
     :param output_dir: ``SEVDESK_OUTPUT_DIR``, if set.
     :param remote: whether the server runs over HTTP (no local folders then).
+    :param fetched: upload files fetched for this call (:meth:`fetch`).
     """
 
     folders: tuple[Path, ...] = ()
     output_dir: Path | None = None
     remote: bool = False
     max_bytes: int = MAX_FILE_BYTES
+    fetched: tuple[LocalFile, ...] = ()
+
+    async def fetch(self, given: str) -> FileAccess:
+        """Fetch the upload behind ``given`` (over HTTP, ``upload:<id>``) from its store, so
+        that :meth:`read` can answer it; any other ``given`` is left to :meth:`read`.
+
+        :returns: this access, with the upload fetched.
+        :raises TransferRefusedError: for an upload reference that is not this grant's or not
+            filled.
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        if not (self.remote and _is_upload(given)):
+            return self
+        from sevdesk_mcp.safety.transfers import read_upload  # noqa: PLC0415 - a cycle
+
+        return replace(self, fetched=(*self.fetched, await read_upload(given)))
 
     def read(self, given: str) -> LocalFile:
         """Read one receipt file (over HTTP: an uploaded one, given as ``upload:<id>``).
 
-        :raises TransferRefusedError: for an upload reference that is not this grant's or not
-            filled.
+        :raises TransferRefusedError: for an upload reference that was not fetched first.
         :raises FileAccessError: naming ``given`` and what to change, if it is outside the
             folders, no regular file, too large, of another type, or changed while being read.
         """
-        if self.remote and given.strip().startswith("upload:"):  # HTTP: the human uploaded it
-            from sevdesk_mcp.safety.transfers import read_upload  # noqa: PLC0415 - a cycle
-
-            return read_upload(given)
+        if self.remote and _is_upload(given):  # HTTP: the human uploaded it
+            return self._fetched(given)
         candidate = self._candidate(given)
         real = Path(os.path.realpath(candidate))
         if not any(real.is_relative_to(folder) for folder in self.folders):
@@ -135,6 +150,15 @@ class FileAccess:
         name = f"{stem}{EXTENSIONS[media_type][0]}"
         digest = hashlib.sha256(data).hexdigest()
         return LocalFile(given, real, name, media_type, data, digest)
+
+    def _fetched(self, given: str) -> LocalFile:
+        for local in self.fetched:
+            if local.given == given:
+                return local
+        raise TransferRefusedError(
+            f"The upload '{given[:60]}' was not fetched before it was read (a tool must call "
+            "FileAccess.fetch first); nothing was changed."
+        )
 
     def deliver(self, name: str, data: bytes) -> Path | None:
         """Write ``data`` to a new file in ``SEVDESK_OUTPUT_DIR``.
@@ -264,3 +288,7 @@ def deliver(directory: Path, name: str, data: bytes) -> Path:
             handle.write(data)
         return path
     raise FileExistsError(f"no free file name for {stem}{suffix} in the output folder")
+
+
+def _is_upload(given: str) -> bool:
+    return given.strip().startswith("upload:")

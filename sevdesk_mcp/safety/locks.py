@@ -4,16 +4,61 @@ A write holds the locks of every record it depends on (a document, a bank transa
 number range it takes a number from) from its final re-check (``prepare`` on the approved
 retry) through ``execute`` and the read-back, so a second call on the same record waits and
 then sees the first one's result: two approved payments cannot both pass the open-amount check,
-and two contacts cannot take the same customer number. Locks live in this process (stdio, or one
-HTTP instance); a shared store replaces them when several instances serve one account.
+and two contacts cannot take the same customer number.
+
+The locks are behind the :class:`LockStore` protocol. :class:`RecordLocks` keeps them in this
+process (stdio, or one HTTP instance; the default); ``locks_redis.RedisRecordLocks`` keeps them
+in the shared state when several instances serve one account, as leases renewed while held.
+:meth:`LockStore.hold` yields a :class:`Held` handle whose :meth:`Held.check` the write flow
+awaits right before ``execute``: a holder whose lease was lost (its process stalled past the
+lease and another instance took the lock) is refused there, before anything is sent. In this
+process a lock cannot be lost, and :meth:`Held.check` always passes.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Final, Protocol
 
 import anyio
+
+
+class Held(Protocol):
+    """The locks of one write, while it holds them."""
+
+    async def check(self) -> None:
+        """Make sure every lock is still this holder's.
+
+        :raises WriteRefusedError: if a lock was lost (its lease expired); nothing may be sent.
+        :raises StateUnavailableError: if the locks are shared and the state cannot be reached.
+        """
+        ...
+
+
+class LockStore(Protocol):
+    """Record locks per account scope, in this process or shared by every instance."""
+
+    def hold(self, scope: str, keys: Iterable[str]) -> AbstractAsyncContextManager[Held]:
+        """:returns: a context that holds the locks of ``keys`` in ``scope`` (an account),
+        taken in sorted order so that two writes needing the same records cannot deadlock.
+
+        Entering it may raise :class:`~sevdesk_mcp.errors.ToolError` (the locks stay busy past
+        the wait) or :class:`~sevdesk_mcp.errors.StateUnavailableError` (shared locks).
+        """
+        ...
+
+
+class _InProcess:
+    """The handle of locks of this process: they cannot be lost."""
+
+    __slots__ = ()
+
+    async def check(self) -> None:
+        """Pass: a lock of this process is held until its block ends."""
+
+
+IN_PROCESS: Final = _InProcess()
 
 
 class _Entry:
@@ -31,13 +76,16 @@ class RecordLocks:
         self._entries: dict[tuple[str, str], _Entry] = {}
 
     @asynccontextmanager
-    async def hold(self, scope: str, keys: Iterable[str]) -> AsyncIterator[None]:
+    async def hold(self, scope: str, keys: Iterable[str]) -> AsyncIterator[Held]:
         """Hold the locks of ``keys`` in ``scope`` (an account), taken in sorted order so that
-        two writes needing the same records cannot deadlock."""
+        two writes needing the same records cannot deadlock.
+
+        :returns: a handle whose :meth:`Held.check` always passes.
+        """
         async with AsyncExitStack() as stack:
             for key in sorted(set(keys)):
                 await stack.enter_async_context(self._one((scope, key)))
-            yield
+            yield IN_PROCESS
 
     def held(self) -> int:
         """:returns: how many locks are held or waited for (for tests)."""

@@ -13,6 +13,10 @@ a tool, and deliveries (PDFs, exports) they download.
 - The bytes are sealed with AES-256-GCM under a key drawn per store (one per process), with the
   record id as associated data; they live in memory only and are gone after a restart.
 
+:class:`TransferStore` is the seam: :class:`MemoryTransferStore` keeps the records of one process
+(the default); :mod:`sevdesk_mcp.safety.transfers_redis` shares them, bytes included, between
+instances.
+
 The HTTP layer hands the tool call its :class:`Caller` (store, owner, public URL) through
 :data:`CALLER`, a context variable; over stdio it is unset and nothing here is reachable.
 """
@@ -27,7 +31,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -44,6 +48,19 @@ MAX_BYTES_PER_ACCOUNT: Final = 50 * 1024 * 1024
 ID_BYTES: Final = 24  # 192 bits
 ACCEPTED: Final = tuple(EXTENSIONS)  # PDF, PNG, JPEG, XML
 Kind = Literal["upload", "download"]
+SLOT_GONE: Final = (
+    "This upload link is not valid any more: it expired, was used already, or belongs to "
+    "another account. Ask your assistant for a new upload link."
+)
+NOT_YOURS: Final = (
+    "'{reference}' is no upload reference of this connection (unknown, expired, or requested "
+    "by another connection). Call sevdesk_request_upload and ask the user to upload the file on "
+    "the page it names."
+)
+NOT_FILLED: Final = (
+    "Nothing was uploaded for '{reference}' yet. Ask the user to upload the file on the upload "
+    "page, then call the tool again."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +103,70 @@ class Limits:
     download_ttl_s: float = DOWNLOAD_TTL_S
 
 
-class TransferStore:
-    """The uploads and deliveries of one process; every method holds the store's lock.
+class TransferStore(Protocol):
+    """Where uploads and deliveries wait: this process's memory, or the shared state.
+
+    Every method may raise :class:`~sevdesk_mcp.errors.StateUnavailableError` when the shared
+    state cannot be reached.
+    """
+
+    @property
+    def limits(self) -> Limits:
+        """The store's limits."""
+        ...
+
+    async def request_upload(self, owner: Owner) -> Record:
+        """:returns: a new, empty upload slot of ``owner``.
+
+        :raises TransferRefusedError: if the grant or the account holds too many records.
+        """
+        ...
+
+    async def offer(self, owner: Owner, name: str, media_type: str, data: bytes) -> Record:
+        """:returns: a delivery of ``data`` for ``owner`` to download once.
+
+        :raises TransferRefusedError: if a limit would be exceeded.
+        """
+        ...
+
+    async def slot(self, record_id: str, account: str) -> Record | None:
+        """:returns: the unexpired, still empty upload slot ``record_id`` of ``account``."""
+        ...
+
+    async def pending_uploads(self, account: str) -> list[Record]:
+        """:returns: the account's empty upload slots, oldest first."""
+        ...
+
+    async def fill(self, record_id: str, account: str, upload: Upload) -> Record:
+        """Store the human's file in the slot ``record_id`` of ``account``, once.
+
+        :raises TransferRefusedError: naming what was wrong: an unknown, expired, filled or
+            foreign slot, a file over the size limit, an unknown type, a declared type or
+            file name that does not match the content, or the account's byte limit.
+        """
+        ...
+
+    async def read_upload(self, reference: str, principal: str) -> LocalFile:
+        """:returns: the file behind ``upload:<id>`` for the grant ``principal``.
+
+        :raises TransferRefusedError: if it is unknown, expired, still empty, or another
+            grant's.
+        """
+        ...
+
+    async def download(self, record_id: str, account: str) -> tuple[Record, bytes] | None:
+        """:returns: the delivery and its bytes, used up now (once, whichever instance asks);
+        ``None`` if it is unknown, expired, downloaded already or another account's."""
+        ...
+
+    async def peek(self, record_id: str, account: str) -> Record | None:
+        """:returns: the unexpired delivery ``record_id`` of ``account``, not using it up."""
+        ...
+
+
+class MemoryTransferStore:
+    """The uploads and deliveries of one process (:class:`TransferStore`); every method holds
+    the store's lock.
 
     :param clock: seconds since the epoch (injectable for tests).
     """
@@ -102,7 +181,7 @@ class TransferStore:
         self._records: dict[str, Record] = {}
         self._sealed: dict[str, bytes] = {}
 
-    def request_upload(self, owner: Owner) -> Record:
+    async def request_upload(self, owner: Owner) -> Record:
         """:returns: a new, empty upload slot of ``owner``.
 
         :raises TransferRefusedError: if the grant or the account holds too many records.
@@ -110,35 +189,26 @@ class TransferStore:
         with self._lock:
             return self._add(Record(self._new_id(), "upload", owner, self._expiry("upload")))
 
-    def offer(self, owner: Owner, name: str, media_type: str, data: bytes) -> Record:
+    async def offer(self, owner: Owner, name: str, media_type: str, data: bytes) -> Record:
         """:returns: a delivery of ``data`` for ``owner`` to download once.
 
         :raises TransferRefusedError: if a limit would be exceeded.
         """
         with self._lock:
             self._check_bytes(owner.account, len(data))
-            record = Record(
-                self._new_id(),
-                "download",
-                owner,
-                self._expiry("download"),
-                name=safe_name(name),
-                media_type=media_type,
-                size=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-                filled=True,
-            )
+            expires = self._expiry("download")
+            record = delivery(self._new_id(), owner, expires, name, media_type, data)
             self._add(record)
             self._sealed[record.id] = self._seal(record.id, data)
             return record
 
-    def slot(self, record_id: str, account: str) -> Record | None:
+    async def slot(self, record_id: str, account: str) -> Record | None:
         """:returns: the unexpired, still empty upload slot ``record_id`` of ``account``."""
         with self._lock:
             record = self._live(record_id, "upload", account)
             return record if record is not None and not record.filled else None
 
-    def pending_uploads(self, account: str) -> list[Record]:
+    async def pending_uploads(self, account: str) -> list[Record]:
         """:returns: the account's empty upload slots, oldest first."""
         with self._lock:
             self._prune()
@@ -148,7 +218,7 @@ class TransferStore:
                 if r.kind == "upload" and not r.filled and r.owner.account == account
             ]
 
-    def fill(self, record_id: str, account: str, upload: Upload) -> Record:
+    async def fill(self, record_id: str, account: str, upload: Upload) -> Record:
         """Store the human's file in the slot ``record_id`` of ``account``, once.
 
         :raises TransferRefusedError: naming what was wrong: an unknown, expired, filled or
@@ -158,25 +228,14 @@ class TransferStore:
         with self._lock:
             record = self._live(record_id, "upload", account)
             if record is None or record.filled:
-                raise TransferRefusedError(
-                    "This upload link is not valid any more: it expired, was used already, or "
-                    "belongs to another account. Ask your assistant for a new upload link."
-                )
-            media_type = checked_type(upload, self.limits.max_upload_bytes)
+                raise TransferRefusedError(SLOT_GONE)
+            filled = filled_slot(record, upload, self.limits)
             self._check_bytes(account, len(upload.data))
-            filled = replace(
-                record,
-                name=_file_name(upload.filename, media_type),
-                media_type=media_type,
-                size=len(upload.data),
-                sha256=hashlib.sha256(upload.data).hexdigest(),
-                filled=True,
-            )
             self._records[record_id] = filled
             self._sealed[record_id] = self._seal(record_id, upload.data)
             return filled
 
-    def read_upload(self, reference: str, principal: str) -> LocalFile:
+    async def read_upload(self, reference: str, principal: str) -> LocalFile:
         """:returns: the file behind ``upload:<id>`` for the grant ``principal``.
 
         :raises TransferRefusedError: if it is unknown, expired, still empty, or another
@@ -187,22 +246,13 @@ class TransferStore:
             self._prune()
             record = self._records.get(record_id)
             if record is None or record.kind != "upload" or record.owner.principal != principal:
-                raise TransferRefusedError(
-                    f"'{reference[:60]}' is no upload reference of this connection (unknown, "
-                    "expired, or requested by another connection). Call sevdesk_request_upload "
-                    "and ask the user to upload the file on the page it names."
-                )
+                raise TransferRefusedError(NOT_YOURS.format(reference=reference[:60]))
             if not record.filled:
-                raise TransferRefusedError(
-                    f"Nothing was uploaded for '{reference[:60]}' yet. Ask the user to upload "
-                    "the file on the upload page, then call the tool again."
-                )
+                raise TransferRefusedError(NOT_FILLED.format(reference=reference[:60]))
             data = self._open(record_id)
-        return LocalFile(
-            reference, Path(reference), record.name, record.media_type, data, record.sha256
-        )
+        return local_file(reference, record, data)
 
-    def download(self, record_id: str, account: str) -> tuple[Record, bytes] | None:
+    async def download(self, record_id: str, account: str) -> tuple[Record, bytes] | None:
         """:returns: the delivery and its bytes, used up now; ``None`` if it is unknown,
         expired, downloaded already or another account's."""
         with self._lock:
@@ -214,7 +264,7 @@ class TransferStore:
             del self._sealed[record_id]
             return record, data
 
-    def peek(self, record_id: str, account: str) -> Record | None:
+    async def peek(self, record_id: str, account: str) -> Record | None:
         """:returns: the unexpired delivery ``record_id`` of ``account``, not using it up."""
         with self._lock:
             return self._live(record_id, "download", account)
@@ -239,23 +289,14 @@ class TransferStore:
             if held >= limit
         ]
         if full:
-            held, limit, who = full[0]
-            raise TransferRefusedError(
-                f"{who} already holds {held} files waiting for upload or download, its limit "
-                f"of {limit}. Let the user finish or let them expire (downloads after 10, "
-                "uploads after 30 minutes), then try again."
-            )
+            raise too_many_files(*full[0])
         self._records[record.id] = record
         return record
 
     def _check_bytes(self, account: str, size: int) -> None:
         held = sum(r.size for r in self._records.values() if r.owner.account == account)
         if held + size > self.limits.max_bytes_per_account:
-            limit = self.limits.max_bytes_per_account // (1024 * 1024)
-            raise TransferRefusedError(
-                f"This account's files on the server would exceed {limit} MiB. Download or let "
-                "the earlier files expire, then try again."
-            )
+            raise too_many_bytes(self.limits)
 
     def _prune(self) -> None:
         now = self._clock()
@@ -277,6 +318,63 @@ class TransferStore:
     def _open(self, record_id: str) -> bytes:
         sealed = self._sealed[record_id]
         return self._aead.decrypt(sealed[:12], sealed[12:], record_id.encode())
+
+
+def delivery(  # noqa: PLR0913, PLR0917 - the parts of a delivery
+    record_id: str, owner: Owner, expires: float, name: str, media_type: str, data: bytes
+) -> Record:
+    """:returns: the record of a delivery of ``data``."""
+    return Record(
+        record_id,
+        "download",
+        owner,
+        expires,
+        name=safe_name(name),
+        media_type=media_type,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        filled=True,
+    )
+
+
+def filled_slot(record: Record, upload: Upload, limits: Limits) -> Record:
+    """:returns: the upload slot ``record`` filled with ``upload``.
+
+    :raises TransferRefusedError: as :func:`checked_type`.
+    """
+    media_type = checked_type(upload, limits.max_upload_bytes)
+    return replace(
+        record,
+        name=_file_name(upload.filename, media_type),
+        media_type=media_type,
+        size=len(upload.data),
+        sha256=hashlib.sha256(upload.data).hexdigest(),
+        filled=True,
+    )
+
+
+def local_file(reference: str, record: Record, data: bytes) -> LocalFile:
+    """:returns: the uploaded file of ``record`` as a tool reads it."""
+    name, media_type = record.name, record.media_type
+    return LocalFile(reference, Path(reference), name, media_type, data, record.sha256)
+
+
+def too_many_files(held: int, limit: int, who: str) -> TransferRefusedError:
+    """:returns: the error for an account or grant (``who``) at its record limit."""
+    return TransferRefusedError(
+        f"{who} already holds {held} files waiting for upload or download, its limit of "
+        f"{limit}. Let the user finish or let them expire (downloads after 10, uploads after 30 "
+        "minutes), then try again."
+    )
+
+
+def too_many_bytes(limits: Limits) -> TransferRefusedError:
+    """:returns: the error for an account whose files would exceed its byte limit."""
+    limit = limits.max_bytes_per_account // (1024 * 1024)
+    return TransferRefusedError(
+        f"This account's files on the server would exceed {limit} MiB. Download or let the "
+        "earlier files expire, then try again."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +451,7 @@ class Caller:
 CALLER: ContextVar[Caller | None] = ContextVar("sevdesk_transfer_caller", default=None)
 
 
-def read_upload(reference: str) -> LocalFile:
+async def read_upload(reference: str) -> LocalFile:
     """:returns: the uploaded file behind ``upload:<id>`` for the current tool call.
 
     :raises TransferRefusedError: without file transfer on this connection, or as
@@ -366,4 +464,4 @@ def read_upload(reference: str) -> LocalFile:
             "on this connection. Over HTTP set SEVDESK_HTTP_FILES=on (the default); over stdio "
             "give the file's local path."
         )
-    return caller.store.read_upload(reference, caller.owner.principal)
+    return await caller.store.read_upload(reference, caller.owner.principal)

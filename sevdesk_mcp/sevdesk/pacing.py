@@ -9,7 +9,10 @@ limit row). The defaults keep well below that: 10 requests per second sustained,
 for a token, and the concurrent reads of one call (``together.py``) fit under the in-flight cap.
 
 One :class:`Pacer` is shared by every client of an account and every view of a client, so the
-tools of one account, and concurrent calls of one tool, share one budget.
+tools of one account, and concurrent calls of one tool, share one budget. Its token bucket is
+in this process by default; with several HTTP instances, ``pacing_shared.SharedPacer`` keeps it
+in the shared state, so the instances together stay within the account's rate (the in-flight
+cap stays per process).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import Final
+from typing import Final, Protocol
 
 import anyio
 
@@ -32,37 +35,29 @@ ADMITTED: ContextVar[Callable[[], None] | None] = ContextVar("sevdesk_admitted",
 before it starts the next read, so concurrent pages go out in offset order)."""
 
 
-class Pacer:
-    """Admits requests at ``rate_per_s`` (bursts up to ``burst``), ``max_in_flight`` at a time.
+class TokenBucket(Protocol):
+    """Where a pacer's tokens come from: this process, or the shared state."""
 
-    Waiting requests are admitted in the order they asked (anyio's semaphore and lock are fair).
-    """
+    async def take(self) -> None:
+        """Wait until a token is taken.
 
-    def __init__(
-        self,
-        rate_per_s: float = DEFAULT_RATE_PER_S,
-        burst: int = DEFAULT_BURST,
-        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
-    ) -> None:
+        :raises StateUnavailableError: if the bucket is shared and cannot be reached.
+        """
+        ...
+
+
+class LocalBucket:
+    """A token bucket in this process; waiting takers are served in order (a fair lock)."""
+
+    def __init__(self, rate_per_s: float, burst: int) -> None:
         self._rate = rate_per_s
         self._burst = float(burst)
         self._tokens = float(burst)
         self._stamp: float | None = None
         self._lock = anyio.Lock()
-        self._in_flight = anyio.Semaphore(max_in_flight)
-        self.max_in_flight = max_in_flight
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """Wait for a token and an in-flight slot; hold the slot for the block."""
-        async with self._in_flight:
-            await self._take()
-            admitted = ADMITTED.get()
-            if admitted is not None:
-                admitted()
-            yield
-
-    async def _take(self) -> None:
+    async def take(self) -> None:
+        """Wait until a token is taken."""
         async with self._lock:
             now = anyio.current_time()
             if self._stamp is not None:
@@ -74,8 +69,51 @@ class Pacer:
             self._tokens -= 1
 
 
+class Pacer:
+    """Admits requests at ``rate_per_s`` (bursts up to ``burst``), ``max_in_flight`` at a time.
+
+    Waiting requests are admitted in the order they asked (anyio's semaphore and lock are fair).
+
+    :param bucket: where the tokens come from; a bucket of this process by default.
+    """
+
+    def __init__(
+        self,
+        rate_per_s: float = DEFAULT_RATE_PER_S,
+        burst: int = DEFAULT_BURST,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        *,
+        bucket: TokenBucket | None = None,
+    ) -> None:
+        self._rate = rate_per_s
+        self._burst = float(burst)
+        self._bucket = bucket or LocalBucket(rate_per_s, burst)
+        self._in_flight = anyio.Semaphore(max_in_flight)
+        self.max_in_flight = max_in_flight
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Wait for a token and an in-flight slot; hold the slot for the block.
+
+        A shared bucket paces this process alone, slowly, while Redis cannot be reached
+        (``pacing_shared``): no request is ever sent unpaced.
+        """
+        async with self._in_flight:
+            await self._bucket.take()
+            admitted = ADMITTED.get()
+            if admitted is not None:
+                admitted()
+            yield
+
+
+def burst_for(rate_per_s: float) -> int:
+    """:returns: the burst of a pacer at ``rate_per_s``: :data:`BURST_SECONDS` worth of
+    requests, at least 1 and at most :data:`MAX_BURST`."""
+    return max(1, min(int(rate_per_s * BURST_SECONDS), MAX_BURST))
+
+
 def pacer_for(rate_per_s: float) -> Pacer:
-    """:returns: a pacer for one account at ``rate_per_s`` (``SEVDESK_RATE_PER_S``), with a
-    burst of :data:`BURST_SECONDS` worth of requests, at least 1 and at most :data:`MAX_BURST`."""
-    burst = max(1, min(int(rate_per_s * BURST_SECONDS), MAX_BURST))
-    return Pacer(rate_per_s=rate_per_s, burst=burst)
+    """:returns: a pacer in this process for one account at ``rate_per_s``
+    (``SEVDESK_RATE_PER_S``), with the burst of :func:`burst_for`; several instances use
+    ``pacing_shared.shared_pacer_for`` instead."""
+    return Pacer(rate_per_s=rate_per_s, burst=burst_for(rate_per_s))

@@ -13,6 +13,7 @@ start-up.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -23,9 +24,18 @@ from sevdesk_mcp.errors import ConfigError, StateUnavailableError
 from sevdesk_mcp.shared.keys import DEFAULT_NAMESPACE, Keys
 from sevdesk_mcp.shared.seal import Seal
 
-if TYPE_CHECKING:
-    from redis.asyncio import Redis
-    from redis.commands.core import AsyncScript
+if TYPE_CHECKING:  # the names the stores annotate with; they never import redis themselves
+    from typing import TypeAlias
+
+    import redis.asyncio
+    import redis.asyncio.client
+    import redis.commands.core
+
+    Redis: TypeAlias = redis.asyncio.Redis
+    PubSub: TypeAlias = redis.asyncio.client.PubSub
+    Script: TypeAlias = redis.commands.core.AsyncScript
+
+log = logging.getLogger("sevdesk_mcp.shared")
 
 VARIABLE: Final = "SEVDESK_HTTP_STATE_URL"
 TIMEOUT_S: Final = 2.0
@@ -85,6 +95,30 @@ async def guard() -> AsyncIterator[None]:
         raise StateUnavailableError(UNREACHABLE.format(what=type(exc).__name__)) from None
 
 
+class Outage:
+    """Logs the start and the end of an outage of the shared state once each (for the two
+    throttles that fall back to this process while Redis cannot be reached).
+
+    :param what: what falls back, for the log line.
+    """
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+        self.down = False
+
+    def started(self, exc: StateUnavailableError) -> None:
+        """Note a failure; the first of an outage is logged as a warning."""
+        if not self.down:
+            self.down = True
+            log.warning("%s: this process's own until Redis is back (%s)", self._what, exc)
+
+    def ended(self) -> None:
+        """Note a success; the first after an outage is logged."""
+        if self.down:
+            self.down = False
+            log.warning("%s: shared again", self._what)
+
+
 @dataclass(frozen=True, slots=True)
 class SharedState:
     """The client, key names and seal every shared store uses.
@@ -96,7 +130,7 @@ class SharedState:
     keys: Keys
     seal: Seal
 
-    def script(self, source: str) -> AsyncScript:
+    def script(self, source: str) -> Script:
         """:returns: a Lua script run atomically by Redis (sent by digest after its first use)."""
         return self.client.register_script(source)
 

@@ -28,9 +28,11 @@ DAMAGED: Final = (
 )
 
 
-def state_key(secret: str) -> bytes:
-    """:returns: the 256-bit sealing key of the shared state under ``secret``."""
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=b"state")
+def derived_key(secret: str, purpose: str) -> bytes:
+    """:returns: the 256-bit key of ``purpose`` under the server secret (HKDF-SHA256), the same
+    on every instance: ``state`` (values in Redis), ``cookie`` and ``signin`` (the web pages),
+    ``request-state`` (sealed MRTR request states)."""
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=purpose.encode())
     return hkdf.derive(secret.encode("utf-8"))
 
 
@@ -43,7 +45,7 @@ class Seal:
     def __init__(self, secrets: Sequence[str]) -> None:
         if not secrets:
             raise ValueError("the shared state needs the server secret")
-        self._aeads = tuple(AESGCM(state_key(s)) for s in secrets)
+        self._aeads = tuple(AESGCM(derived_key(s, "state")) for s in secrets)
 
     def seal(self, key: str, data: bytes) -> bytes:
         """:returns: ``data`` sealed for the key ``key``."""

@@ -149,26 +149,26 @@ async def confirm(
         (browser mode) five waiting approvals or a page server that cannot start.
     """
     if ctx.account.config.confirm == "browser":
-        return in_browser(ctx, tool, arguments, preview, basis)
+        return await in_browser(ctx, tool, arguments, preview, basis)
     state = _state(ctx.request.request_state)
     if state is None:
-        return _ask(ctx, tool, arguments, preview, basis)
+        return await _ask(ctx, tool, arguments, preview, basis)
     if state.tool != tool or state.arguments != arguments:
         raise ToolError(
             "This approval was given for another action or other arguments; "
             "call the tool again to ask anew."
         )
-    if not ctx.safety.nonces.consume(state.nonce):
+    if not await ctx.safety.nonces.consume(state.nonce):
         raise ToolError(
             "This approval was already used or has expired; call the tool again "
             "to ask anew. Nothing was changed."
         )
     changed = changes(state.basis, basis)
     if changed:
-        return _ask(ctx, tool, arguments, preview, basis, call=state.call, changed=changed)
+        return await _ask(ctx, tool, arguments, preview, basis, call=state.call, changed=changed)
     answer = (ctx.request.input_responses or {}).get(APPROVE_KEY)
     if answer is None:
-        return _ask(ctx, tool, arguments, preview, basis, call=state.call)
+        return await _ask(ctx, tool, arguments, preview, basis, call=state.call)
     approved = answer.action == "accept" and answer.content.get(APPROVE_KEY) is True
     return _decided(ctx, tool, state.call, approved=approved)
 
@@ -189,7 +189,7 @@ def _decided(
     return Approved(call) if approved else Declined(call)
 
 
-def _ask(  # noqa: PLR0913 - the call id and the changes carry over from the earlier request
+async def _ask(  # noqa: PLR0913 - the call id and the changes carry over from the earlier request
     ctx: ToolContext,
     tool: str,
     arguments: str,
@@ -204,7 +204,7 @@ def _ask(  # noqa: PLR0913 - the call id and the changes carry over from the ear
         tool=tool,
         arguments=arguments,
         basis=basis,
-        nonce=ctx.safety.nonces.issue(),
+        nonce=await ctx.safety.nonces.issue(),
         call=call or secrets.token_hex(8),
     )
     ctx.safety.audit.write(
@@ -232,7 +232,7 @@ def _require_a_way_to_ask(ctx: ToolContext, tool: str) -> None:
         )
 
 
-def in_browser(
+async def in_browser(
     ctx: ToolContext, tool: str, arguments: str, preview: Preview, basis: Basis
 ) -> Approved | Declined | Pending:
     """The browser branch of :func:`confirm`.
@@ -242,7 +242,8 @@ def in_browser(
     """
     safety, principal = ctx.safety, ctx.account.principal
     pages = safety.approval_pages()
-    outcome = safety.approvals.settle(Binding(tool, arguments, principal), preview, basis)
+    binding = Binding(tool, arguments, principal, ctx.account.account or "")
+    outcome = await safety.approvals.settle(binding, preview, basis)
     approval = outcome.approval
     if outcome.kind in ("approved", "declined"):
         approved = outcome.kind == "approved"

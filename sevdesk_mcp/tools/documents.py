@@ -151,7 +151,7 @@ async def _pdf(args: GetInput, ctx: ToolContext) -> PdfResult:
     page = None
     if ctx.files.remote:
         try:
-            page = offer_download(name, "application/pdf", data)
+            page = await offer_download(name, "application/pdf", data)
         except TransferRefusedError as exc:  # the PDF is still there as a resource
             note += f" No download page: {exc}"
     if page is not None:

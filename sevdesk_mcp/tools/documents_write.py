@@ -113,6 +113,15 @@ class DocumentRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     dryRun: DryRun = False
 
 
+class FinalizeInput(DocumentRef, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_finalize_document``."""
+
+    e_invoice: Annotated[
+        bool,
+        msgspec.Meta(description="Invoices: as e-invoice; refused if an XRechnung rule fails"),
+    ] = False
+
+
 class MarkSentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_mark_document_sent``."""
 
@@ -193,8 +202,10 @@ async def _prepare_delete(args: DocumentRef, client: SevdeskPort) -> Prepared[Dr
     return await drafts.prepare_delete(client, args.kind, args.document_id)
 
 
-async def _prepare_finalize(args: DocumentRef, client: SevdeskPort) -> Prepared[ActionPlan]:
-    return await actions.prepare_finalize(client, args.kind, args.document_id)
+async def _prepare_finalize(args: FinalizeInput, client: SevdeskPort) -> Prepared[ActionPlan]:
+    return await actions.prepare_finalize(
+        client, args.kind, args.document_id, e_invoice=args.e_invoice
+    )
 
 
 async def _prepare_enshrine(args: DocumentRef, client: SevdeskPort) -> Prepared[ActionPlan]:
@@ -293,19 +304,19 @@ FINALIZE = define_write_tool(
     name="sevdesk_finalize_document",
     title="Finalize a document draft",
     description=(
-        "Finalizes a draft without sending it anywhere (sevDesk's 'finalize without sending'). "
+        "Finalizes a draft without sending it anywhere. "
         "Invoice or credit note: sevDesk assigns the next number of the number range, the status "
         "becomes open and the document is enshrined (festschreiben, GoBD) at once: locked for "
-        "good, it can never be changed, reset to draft or deleted; it can still be reset to open "
-        "(removing payments), cancelled or corrected by a credit note. Order (offer, order "
+        "good, it can never be changed, reset to draft or deleted; it can still be reset to open, "
+        "cancelled or corrected by a credit note. Order (offer, order "
         "confirmation, delivery note): marks it as sent (versendet), which ends its draft state; "
-        "orders keep their number and are never enshrined. Needs a human's approval of the "
-        "preview. Returns the document with its number."
+        "orders keep their number and are never enshrined. An e-invoice is checked first. "
+        "Needs a human's approval of the preview. Returns the numbered document."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
     annotations=BINDING_ANNOTATIONS,
-    input=DocumentRef,
+    input=FinalizeInput,
     output=DocumentWritten,
     prepare=_prepare_finalize,
     execute=plan_only(actions.execute),

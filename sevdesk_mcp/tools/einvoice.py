@@ -3,7 +3,8 @@ a receipt from it (read), file it as a receipt draft with the file as its docume
 and the outgoing preflight of a draft invoice against the XRechnung rules (read).
 
 The logic is in :mod:`sevdesk_mcp.domain.einvoice`; files are read only through the call's
-``ToolContext.files``; parsing runs in a worker thread under the reader's caps.
+``ToolContext.files`` (a local path, or over HTTP an upload reference ``upload:<id>``);
+parsing runs in a worker thread under the reader's caps.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, WRITE_ANNOTATIONS, DryRun, SevdeskId
 from sevdesk_mcp.tools.write_flow import WithFiles, define_write_tool, plan_only
 
-Path = Annotated[str, msgspec.Meta(max_length=1024, description="XML or PDF in SEVDESK_FILE_DIRS")]
+Path = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1024,
+        description="The XML or PDF: absolute, or relative to SEVDESK_FILE_DIRS; over HTTP the "
+        "upload:<id> of sevdesk_request_upload",
+    ),
+]
 Account = Annotated[str, msgspec.Meta(max_length=8, pattern="^[0-9]{4,8}$")]
 
 
@@ -55,14 +63,14 @@ class PreflightInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
 
 
 async def _read(args: FileInput, ctx: ToolContext) -> reports.EInvoiceReport:
-    local = ctx.files.read(args.path)
+    local = (await ctx.files.fetch(args.path)).read(args.path)
     read, result = await anyio.to_thread.run_sync(reports.read_local, local)
     return reports.report(local, read, result)
 
 
 async def _suggest(args: FileInput, ctx: ToolContext) -> VoucherSuggestion:
     client = ctx.account.require_client()
-    local = ctx.files.read(args.path)
+    local = (await ctx.files.fetch(args.path)).read(args.path)
     read, _ = await anyio.to_thread.run_sync(reports.read_local, local)
     return await suggest_voucher(client, read.invoice)
 
@@ -77,7 +85,7 @@ async def _prepare_file(
         allow_invalid=args.allow_invalid,
         allow_duplicate=args.allow_duplicate,
     )
-    return await filing.prepare_filing(client, files, asked)
+    return await filing.prepare_filing(client, await files.fetch(args.path), asked)
 
 
 async def _preflight(args: PreflightInput, ctx: ToolContext) -> preflight.Preflight:
@@ -90,8 +98,9 @@ READ_EINVOICE = define_tool(
     title="Read and check an e-invoice",
     description=(
         "Reads a received e-invoice (XRechnung UBL/CII XML or ZUGFeRD/Factur-X PDF) from "
-        "SEVDESK_FILE_DIRS and checks it against EN 16931 and, for XRechnung, the BR-DE "
-        "rules: each finding has the official rule id, severity, a sentence and the XPath. "
+        "SEVDESK_FILE_DIRS (over HTTP: an upload reference) and checks it against EN 16931 "
+        "and, for XRechnung, the BR-DE rules: each finding has the official rule id, "
+        "severity, a sentence and the XPath. "
         "Unsafe files (DTDs, entities, bombs, encryption) are refused."
     ),
     toolset="vouchers",

@@ -2,21 +2,34 @@
 new files in ``SEVDESK_OUTPUT_DIR``. Over HTTP there is no local folder: with file transfer on
 (``SEVDESK_HTTP_FILES``) the export becomes a short-lived download page of the account;
 without it the tools refuse.
+
+``sevdesk_export_datev_enshrined`` is the DATEV export that also enshrines its period: a tool
+of its own at the commit tier (a tool has one tier, and the read export stays read-only), on the
+write flow. Its ``execute`` has no tool context, so ``prepare`` (given the call's file access,
+:class:`~sevdesk_mcp.tools.write_flow.WithFiles`) checks where the file can go and hands that
+access on in the plan; a download page over HTTP comes from the call's transfer context, which
+``execute`` runs in as well.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Final, Literal
 
 import msgspec
 
-from sevdesk_mcp.domain.reports import exports
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.reports import enshrine, exports
+from sevdesk_mcp.domain.reports.period import PATTERN, parse_period
+from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import FileAccessError, ToolError
+from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.files import can_offer, offer_download
 from sevdesk_mcp.tools.tax import Period, period_of
-from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
+from sevdesk_mcp.tools.vocabulary import BINDING_ANNOTATIONS, READ_ANNOTATIONS, DryRun
+from sevdesk_mcp.tools.write_flow import WithFiles, define_write_tool
 
 SETTING: Final = "SEVDESK_OUTPUT_DIR"
 
@@ -51,13 +64,12 @@ class SavedFile(msgspec.Struct, frozen=True, kw_only=True):
     note: str
 
 
-def _folder(ctx: ToolContext) -> bool:
+def _folder(files: FileAccess) -> bool:
     """:returns: whether the export has somewhere to go: the output folder, or over HTTP a
         download page.
 
     :raises FileAccessError: over HTTP without file transfer, where it has nowhere to go.
     """
-    files = ctx.files
     if files.remote:
         if can_offer():
             return True
@@ -75,9 +87,14 @@ NO_FOLDER: Final = (
 )
 
 
-def _save(ctx: ToolContext, found: exports.ExportFile, note: str) -> SavedFile:
-    if ctx.files.remote:
-        page = offer_download(found.name, found.media_type, found.data)
+async def _save(files: FileAccess, found: exports.ExportFile, note: str) -> SavedFile:
+    """:returns: where ``found`` went: a download page over HTTP, else a new file.
+
+    :raises ToolError: if the output folder cannot take the file.
+    :raises TransferRefusedError: if the account's download limits are reached.
+    """
+    if files.remote:
+        page = await offer_download(found.name, found.media_type, found.data)
         return SavedFile(
             download_page=page,
             file_name=found.name,
@@ -86,7 +103,7 @@ def _save(ctx: ToolContext, found: exports.ExportFile, note: str) -> SavedFile:
             note=f"{note} Give the user the download page: it works once, for 10 minutes.",
         )
     try:
-        path = ctx.files.deliver(found.name, found.data)
+        path = files.deliver(found.name, found.data)
     except OSError as exc:
         raise ToolError(
             f"Could not write {found.name} to {SETTING} ({exc.strerror or exc}); check that the "
@@ -102,21 +119,21 @@ def _save(ctx: ToolContext, found: exports.ExportFile, note: str) -> SavedFile:
 
 
 async def _csv(args: CsvInput, ctx: ToolContext) -> SavedFile:
-    if not _folder(ctx):
+    if not _folder(ctx.files):
         return SavedFile(note=NO_FOLDER)
     client = ctx.account.require_client()
     found = await exports.csv_export(client, args.kind, period_of(args.period, ctx))
-    return _save(ctx, found, "sevDesk's own CSV export, unchanged.")
+    return await _save(ctx.files, found, "sevDesk's own CSV export, unchanged.")
 
 
 async def _datev(args: DatevInput, ctx: ToolContext) -> SavedFile:
-    if not _folder(ctx):
+    if not _folder(ctx.files):
         return SavedFile(note=f"{NO_FOLDER} The DATEV export was not started.")
     client = ctx.account.require_client()
     period = period_of(args.period, ctx)
     job = await exports.datev_export(client, period, images=args.images)
     note = f"DATEV job {job.job_id}; sevDesk's link expires {job.link_expires or 'soon'}."
-    return _save(ctx, job.file, note)
+    return await _save(ctx.files, job.file, note)
 
 
 EXPORT_CSV = define_tool(
@@ -154,4 +171,121 @@ EXPORT_DATEV = define_tool(
     local_files="write",
 )
 
-TOOLS = (EXPORT_CSV, EXPORT_DATEV)
+
+class EnshrineInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_export_datev_enshrined``: the period is always named."""
+
+    period: Annotated[
+        str,
+        msgspec.Meta(
+            pattern=PATTERN, max_length=7, description="Month 2026-10, quarter 2026-Q4, year 2026"
+        ),
+    ]
+    images: Annotated[bool, msgspec.Meta(description="Include receipt images")] = False
+    dryRun: DryRun = False
+
+
+class LockedCounts(msgspec.Struct, frozen=True, kw_only=True):
+    """What the export enshrined, as the approval counted it (not counting those already
+    enshrined before)."""
+
+    documents: int
+    receipts: int
+    bookings: int
+
+
+class EnshrinedExport(msgspec.Struct, frozen=True, kw_only=True):
+    """The enshrining DATEV export: its period and job, what it locked, and its file."""
+
+    period: str
+    job_id: str
+    enshrined: LockedCounts
+    file: SavedFile
+
+
+DOWNLOAD_PAGE: Final = "a download page for you (once, for 10 minutes)"
+NEW_FILE: Final = f"a new file in the output folder ({SETTING})"
+NOWHERE: Final = (
+    f"nowhere: no output folder ({SETTING}) is set up, so the real call is refused until it is"
+)
+
+
+def _destination(files: FileAccess, *, dry_run: bool) -> str:
+    """:returns: where the file will go, as the preview says it.
+
+    :raises FileAccessError: if it has nowhere to go (no output folder, or HTTP without file
+        transfer), before anyone is asked and before anything is enshrined; a dry run says so.
+    """
+    try:
+        somewhere = _folder(files)
+    except FileAccessError:
+        if dry_run:
+            return NOWHERE
+        raise
+    if somewhere:
+        return DOWNLOAD_PAGE if files.remote else NEW_FILE
+    if dry_run:
+        return NOWHERE
+    raise FileAccessError(
+        f"{NO_FOLDER} Nothing was exported or enshrined: the DATEV file must have somewhere to "
+        "go before the period is locked."
+    )
+
+
+Plan = enshrine.EnshrinePlan[FileAccess]
+
+
+async def _prepare_enshrined(
+    args: EnshrineInput, client: SevdeskPort, files: FileAccess
+) -> Prepared[Plan]:
+    where = _destination(files, dry_run=args.dryRun)
+    return await enshrine.prepare_enshrined_export(
+        client, parse_period(args.period), images=args.images, delivery=files, delivered_as=where
+    )
+
+
+async def _execute_enshrined(
+    args: EnshrineInput, plan: Plan, client: SevdeskPort, progress: Progress
+) -> EnshrinedExport:
+    job = await enshrine.run_enshrined_export(client, plan, progress)
+    note = (
+        f"DATEV job {job.job_id}; {plan.period.name} is enshrined (festgeschrieben). sevDesk's "
+        f"link expires {job.link_expires or 'soon'}."
+    )
+    locked = plan.locked
+    return EnshrinedExport(
+        period=plan.period.name,
+        job_id=job.job_id,
+        enshrined=LockedCounts(
+            documents=locked.documents.new,
+            receipts=locked.receipts.new,
+            bookings=locked.bookings.new,
+        ),
+        file=await _save(plan.delivery, job.file, note),
+    )
+
+
+EXPORT_DATEV_ENSHRINED = dataclasses.replace(
+    define_write_tool(
+        name="sevdesk_export_datev_enshrined",
+        title="DATEV export with festschreiben (enshrine)",
+        description=(
+            "Runs sevDesk's DATEV export for a named period AND enshrines it (festschreiben, "
+            "GoBD): every invoice, credit note, receipt and bank booking of the period is locked "
+            "for good. Irreversible. Only when the user asks for festschreiben; otherwise use "
+            "sevdesk_export_datev. A human approves the preview (period, counts) first. Saves "
+            "the ZIP like sevdesk_export_datev; without a place for it nothing is started."
+        ),
+        toolset="reports",
+        tier=Tier.COMMIT,
+        annotations=BINDING_ANNOTATIONS,
+        input=EnshrineInput,
+        output=EnshrinedExport,
+        prepare=WithFiles(_prepare_enshrined),
+        execute=_execute_enshrined,
+        locks=lambda a: ("exports/datev",),
+    ),
+    local_files="write",  # it reads no local file: prepare takes the access only to deliver
+)
+
+TOOLS = (EXPORT_CSV, EXPORT_DATEV, EXPORT_DATEV_ENSHRINED)

@@ -50,7 +50,7 @@ async def _request(args: RequestUploadInput, ctx: ToolContext) -> UploadRequest:
     caller = CALLER.get()
     if caller is None:
         raise ToolError(NOT_HERE)
-    record = caller.store.request_upload(caller.owner)
+    record = await caller.store.request_upload(caller.owner)
     expires = dt.datetime.fromtimestamp(record.expires, dt.UTC).isoformat(timespec="seconds")
     return UploadRequest(
         reference=record.reference,
@@ -71,16 +71,17 @@ def can_offer() -> bool:
     return CALLER.get() is not None
 
 
-def offer_download(name: str, media_type: str, data: bytes) -> str | None:
+async def offer_download(name: str, media_type: str, data: bytes) -> str | None:
     """:returns: the download page of a new delivery for the current grant, or ``None``
     without file transfer (stdio, or ``SEVDESK_HTTP_FILES=off``).
 
     :raises TransferRefusedError: if the account's limits are reached.
+    :raises StateUnavailableError: if the shared state cannot be reached.
     """
     caller = CALLER.get()
     if caller is None:
         return None
-    return caller.download_url(caller.store.offer(caller.owner, name, media_type, data))
+    return caller.download_url(await caller.store.offer(caller.owner, name, media_type, data))
 
 
 REQUEST_UPLOAD = define_tool(

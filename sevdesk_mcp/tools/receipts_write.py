@@ -86,6 +86,10 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         int, msgspec.Meta(ge=1, le=100, description="9 deductible input tax; 1 taxable sales")
     ] = 9
     file: Annotated[TempName, msgspec.Meta(description="filename from upload")] | None = None
+    file_sha256: (
+        Annotated[Sha256, msgspec.Meta(description="sha256 from upload; checked after saving")]
+        | None
+    ) = None
     delivery_date: dt.date | None = None
     payment_deadline: dt.date | None = None
 
@@ -130,6 +134,7 @@ def _draft(args: DraftFields, allow_duplicate: bool = False) -> ReceiptDraft:
         tax_rule_id=args.tax_rule_id,
         lines=lines,
         file=args.file,
+        file_sha256=args.file_sha256,
         delivery_date=args.delivery_date,
         payment_deadline=args.payment_deadline,
         allow_duplicate=allow_duplicate,
@@ -139,7 +144,7 @@ def _draft(args: DraftFields, allow_duplicate: bool = False) -> ReceiptDraft:
 async def _prepare_upload(
     args: UploadInput, client: SevdeskPort, files: FileAccess
 ) -> Prepared[upload.UploadPlan]:
-    return upload.prepare_upload(files, args.path, args.sha256)
+    return upload.prepare_upload(await files.fetch(args.path), args.path, args.sha256)
 
 
 async def _prepare_create(args: CreateInput, client: SevdeskPort) -> Prepared[ReceiptPlan]:
@@ -235,7 +240,8 @@ FINALIZE_RECEIPT = define_write_tool(
     description=(
         "Finalizes a receipt draft: it becomes open (status 100) in the books. Binding: it "
         "can then only be reset, never deleted. Checks every position against the receipt "
-        "guidance and asks the human. Then book it with sevdesk_book_payment."
+        "guidance and asks the human, showing the attached file's name, size and SHA-256 as "
+        "sevDesk holds it. Then book it with sevdesk_book_payment."
     ),
     toolset="vouchers",
     tier=Tier.COMMIT,

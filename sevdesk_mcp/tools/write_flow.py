@@ -16,8 +16,10 @@ writes through a client stamped with the tool's tier). Every call:
    approval page, whose first call ends as ``approval_pending``). The approved retry has just
    prepared again under the locks, so what executes is what the human saw; a ``confirm``
    argument is never a gate;
-5. writes the audit line ``executing`` (if it cannot, nothing is sent), with the call id of the
-   approval, so ``asked``, ``approved``, ``executing`` and ``done`` of one action share it;
+5. checks that the locks are still held (shared locks are leases; a holder that lost one is
+   refused and audited ``refused``, nothing sent), then writes the audit line ``executing`` (if
+   it cannot, nothing is sent), with the call id of the approval, so ``asked``, ``approved``,
+   ``executing`` and ``done`` of one action share it;
 6. runs ``execute``; a failure names the writes that already happened.
 
 Results are ``{status: done|dry_run|approval_pending|declined, result?, preview?, approval?}``;
@@ -42,10 +44,12 @@ from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import (
     OutcomeUnknownError,
     SafetyError,
+    StateUnavailableError,
     ToolDefinitionError,
     ToolError,
     ToolInputError,
     UpstreamError,
+    WriteRefusedError,
 )
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.mcp.shutdown import bounded_by_shutdown
@@ -54,6 +58,7 @@ from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.files import FileAccess
+from sevdesk_mcp.safety.locks import Held
 from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.confirmation import (
@@ -179,8 +184,8 @@ class _Flow(Generic[I, P, O]):
                 preview=prepared.preview,
                 note="Dry run: nothing was sent to sevDesk and nobody was asked.",
             )
-        async with ctx.safety.locks.hold(account.lock_scope, self.locks(args)):
-            return await self._locked(args, ctx)
+        async with ctx.safety.locks.hold(account.lock_scope, self.locks(args)) as held:
+            return await self._locked(args, ctx, held)
 
     async def _prepare(self, args: I, reader: SevdeskPort, ctx: ToolContext) -> Prepared[P]:
         if isinstance(self.prepare, Dated):
@@ -189,7 +194,9 @@ class _Flow(Generic[I, P, O]):
             return await self.prepare.prepare(args, reader, ctx.files)
         return await self.prepare(args, reader)
 
-    async def _locked(self, args: I, ctx: ToolContext) -> WriteResult[O] | InputRequired:
+    async def _locked(
+        self, args: I, ctx: ToolContext, held: Held
+    ) -> WriteResult[O] | InputRequired:
         reader = ctx.account.reader(witnessed=True)
         prepared = await self._prepare(args, reader, ctx)
         arguments = _arguments_digest(args)
@@ -197,11 +204,13 @@ class _Flow(Generic[I, P, O]):
         basis = basis_of(prepared.preview, witness.records() if witness is not None else {})
         if self.tier < Tier.COMMIT or ctx.account.config.confirm == "off":
             call = secrets.token_hex(8)
-            return await self._execute(args, ctx, prepared, (arguments, basis.digest), call)
+            return await self._execute(
+                args, ctx, prepared, (arguments, basis.digest), call, held=held
+            )
         decision = await confirm(ctx, self.name, arguments, prepared.preview, basis)
         if isinstance(decision, Approved):
             return await self._execute(
-                args, ctx, prepared, (arguments, basis.digest), decision.call
+                args, ctx, prepared, (arguments, basis.digest), decision.call, held=held
             )
         if isinstance(decision, Declined):
             return WriteResult(
@@ -220,11 +229,21 @@ class _Flow(Generic[I, P, O]):
             return decision
         assert_never(decision)
 
-    async def _execute(
-        self, args: I, ctx: ToolContext, prepared: Prepared[P], bound: tuple[str, str], call: str
+    async def _execute(  # noqa: PLR0913 - the call, its approval and its locks
+        self,
+        args: I,
+        ctx: ToolContext,
+        prepared: Prepared[P],
+        bound: tuple[str, str],
+        call: str,
+        *,
+        held: Held,
     ) -> WriteResult[O]:
         """:param bound: the argument digest and the basis digest (the same ``preview`` field
-        the ``asked`` line carries), for the audit."""
+        the ``asked`` line carries), for the audit.
+        :param held: the locks; checked right before anything is sent.
+        :raises WriteRefusedError: if a lock was lost (audited ``refused``, nothing sent).
+        :raises StateUnavailableError: if shared locks cannot be checked (likewise)."""
         account, audit_log = ctx.account, ctx.safety.audit
         arguments, basis = bound
         audit: dict[str, JsonValue] = {
@@ -234,6 +253,11 @@ class _Flow(Generic[I, P, O]):
             "arguments": arguments,
             "preview": basis,
         }
+        try:
+            await held.check()
+        except (WriteRefusedError, StateUnavailableError) as exc:
+            _audit_quietly(audit_log, "refused", audit, Progress(), error=type(exc).__name__)
+            raise
         try:
             audit_log.write("executing", **audit)
         except AuditError as exc:

@@ -17,7 +17,7 @@ from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.safety.approval_local import Pages
-from sevdesk_mcp.safety.approvals import ApprovalStore
+from sevdesk_mcp.safety.approvals import MemoryApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.server import ServerFactory
@@ -72,7 +72,7 @@ def browser_app(
         return opener_works
 
     factory.safety = SafetyRuntime(
-        AuditLog(config.audit_log), approvals=ApprovalStore(clock), pages=pages, opener=opener
+        AuditLog(config.audit_log), approvals=MemoryApprovalStore(clock), pages=pages, opener=opener
     )
     fake = build_demo()
     return Browser(fake, write_app(fake, env, factory), factory.safety, clock, opened)

@@ -173,7 +173,7 @@ async def test_a_sixth_waiting_approval_is_refused_until_one_is_settled(
     setup = browser_app()
     preview = Preview(action="Something else")
     for n in range(5):
-        setup.runtime.approvals.settle(Binding("sevdesk_other", f"args{n}", "local"), preview)
+        await setup.runtime.approvals.settle(Binding("sevdesk_other", f"args{n}", "local"), preview)
     async with open_wire(setup.app) as wire:
         refused = await call(wire)
         setup.clock.advance(601)  # the five expire and are pruned
@@ -182,7 +182,7 @@ async def test_a_sixth_waiting_approval_is_refused_until_one_is_settled(
     assert refused["isError"] is True
     assert "5 approvals already wait" in text and "Nothing was changed" in text
     assert accepted["status"] == "approval_pending"
-    assert setup.runtime.approvals.pending_count() == 1
+    assert len(await setup.runtime.approvals.waiting("")) == 1
     assert writes(setup.fake) == []
 
 
@@ -193,7 +193,7 @@ async def test_a_dry_run_never_creates_an_approval() -> None:
         params = {"name": "sevdesk_test_finalize_invoice", "arguments": arguments}
         result = (await wire.modern("tools/call", params, caps={}))["result"]
     assert result["structuredContent"]["status"] == "dry_run"
-    assert setup.runtime.approvals.pending_count() == 0
+    assert await setup.runtime.approvals.waiting("") == []
 
 
 async def test_a_page_server_that_cannot_start_fails_the_call_and_keeps_no_approval() -> None:
@@ -204,5 +204,5 @@ async def test_a_page_server_that_cannot_start_fails_the_call_and_keeps_no_appro
     async with open_wire(setup.app) as wire:
         result = await call(wire)
     assert result["isError"] is True and "could not be started" in result["content"][0]["text"]
-    assert setup.runtime.approvals.pending_count() == 0
+    assert await setup.runtime.approvals.waiting("") == []
     assert writes(setup.fake) == []

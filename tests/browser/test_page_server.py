@@ -24,7 +24,7 @@ from sevdesk_mcp.safety.approval_page import (
     cookie_name,
     preview_html,
 )
-from sevdesk_mcp.safety.approvals import ApprovalStore, Binding
+from sevdesk_mcp.safety.approvals import Binding, MemoryApprovalStore
 from sevdesk_mcp.safety.preview import Fact, Preview
 from tests.browser.helpers import Clock
 from tests.http.helpers import HANG_GUARD_S
@@ -281,16 +281,16 @@ def test_open_url_reports_whether_the_opener_started(
     assert opener.open_url(LINK) is False
 
 
-def test_the_store_consumes_an_approval_once() -> None:
-    store = ApprovalStore(Clock())
-    created = store.settle(BINDING, PREVIEW)
+async def test_the_store_consumes_an_approval_once() -> None:
+    store = MemoryApprovalStore(Clock())
+    created = await store.settle(BINDING, PREVIEW)
     assert created.kind == "new"
-    assert store.settle(BINDING, PREVIEW).kind == "pending"
-    assert store.decide(created.approval.id, approved=True) is not None
-    assert store.decide(created.approval.id, approved=False) is None  # decided once
-    used = store.settle(BINDING, PREVIEW)
+    assert (await store.settle(BINDING, PREVIEW)).kind == "pending"
+    assert await store.decide(created.approval.id, approved=True) is not None
+    assert await store.decide(created.approval.id, approved=False) is None  # decided once
+    used = await store.settle(BINDING, PREVIEW)
     assert used.kind == "approved" and used.approval.id == created.approval.id
-    assert store.settle(BINDING, PREVIEW).kind == "new"
+    assert (await store.settle(BINDING, PREVIEW)).kind == "new"
 
 
 @pytest.mark.parametrize(
@@ -301,17 +301,21 @@ def test_the_store_consumes_an_approval_once() -> None:
         Binding("sevdesk_test_finalize_invoice", "args", "oauth:someone-else"),
     ],
 )
-def test_an_approval_never_matches_another_tool_arguments_or_principal(other: Binding) -> None:
-    store = ApprovalStore(Clock())
-    approval = store.settle(BINDING, PREVIEW).approval
-    store.decide(approval.id, approved=True)
-    assert store.settle(other, PREVIEW).kind == "new"
-    assert store.settle(BINDING, PREVIEW).kind == "approved"
+async def test_an_approval_never_matches_another_tool_arguments_or_principal(
+    other: Binding,
+) -> None:
+    store = MemoryApprovalStore(Clock())
+    approval = (await store.settle(BINDING, PREVIEW)).approval
+    await store.decide(approval.id, approved=True)
+    assert (await store.settle(other, PREVIEW)).kind == "new"
+    assert (await store.settle(BINDING, PREVIEW)).kind == "approved"
 
 
-def test_ids_are_256_bit_and_references_short_and_distinct() -> None:
-    store = ApprovalStore(Clock(), max_pending=50)
-    approvals = [store.settle(Binding("t", str(n), "p"), PREVIEW).approval for n in range(50)]
+async def test_ids_are_256_bit_and_references_short_and_distinct() -> None:
+    store = MemoryApprovalStore(Clock(), max_pending=50)
+    approvals = [
+        (await store.settle(Binding("t", str(n), "p"), PREVIEW)).approval for n in range(50)
+    ]
     assert all(len(a.id) == 43 for a in approvals)  # 32 bytes, base64url
     assert len({a.reference for a in approvals}) == 50
     assert len({a.csrf for a in approvals} | {a.cookie for a in approvals}) == 100
@@ -346,11 +350,13 @@ def test_hidden_characters_never_reach_the_page() -> None:
     assert "<h2>Pay evil</h2>" in html and "<dd>1\n2</dd>" in html
 
 
-def test_a_decision_lost_to_a_concurrent_one_answers_404(monkeypatch: pytest.MonkeyPatch) -> None:
-    store = ApprovalStore(Clock())
+async def test_a_decision_lost_to_a_concurrent_one_answers_404(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = MemoryApprovalStore(Clock())
     site = ApprovalSite()
     site.attach(store)
-    approval = store.settle(BINDING, PREVIEW).approval
+    approval = (await store.settle(BINDING, PREVIEW)).approval
     host = "127.0.0.1:1"
     headers = {
         "host": host,
@@ -360,7 +366,7 @@ def test_a_decision_lost_to_a_concurrent_one_answers_404(monkeypatch: pytest.Mon
     }
     body = f"csrf={approval.csrf}&decision=approve".encode()
     request = Request("POST", f"/a/{approval.id}", headers, body, host)
-    monkeypatch.setattr(store, "decide", lambda *args, **kwargs: None)
+    monkeypatch.setattr(store, "decide_now", lambda *args, **kwargs: None)
     assert site.handle(request).status == 404
     monkeypatch.undo()
     assert site.handle(request).status == 200

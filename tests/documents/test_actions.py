@@ -203,6 +203,7 @@ BINDING_CALLS: dict[str, dict[str, Any]] = {
     "sevdesk_mark_transaction_private": {"transaction_id": 900058},
     "sevdesk_undo_booking": {"transaction_id": 900065},
     "sevdesk_finalize_receipt": {"voucher_id": VOUCHER_DRAFT},
+    "sevdesk_export_datev_enshrined": {"period": "2026-10"},
 }
 
 

@@ -9,7 +9,7 @@ import pytest
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import build_demo
-from sevdesk_mcp.safety.transfers import CALLER, Caller, Limits, Owner, TransferStore
+from sevdesk_mcp.safety.transfers import CALLER, Caller, Limits, MemoryTransferStore, Owner
 from sevdesk_mcp.server import ServerFactory
 from tests.demo_account import DEMO_URL, fake_client
 from tests.finance.helpers import call
@@ -22,7 +22,7 @@ async def test_a_full_grant_still_gets_its_pdf_without_a_download_page() -> None
     config = load_config({"SEVDESK_API_URL": DEMO_URL})
     account = AccountContext(config=config, client=fake_client(fake, config), principal="grant-1")
     app = ServerFactory(config).build(account)
-    store = TransferStore(Limits(max_records_per_grant=1))
+    store = MemoryTransferStore(Limits(max_records_per_grant=1))
     token = CALLER.set(Caller(store, Owner("grant-1", "account-1"), "https://books.example"))
     try:
         first = await call(app, "sevdesk_document_pdf", document_id=700037)

@@ -95,7 +95,7 @@ async def test_token_and_revoke_refuse_what_they_cannot_serve(tmp_path: Path) ->
         revoke_foreign = await http.post(
             "/revoke", data={"token": answer["refresh_token"], "client_id": "c_other"}
         )
-        still = len(server.service.server.store.grants())
+        still = len(await server.service.server.store.grants())
         revoke_refresh = await http.post("/revoke", data={"token": answer["refresh_token"]})
     assert unsupported.json()["error"] == "unsupported_grant_type"
     assert anonymous.status_code == 401 and anonymous.json()["error"] == "invalid_client"
@@ -106,7 +106,7 @@ async def test_token_and_revoke_refuse_what_they_cannot_serve(tmp_path: Path) ->
     assert revoke_nothing.json()["error"] == "invalid_request"
     assert revoke_junk.status_code == 200 and revoke_foreign.status_code == 200
     assert still == 1 and revoke_refresh.status_code == 200
-    assert server.service.server.store.grants() == []
+    assert await server.service.server.store.grants() == []
 
 
 async def test_a_refresh_ends_the_grant_when_sevdesk_no_longer_knows_the_token(
@@ -121,7 +121,7 @@ async def test_a_refresh_ends_the_grant_when_sevdesk_no_longer_knows_the_token(
         refused.json()["error"] == "invalid_grant"
         and "sevDesk" in refused.json()["error_description"]
     )
-    assert server.service.server.store.grants() == []
+    assert await server.service.server.store.grants() == []
 
 
 async def test_registration_needs_json(tmp_path: Path) -> None:

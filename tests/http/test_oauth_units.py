@@ -63,23 +63,26 @@ def test_sealed_tokens_open_only_for_their_purpose_and_across_rotation() -> None
         Sealer([])
 
 
-def test_the_file_store_persists_locks_its_directory_and_writes_0600(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_the_file_store_persists_locks_its_directory_and_writes_0600(
+    tmp_path: Path,
+) -> None:
     store = FileGrantStore(tmp_path / "state")
-    store.add_grant(grant())
-    store.add_client(
+    await store.add_grant(grant())
+    await store.add_client(
         RegisteredClient(client_id="c_1", client_name="C", redirect_uris=(), created=1)
     )
     with pytest.raises(StartupError, match="in use by another server process"):
         FileGrantStore(tmp_path / "state")
-    store.close()
+    await store.aclose()
     again = FileGrantStore(tmp_path / "state")
     try:
-        assert [g.id for g in again.grants()] == ["g_1"]
-        assert again.client("c_1") is not None
+        assert [g.id for g in await again.grants()] == ["g_1"]
+        assert await again.client("c_1") is not None
         mode = stat.S_IMODE(os.stat(tmp_path / "state" / STATE_FILE).st_mode)
         assert mode == 0o600
     finally:
-        again.close()
+        await again.aclose()
 
 
 def test_a_damaged_or_unreadable_state_stops_start_up_with_the_way_out(tmp_path: Path) -> None:
@@ -91,27 +94,30 @@ def test_a_damaged_or_unreadable_state_stops_start_up_with_the_way_out(tmp_path:
         FileGrantStore(tmp_path / "file" / "state")
 
 
-def test_rotation_replay_revocation_codes_and_the_client_cap() -> None:
+@pytest.mark.anyio
+async def test_rotation_replay_revocation_codes_and_the_client_cap() -> None:
     now = [100.0]
     store = MemoryGrantStore(clock=lambda: now[0])
-    store.add_grant(grant())
-    rotated = store.rotate("g_1", 0, 500)
+    await store.add_grant(grant())
+    rotated = await store.rotate("g_1", 0, 500)
     assert rotated is not None and rotated.generation == 1
-    assert store.rotate("g_1", 0, 500) is None and store.grant("g_1") is None  # replay
-    assert store.rotate("g_unknown", 0, 500) is None
-    assert store.claim_code("k", 160) == (True, None)
-    store.link_code("k", "g_2")
-    assert store.claim_code("k", 160) == (False, "g_2")
-    store.link_code("unknown", "g_3")
-    store.add_grant(grant("g_old", expires=150))
+    assert await store.rotate("g_1", 0, 500) is None  # replay
+    assert await store.grant("g_1") is None
+    assert await store.rotate("g_unknown", 0, 500) is None
+    assert await store.claim_code("k", 160) == (True, None)
+    await store.link_code("k", "g_2")
+    assert await store.claim_code("k", 160) == (False, "g_2")
+    await store.link_code("unknown", "g_3")
+    await store.add_grant(grant("g_old", expires=150))
     now[0] = 200.0
-    assert store.grant("g_old") is None and store.grants() == []
+    assert await store.grant("g_old") is None and await store.grants() == []
     for n in range(MAX_CLIENTS + 1):
-        store.add_client(
+        await store.add_client(
             RegisteredClient(client_id=f"c{n}", client_name="", redirect_uris=(), created=0)
         )
-    assert store.client("c0") is None and store.client(f"c{MAX_CLIENTS}") is not None
-    assert store.revoke("g_missing") is False
+    assert await store.client("c0") is None
+    assert await store.client(f"c{MAX_CLIENTS}") is not None
+    assert await store.revoke("g_missing") is False
 
 
 def test_oauth_settings_are_checked_and_named(tmp_path: Path) -> None:

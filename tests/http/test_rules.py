@@ -1,14 +1,20 @@
-"""The request rules as pure functions: client addresses, rate-limit keys, buckets, slots."""
+"""The request rules as pure functions: client addresses, rate-limit keys, buckets, slots;
+and the router refusing, not waving through, when shared buckets are out of reach."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import cast
+
 import pytest
 
-from sevdesk_mcp.errors import HttpError
+from sevdesk_mcp.errors import HttpError, StateUnavailableError
+from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.hardening import check_path, client_address, client_key, host_allowed
 from sevdesk_mcp.http.limits import Limits
-from sevdesk_mcp.http.messages import Headers
-from sevdesk_mcp.http.ratelimit import InflightLimiter, RateLimiter
+from sevdesk_mcp.http.messages import Headers, Request
+from sevdesk_mcp.http.ratelimit import InflightLimiter, MemoryRateLimits, RateLimiter
+from sevdesk_mcp.http.router import Route, Router
 from sevdesk_mcp.http.settings import HttpSettings, derive_site
 
 
@@ -61,6 +67,37 @@ def test_a_token_bucket_refills_at_its_rate_and_says_how_long_to_wait() -> None:
     assert limiter.retry_after_s("a") == 1
     now[0] = 2.0
     assert limiter.retry_after_s("a") is None
+
+
+@pytest.mark.anyio
+async def test_the_awaited_buckets_of_this_process_are_the_same_buckets() -> None:
+    now = [0.0]
+    limits = MemoryRateLimits(Limits(rate_per_s=0.5, rate_burst=1), clock=lambda: now[0])
+    assert [await limits.retry_after_s("a"), await limits.retry_after_s("a")] == [None, 2]
+    now[0] = 2.0
+    assert await limits.retry_after_s("a") is None
+
+
+class _StateGone:
+    async def retry_after_s(self, key: str) -> int | None:
+        raise StateUnavailableError("the shared state (Redis) cannot be reached")
+
+
+@pytest.mark.anyio
+async def test_a_state_failure_of_any_route_is_503_and_the_handler_never_runs() -> None:
+    called: list[str] = []
+
+    async def handler(exchange: Exchange) -> None:
+        called.append(exchange.request.path)
+
+    site = derive_site(HttpSettings(port=0), 8080)
+    router = Router({"/mcp": Route({"POST": handler})}, site, Limits(), rates=_StateGone())
+    request = Request("POST", "/mcp", "", headers(("Host", "localhost:8080")), "127.0.0.1")
+    exchange = SimpleNamespace(request=request, client=request.peer, notes={})
+    with pytest.raises(HttpError) as caught:
+        await router(cast("Exchange", exchange))
+    assert (caught.value.status, called) == (503, [])
+    assert ("retry-after", "5") in caught.value.headers
 
 
 def test_the_least_recently_used_bucket_is_dropped_first() -> None:

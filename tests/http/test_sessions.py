@@ -9,7 +9,7 @@ import pytest
 
 from sevdesk_mcp.http.sessions import MemorySessionStore
 from tests.http.helpers import HANG_GUARD_S
-from tests.security.test_http_sessions import HEADERS, _in, _session, serving
+from tests.security.test_http_sessions import HEADERS, INITIALIZE, _in, _session, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -53,9 +53,59 @@ async def test_updates_of_a_subscription_arrive_on_the_get_stream_and_resume() -
         subscribed = await client.post(
             "/mcp", json=_subscribe("test://watched-resource"), headers=_in(session)
         )
-        assert store.resource_updated("test://watched-resource") == 1
-        assert store.resource_updated("test://watched-resource") == 1
+        assert await store.resource_updated("test://watched-resource") == 1
+        assert await store.resource_updated("test://watched-resource") == 1
         first = await _events(client, session)
         resumed = await _events(client, session, **{"last-event-id": "1"})
     assert initialized.status_code == 202 and subscribed.json()["result"] == {}
     assert first == ["id: 1"] and resumed == ["id: 2"]
+
+
+ELICITING: dict[str, object] = {
+    "jsonrpc": "2.0",
+    "id": 5,
+    "method": "tools/call",
+    "params": {"name": "test_elicitation", "arguments": {}},
+}
+
+
+async def cancel_while_asking(
+    holder: httpx.AsyncClient, other: httpx.AsyncClient
+) -> tuple[list[str], int]:
+    """Start a call that asks the client on ``holder``, cancel it through ``other``.
+
+    :returns: the lines of the call's stream (which ends without an answer), and the status of
+        the cancellation.
+    """
+    initialize = {
+        **INITIALIZE,
+        "params": {**INITIALIZE["params"], "capabilities": {"elicitation": {}}},
+    }
+    session = (await holder.post("/mcp", json=initialize, headers=HEADERS)).headers[
+        "mcp-session-id"
+    ]
+    lines: list[str] = []
+    with anyio.fail_after(HANG_GUARD_S):
+        async with holder.stream("POST", "/mcp", json=ELICITING, headers=_in(session)) as stream:
+            received = stream.aiter_lines()
+            async for line in received:
+                lines.append(line)
+                if "elicitation/create" in line:
+                    break
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 5, "reason": "changed my mind"},
+            }
+            cancelled = await other.post("/mcp", json=cancel, headers=_in(session))
+            lines.extend([line async for line in received])
+    return lines, cancelled.status_code
+
+
+async def test_notifications_cancelled_ends_a_call_waiting_for_the_client() -> None:
+    """Review finding (issue 25): the cancel scope of a running request was never entered, so
+    ``notifications/cancelled`` (and the end of a session) did not stop it."""
+    async with serving(MemorySessionStore(), "bearer") as client:
+        lines, status = await cancel_while_asking(client, client)
+    assert status == 202
+    assert not any('"id":5' in line and '"result"' in line for line in lines)

@@ -69,7 +69,7 @@ async def test_the_sdk_signs_in_with_a_metadata_document_and_calls_tools_in_both
             async with sdk(mcp_url(server), auth, mode="legacy") as client:
                 assert client.protocol_version == "2025-11-25"
                 legacy = await client.call_tool("sevdesk_account_info", {})
-            grants = server.service.server.store.grants()
+            grants = await server.service.server.store.grants()
     assert "Holzwerk Sonnenberg GmbH" in info.content[0].text
     assert "Holzwerk Sonnenberg GmbH" in legacy.content[0].text
     assert any(t.name == "sevdesk_create_contact" for t in tools.tools)  # the write tier
@@ -136,4 +136,4 @@ async def test_revocation_ends_the_sdk_clients_grant_at_once(tmp_path: Path) -> 
     assert revoked.status_code == 200
     assert after.status_code == 401
     assert 'error="invalid_token"' in after.headers["www-authenticate"]
-    assert server.service.server.store.grants() == []
+    assert await server.service.server.store.grants() == []

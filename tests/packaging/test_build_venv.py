@@ -51,3 +51,11 @@ def test_a_venv_that_still_holds_pip_is_refused(tmp_path: Path) -> None:
 def test_wrong_arguments_get_the_usage_line() -> None:
     with pytest.raises(SystemExit, match="usage"):
         load().main(["relative", "/v", "/p", "/d"])
+
+
+def test_extras_are_added_by_name_only() -> None:
+    module = load()
+    assert module.requirement(Path("/src"), "") == "/src"
+    assert module.requirement(Path("/src"), "redis") == "/src[redis]"
+    with pytest.raises(SystemExit, match="EXTRAS"):
+        module.requirement(Path("/src"), "redis] ; rm -rf /")

@@ -26,6 +26,8 @@ SECRETS = {"SEVDESK_HTTP_SECRET", "SEVDESK_API_TOKEN"}
 TEMPLATES = [
     "compose/compose.yaml",
     "compose/Caddyfile",
+    "compose/scale-out.yaml",
+    "compose/Caddyfile.scale-out",
     "fly/fly.toml",
     "render/render.yaml",
     "railway/railway.json",
@@ -64,6 +66,27 @@ def test_compose_runs_the_image_read_only_behind_caddy_with_file_secrets() -> No
     assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in caddy["volumes"]
     caddyfile = (DEPLOY / "compose/Caddyfile").read_text()
     assert "{$MCP_DOMAIN}" in caddyfile and "reverse_proxy sevdesk:8080" in caddyfile
+
+
+def test_the_scale_out_template_shares_one_secret_and_one_redis() -> None:
+    path = DEPLOY / "compose/scale-out.yaml"
+    compose: dict[str, Any] = yaml.safe_load(path.read_text())
+    services = compose["services"]
+    instances = [services[name] for name in services if name.startswith("sevdesk-")]
+    assert len(instances) >= 2
+    assert all(i == instances[0] for i in instances)  # one definition: the same secret for all
+    server = instances[0]
+    assert server["build"]["args"]["EXTRAS"] == "redis"  # the image with the redis client
+    assert server["read_only"] is True and "ports" not in server
+    env = server["environment"]
+    assert not SECRETS & set(env) and "SEVDESK_HTTP_STATE_URL" not in env  # files only
+    for variable in ("SEVDESK_HTTP_SECRET_FILE", "SEVDESK_HTTP_STATE_URL_FILE"):
+        assert env[variable].removeprefix("/run/secrets/") in server["secrets"]
+    redis = " ".join(services["redis"]["command"])
+    assert "--requirepass" in redis and "--appendonly yes" in redis
+    assert "ports" not in services["redis"]  # only the instances reach it
+    caddyfile = (DEPLOY / "compose/Caddyfile.scale-out").read_text()
+    assert "sevdesk-1:8080 sevdesk-2:8080" in caddyfile and "health_uri /healthz" in caddyfile
 
 
 def test_fly_sets_no_secret_and_names_both() -> None:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from sevdesk_mcp.http.serve import bind_service
-from sevdesk_mcp.http.sessions import SESSION_IDLE_S, MemorySessionStore
+from sevdesk_mcp.http.sessions import SESSION_IDLE_S, MemorySessionStore, SessionStore
 from sevdesk_mcp.http.settings import HttpSettings
 from tests.http.conformance.server import LIMITS, app_factory
 from tests.http.helpers import HANG_GUARD_S
@@ -37,23 +37,29 @@ class Clock:
 
 
 @asynccontextmanager
-async def serving(store: MemorySessionStore, principal: str) -> AsyncIterator[httpx.AsyncClient]:
-    """A server on 127.0.0.1 whose every request acts for ``principal``, with ``store``."""
+async def serving(
+    store: SessionStore, principal: str, build_app: Any = None
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A server on 127.0.0.1 whose every request acts for ``principal``, with ``store`` (its
+    background task started as the composition root does)."""
     settings = HttpSettings(host="127.0.0.1", port=0)
     service = await bind_service(
-        settings, app_factory(), principal=principal, limits=LIMITS, sessions=store
+        settings, build_app or app_factory(), principal=principal, limits=LIMITS, sessions=store
     )
     stop = anyio.Event()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(service.run, stop)
-        url = f"http://127.0.0.1:{service.port}"
-        try:
-            async with httpx.AsyncClient(
-                base_url=url, timeout=HANG_GUARD_S, trust_env=False
-            ) as client:
-                yield client
-        finally:
-            stop.set()
+    async with anyio.create_task_group() as routing:
+        await routing.start(store.serve)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(service.run, stop)
+            url = f"http://127.0.0.1:{service.port}"
+            try:
+                async with httpx.AsyncClient(
+                    base_url=url, timeout=HANG_GUARD_S, trust_env=False
+                ) as client:
+                    yield client
+            finally:
+                stop.set()
+        routing.cancel_scope.cancel()
 
 
 async def _session(client: httpx.AsyncClient) -> str:
@@ -96,7 +102,7 @@ async def test_an_expired_session_is_unknown() -> None:
         ended = await client.delete("/mcp", headers=_in(session))
     assert fresh.status_code == 200
     assert expired.status_code == 404 and ended.status_code == 404
-    assert len(store) == 0
+    assert await store.count() == 0
 
 
 @pytest.mark.parametrize("request_id", ["srv-1", "srv-99", 7])
@@ -120,17 +126,17 @@ async def test_a_deleted_session_is_gone_and_its_id_is_refused() -> None:
     assert malformed.status_code in (400, 404)
 
 
-def test_many_grants_of_one_account_cannot_crowd_out_the_others() -> None:
+async def test_many_grants_of_one_account_cannot_crowd_out_the_others() -> None:
     """Review finding: the caps were per grant only, so one sevDesk account with many grants
     could fill the whole server (503 for everyone). Now one account holds at most four grants'
     worth, and at the server's cap the least recently used idle session makes room."""
     store = MemorySessionStore(max_sessions=50, per_principal=5)
-    other = store.create("oauth:acct-b:grant-1")
+    other = await store.create("oauth:acct-b:grant-1")
     for grant in range(30):
         for _ in range(5):
-            store.create(f"oauth:acct-a:grant-{grant}")
+            await store.create(f"oauth:acct-a:grant-{grant}")
     mine = [s for s in store._sessions.values() if s.principal.startswith("oauth:acct-a:")]
-    assert len(mine) <= 20 and store.get(other.id, other.principal) is other
+    assert len(mine) <= 20 and await store.get(other.id, other.principal) is other
     for number in range(60):  # past the server's cap: the oldest idle ones make room
-        store.create(f"oauth:acct-{number}:grant-1")
+        await store.create(f"oauth:acct-{number}:grant-1")
     assert len(store._sessions) <= 50

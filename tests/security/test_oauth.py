@@ -310,8 +310,8 @@ async def test_refresh_replay_revokes_the_family_and_scope_never_widens(tmp_path
     assert newest.json()["error"] == "invalid_grant" and access.status_code == 401
 
 
-def seal_access(server: OAuthRunning, secret: str = SECRET, **changes: Any) -> str:
-    grant = server.service.server.store.grants()[0]
+async def seal_access(server: OAuthRunning, secret: str = SECRET, **changes: Any) -> str:
+    grant = (await server.service.server.store.grants())[0]
     claims = AccessClaims(
         iss=server.url,
         aud=server.service.site.mcp_url,
@@ -338,7 +338,7 @@ async def test_a_token_for_another_resource_is_refused_and_never_reaches_sevdesk
         )
         same = await exchange(http, client_id, code, verifier, resource=f"{server.url}/mcp")
         access = same.json()["access_token"]
-        foreign = await list_tools(http, seal_access(server, aud="https://other.example/mcp"))
+        foreign = await list_tools(http, await seal_access(server, aud="https://other.example/mcp"))
         called = await call_tool(http, access, "sevdesk_account_info", {})
     challenge = foreign.headers["www-authenticate"]
     assert other_target.json()["error"] == "invalid_target"
@@ -370,14 +370,14 @@ async def test_every_tampered_token_gets_the_same_opaque_401(tmp_path: Path) -> 
             flipped(30),  # ciphertext
             flipped(len(raw) - 1),  # tag
             good[:-4],  # truncated
-            seal_access(server, secret="another-secret-0123456789-abcdefghijklmnop"),
-            seal_access(server, exp=int(time.time()) - CLOCK_SKEW_S - 5),
+            await seal_access(server, secret="another-secret-0123456789-abcdefghijklmnop"),
+            await seal_access(server, exp=int(time.time()) - CLOCK_SKEW_S - 5),
             answer["refresh_token"],  # another purpose
             good + "!",
         ]
         refusals = [await list_tools(http, token) for token in bad]
-        rotated = await list_tools(http, seal_access(server, secret=PREVIOUS_SECRET))
-        in_skew = await list_tools(http, seal_access(server, exp=int(time.time()) - 5))
+        rotated = await list_tools(http, await seal_access(server, secret=PREVIOUS_SECRET))
+        in_skew = await list_tools(http, await seal_access(server, exp=int(time.time()) - 5))
     assert {r.status_code for r in refusals} == {401}
     assert len({(r.text, r.headers["www-authenticate"]) for r in refusals}) == 1
     assert rotated.status_code == 200 and in_skew.status_code == 200

@@ -63,9 +63,9 @@ async def test_two_accounts_never_share_confirmation_state_caches_or_pacing(
         by_other_grant = await finalize(http, a2["access_token"], **state)
         by_a = (await finalize(http, a1["access_token"], **state))["result"]
         info_b = await call_tool(http, b["access_token"], "sevdesk_account_info", {})
-        grants = {g.account: g for g in server.service.server.store.grants()}
+        grants = {g.account: g for g in await server.service.server.store.grants()}
         contexts = [
-            await server.resolver.context(server.service.server_verify(t["access_token"]))
+            await server.resolver.context(await server.service.server_verify(t["access_token"]))
             for t in (a1, a2, b)
         ]
     assert "inputRequests" in asked

@@ -14,7 +14,7 @@ from sevdesk_mcp.fake import FakeSevdesk
 from sevdesk_mcp.fake.exports import FileStorage
 from sevdesk_mcp.fake.tax_year import TAX_YEAR_TOKEN, TaxYearFacts
 from sevdesk_mcp.mcp.app import McpApp
-from sevdesk_mcp.safety.transfers import CALLER, Caller, Owner, TransferStore
+from sevdesk_mcp.safety.transfers import CALLER, Caller, MemoryTransferStore, Owner
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT
 from tests.demo_account import DEMO_URL, fake_client
@@ -108,7 +108,7 @@ async def test_over_http_with_file_transfer_the_export_is_a_download_page(
     year: tuple[FakeSevdesk, TaxYearFacts], tmp_path: Path
 ) -> None:
     fake, _ = year
-    store = TransferStore()
+    store = MemoryTransferStore()
     owner = Owner("grant-1", "account-1")
     caller = CALLER.set(Caller(store, owner, "https://books.example"))
     files = FILE_TRANSPORT.set(FileStorage(fake.store))
@@ -122,9 +122,9 @@ async def test_over_http_with_file_transfer_the_export_is_a_download_page(
     assert found["download_page"].startswith("https://books.example/download?id=")
     assert listed["download_page"] != found["download_page"] and "saved_to" not in found
     record_id = found["download_page"].rsplit("=", 1)[1]
-    fetched = store.download(record_id, "account-1")
+    fetched = await store.download(record_id, "account-1")
     assert fetched is not None and fetched[1][:2] == b"PK"  # the zip, for this account only
-    assert store.download(record_id, "account-2") is None
+    assert await store.download(record_id, "account-2") is None
     assert _listing(tmp_path) == []  # nothing on the server's disk
 
 

@@ -13,10 +13,14 @@ The expected figures are worked out by hand from the tax year's construction
 - 41 2000.00, 43 1500.00, 48 400.00, 21 800.00, 45 600.00, 60 1200.00, one invoice each.
 - 89 ER-T-1003 1000.00 x 19 % = 190.00; 93 ER-T-1004 200.00 x 7 % = 14.00; 61 = 204.00.
 - 46/47 ER-T-1005 100.00 x 19 % = 19.00; 84/85 ER-T-1006 500.00 (95.00) + ER-T-1007 300.00
-  (57.00, without input tax deduction); 67 = 19.00 + 95.00 = 114.00.
+  (57.00, without input tax deduction).
+- 73/74 ER-T-1009, a machine transferred as security (§13b(2) no. 2, rule 12, named in its
+  position text): 2000.00 x 19 % = 380.00, deductible (rule 12).
+- 67 = 19.00 + 95.00 + 380.00 = 494.00.
 - 66 ER-T-1001 190.00 + ER-T-1002 3.50 = 193.50.
-- Output tax Soll 266 + 35 + 16 + 190 + 14 + 19 + 152 = 692.00, input 511.50, box 83 180.50;
-  Ist 228 + 14 + 0 + 190 + 14 + 19 + 152 = 617.00, box 83 105.50.
+- Output tax Soll 266 + 35 + 16 + 190 + 14 + 19 + 380 + 152 = 1072.00, input 193.50 + 204.00
+  + 494.00 = 891.50, box 83 180.50; Ist 228 + 14 + 0 + 190 + 14 + 19 + 380 + 152 = 997.00,
+  box 83 105.50 (the reverse charge of 73/74 and 84/85 from rule 12 nets out against 67).
 """
 
 from __future__ import annotations
@@ -122,8 +126,18 @@ async def test_reverse_charge_received(client: SevdeskClient, method: vat.Method
     assert _sources(boxes["67"]) == {
         "ER-T-1005": (None, D("19.00")),
         "ER-T-1006": (None, D("95.00")),
+        "ER-T-1009": (None, D("380.00")),
     }
-    assert boxes["73/74"].sources == [] and boxes["73/74"].tax == D("0.00")
+    assert boxes["67"].tax == D("494.00")
+
+
+@pytest.mark.parametrize("method", ["soll", "ist"])
+async def test_boxes_73_74_security_transfer(client: SevdeskClient, method: vat.Method) -> None:
+    # ER-T-1009: 2000.00 at "0 % (19 %)", its text names §13b(2) no. 2 -> 73 2000.00, 74 380.00
+    _, boxes = await _boxes(client, method)
+    assert _sources(boxes["73/74"]) == {"ER-T-1009": (D("2000.00"), D("380.00"))}
+    assert (boxes["73/74"].base, boxes["73/74"].tax) == (D("2000.00"), D("380.00"))
+    assert "ER-T-1009" not in _sources(boxes["84/85"])
 
 
 @pytest.mark.parametrize("method", ["soll", "ist"])
@@ -137,14 +151,14 @@ async def test_input_tax_from_invoices(client: SevdeskClient, method: vat.Method
 
 @pytest.mark.parametrize(
     ("method", "output", "balance"),
-    [("soll", "692.00", "180.50"), ("ist", "617.00", "105.50")],
+    [("soll", "1072.00", "180.50"), ("ist", "997.00", "105.50")],
 )
 async def test_box_83_balance(
     client: SevdeskClient, method: vat.Method, output: str, balance: str
 ) -> None:
     found, _ = await _boxes(client, method)
     assert found.output_tax == D(output)
-    assert found.input_tax == D("511.50")
+    assert found.input_tax == D("891.50")
     assert found.box_83 == D(balance)
 
 

@@ -50,8 +50,9 @@ async def test_profit_and_loss_accrual(client: SevdeskClient) -> None:
     assert rows["8200"] == ("income", D("350.00"))  # 16 % and the 0 % sale
     assert rows["3400"] == ("expense", D("2000.00"))  # ER-T-1001 + ER-T-1003
     assert rows["4360"] == ("expense", D("120.00"))
+    assert rows["0210"] == ("expense", D("2000.00"))  # ER-T-1009, the machine (§13b(2) no. 2)
     income = D(1400 + 500 + 350 + 2000 + 1500 + 400 + 800 + 600 + 1200 + 100)
-    expenses = D(2000 + 250 + 100 + 500 + 300 + 120)
+    expenses = D(2000 + 250 + 100 + 500 + 300 + 120 + 2000)
     assert (found.income, found.expenses, found.result) == (income, expenses, income - expenses)
     assert {r.group for r in found.accounts} >= {"8 Erlöskonten", "4 Betriebliche Aufwendungen"}
 

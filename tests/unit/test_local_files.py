@@ -14,6 +14,7 @@ REVIEWED = {
     "sevdesk_document_pdf": "write",  # FileAccess.deliver: new files in SEVDESK_OUTPUT_DIR
     "sevdesk_export_csv": "write",  # the exports deliver to SEVDESK_OUTPUT_DIR as well
     "sevdesk_export_datev": "write",
+    "sevdesk_export_datev_enshrined": "write",  # the same delivery, after the approval
 }
 
 

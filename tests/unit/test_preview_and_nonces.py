@@ -8,7 +8,7 @@ import pytest
 
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.preview import MAX_PREVIEW_CHARS, Fact, Preview, digest, render
-from sevdesk_mcp.safety.runtime import NONCE_TTL_S, NonceStore
+from sevdesk_mcp.safety.runtime import NONCE_TTL_S, MemoryNonceStore
 
 
 def test_the_preview_is_capped_with_a_marker_but_hashed_in_full() -> None:
@@ -26,14 +26,15 @@ def test_fact_values_lose_hidden_characters_but_keep_line_breaks() -> None:
     assert text == "A\nPurpose:\n    pay now\n    second line"
 
 
-def test_nonces_are_single_use_and_expire() -> None:
+@pytest.mark.anyio
+async def test_nonces_are_single_use_and_expire() -> None:
     now = [0.0]
-    store = NonceStore(clock=lambda: now[0])
-    first, second = store.issue(), store.issue()
-    assert store.consume(first) and not store.consume(first)
+    store = MemoryNonceStore(clock=lambda: now[0])
+    first, second = await store.issue(), await store.issue()
+    assert await store.consume(first) and not await store.consume(first)
     now[0] = NONCE_TTL_S + 1
-    assert not store.consume(second)
-    assert not store.consume(None) and not store.consume("made-up")
+    assert not await store.consume(second)
+    assert not await store.consume(None) and not await store.consume("made-up")
 
 
 def test_the_audit_log_appends_and_reports_failures(tmp_path: Path) -> None:

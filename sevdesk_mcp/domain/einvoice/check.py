@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from sevdesk_mcp.domain.einvoice import rules_core, rules_de, rules_sums, rules_vat
+from sevdesk_mcp.domain.einvoice import rules_codes, rules_core, rules_de, rules_sums, rules_vat
 from sevdesk_mcp.domain.einvoice.findings import Finding
 from sevdesk_mcp.domain.einvoice.model import Invoice
 
@@ -24,7 +24,12 @@ class CheckResult(msgspec.Struct, frozen=True, kw_only=True):
 def check(invoice: Invoice, *, xrechnung: bool | None = None) -> CheckResult:
     """:returns: every finding, errors first (``xrechnung`` forces the BR-DE rules on or off;
     by default they run for XRECHNUNG documents)."""
-    found = [*rules_core.check(invoice), *rules_sums.check(invoice), *rules_vat.check(invoice)]
+    found = [
+        *rules_core.check(invoice),
+        *rules_codes.check(invoice),
+        *rules_sums.check(invoice),
+        *rules_vat.check(invoice),
+    ]
     en_errors = sum(1 for f in found if f.severity == "error")
     de_on = invoice.is_xrechnung if xrechnung is None else xrechnung
     german = list(rules_de.check(invoice)) if de_on else []

@@ -134,5 +134,6 @@ async def execute_filing(
     sent = await upload.execute_upload(client, plan.upload, progress)
     body = dict(plan.draft.body)
     body["filename"] = sent.filename
-    written = await drafts.execute_save(client, replace(plan.draft, body=body), progress)
+    draft = replace(plan.draft, body=body, file_sha256=plan.upload.file.sha256)  # checked back
+    written = await drafts.execute_save(client, draft, progress)
     return msgspec.structs.replace(written, written=[*sent.written, *written.written])

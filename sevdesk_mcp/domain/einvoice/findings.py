@@ -35,6 +35,7 @@ PATHS: Final[dict[str, tuple[str, str]]] = {  # key: (UBL relative to the root, 
     "BT-2": ("cbc:IssueDate", f"{_CII_DOC}/ram:IssueDateTime"),
     "BT-3": ("cbc:InvoiceTypeCode", f"{_CII_DOC}/ram:TypeCode"),
     "BT-5": ("cbc:DocumentCurrencyCode", f"{_CII_S}/ram:InvoiceCurrencyCode"),
+    "BT-6": ("cbc:TaxCurrencyCode", f"{_CII_S}/ram:TaxCurrencyCode"),
     "BT-7": ("cbc:TaxPointDate", f"{_CII_S}/ram:ApplicableTradeTax/ram:TaxPointDate"),
     "BT-10": ("cbc:BuyerReference", f"{_CII_A}/ram:BuyerReference"),
     "BT-20": (
@@ -71,6 +72,10 @@ PATHS: Final[dict[str, tuple[str, str]]] = {  # key: (UBL relative to the root, 
         f"{_CII_A}/ram:BuyerTradeParty/ram:SpecifiedTaxRegistration/ram:ID",
     ),
     "BG-8": (f"{_BUYER}/cac:PostalAddress", f"{_CII_A}/ram:BuyerTradeParty/ram:PostalTradeAddress"),
+    "BG-12": (
+        "cac:TaxRepresentativeParty/cac:PostalAddress",
+        f"{_CII_A}/ram:SellerTaxRepresentativeTradeParty/ram:PostalTradeAddress",
+    ),
     "BG-13": (
         "cac:Delivery",
         "/rsm:CrossIndustryInvoice/rsm:SupplyChainTradeTransaction/ram:ApplicableHeaderTradeDelivery",

@@ -3,13 +3,70 @@ totals, which both syntaxes hold in the same shape under their own element names
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Final
 
 from sevdesk_mcp.domain.einvoice import values as v
 from sevdesk_mcp.domain.einvoice.model import TaxAmount, Totals
+
+_PLAIN: Final = re.compile(r"^[A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)?$")
+_COMPILED: Final[dict[int, tuple[Mapping[str, str], dict[str, tuple[str, ...] | None]]]] = {}
+_MAX_COMPILED: Final = 4096
+
+
+def steps(path: str, namespaces: Mapping[str, str]) -> tuple[str, ...] | None:
+    """:returns: ``path`` as the ``{namespace}name`` tags of its child steps, or ``None`` when
+    it is more than a chain of child names (ElementTree's own look-up serves it then).
+
+    ElementTree compiles every prefixed path again and again once more than 100 paths are in
+    use (its cache is cleared past that), which was most of the reading time; a plain chain of
+    child names is resolved here once per syntax.
+    """
+    entry = _COMPILED.get(id(namespaces))
+    if entry is None or entry[0] is not namespaces:
+        entry = _COMPILED[id(namespaces)] = (namespaces, {})
+    known = entry[1]
+    if path in known:
+        return known[path]
+    if len(known) >= _MAX_COMPILED:
+        known.clear()
+    known[path] = found = _compiled(path, namespaces)
+    return found
+
+
+def _compiled(path: str, namespaces: Mapping[str, str]) -> tuple[str, ...] | None:
+    tags: list[str] = []
+    for step in path.split("/"):
+        prefix, colon, local = step.partition(":")
+        if not _PLAIN.match(step) or (colon and prefix not in namespaces):
+            return None
+        tags.append(f"{{{namespaces[prefix]}}}{local}" if colon else step)
+    return tuple(tags)
+
+
+def first(element: ET.Element, tags: tuple[str, ...]) -> ET.Element | None:
+    """:returns: the first element along ``tags`` in document order, as ``find`` would."""
+    tag, rest = tags[0], tags[1:]
+    for child in element:
+        if child.tag == tag:
+            if not rest:
+                return child
+            found = first(child, rest)
+            if found is not None:
+                return found
+    return None
+
+
+def every(element: ET.Element, tags: tuple[str, ...]) -> list[ET.Element]:
+    """:returns: every element along ``tags`` in document order, as ``findall`` would."""
+    current = [element]
+    for tag in tags:
+        current = [child for parent in current for child in parent if child.tag == tag]
+    return current
 
 
 class Node:
@@ -17,7 +74,7 @@ class Node:
 
     def __init__(self, element: ET.Element | None, namespaces: Mapping[str, str]) -> None:
         self.el = element
-        self._ns = dict(namespaces)
+        self._ns = namespaces
 
     def child(self, path: str) -> Node:
         """:returns: the first element at ``path`` as a node (absent: a node of ``None``)."""
@@ -25,11 +82,17 @@ class Node:
 
     def find(self, path: str) -> ET.Element | None:
         """:returns: the first element at ``path``, if any."""
-        return None if self.el is None else self.el.find(path, self._ns)
+        if self.el is None:
+            return None
+        tags = steps(path, self._ns)
+        return self.el.find(path, dict(self._ns)) if tags is None else first(self.el, tags)
 
     def all(self, path: str) -> list[ET.Element]:
         """:returns: every element at ``path``."""
-        return [] if self.el is None else self.el.findall(path, self._ns)
+        if self.el is None:
+            return []
+        tags = steps(path, self._ns)
+        return self.el.findall(path, dict(self._ns)) if tags is None else every(self.el, tags)
 
     def text(self, path: str) -> str | None:
         """:returns: the cleaned text at ``path``, if any."""

@@ -11,8 +11,9 @@ sevDesk's settings, which the API does not show: those rules are listed as not c
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Final
+from typing import Final, NamedTuple
 
 import msgspec
 
@@ -32,6 +33,7 @@ from sevdesk_mcp.domain.einvoice.profiles import XRECHNUNG_3
 from sevdesk_mcp.domain.einvoice.values import HUNDRED, ZERO, r2, total
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import read_raw
+from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 from sevdesk_mcp.sevdesk.together import both
@@ -58,7 +60,8 @@ _PLACEHOLDER: Final = Party(
 
 
 class Preflight(msgspec.Struct, frozen=True, kw_only=True):
-    """The preflight's result: ``ready`` when no rule that could be checked failed."""
+    """The preflight's result: ``ready`` when no rule that could be checked failed;
+    ``e_invoice`` whether sevDesk already marks the draft as e-invoice."""
 
     invoice_id: int
     ready: bool
@@ -66,11 +69,28 @@ class Preflight(msgspec.Struct, frozen=True, kw_only=True):
     warnings: int
     findings: list[Finding]
     not_checked: str
+    e_invoice: bool
     e_invoice_flag: str
+
+
+class Checked(NamedTuple):
+    """A preflight with the invoice as sevDesk sent it."""
+
+    result: Preflight
+    raw: dict[str, JsonValue]
 
 
 async def preflight(client: SevdeskPort, invoice_id: int) -> Preflight:
     """:returns: the rule results of draft invoice ``invoice_id`` as an XRechnung.
+
+    :raises NotFoundError: if there is no such invoice.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    return (await checked(client, invoice_id)).result
+
+
+async def checked(client: SevdeskPort, invoice_id: int) -> Checked:
+    """:returns: the rule results of draft invoice ``invoice_id`` and the invoice read.
 
     :raises NotFoundError: if there is no such invoice.
     :raises UpstreamError: if sevDesk cannot be read.
@@ -85,19 +105,42 @@ async def preflight(client: SevdeskPort, invoice_id: int) -> Preflight:
     result = check(invoice, xrechnung=True)
     findings = [f for f in result.findings if f.rule not in SELLER_RULES]
     errors = sum(1 for f in findings if f.severity == "error")
-    return Preflight(
-        invoice_id=invoice_id,
-        ready=errors == 0,
-        errors=errors,
-        warnings=len(findings) - errors,
-        findings=findings,
-        not_checked=NOT_CHECKED,
-        e_invoice_flag=(
-            "sevDesk marks an invoice as e-invoice (propertyIsEInvoice) only with a payment "
-            "method set; set both in sevDesk before finalizing."
-            if not raw.get("paymentMethod")
-            else "A payment method is set, so sevDesk can mark the invoice as e-invoice."
+    flagged = is_flagged(raw)
+    return Checked(
+        Preflight(
+            invoice_id=invoice_id,
+            ready=errors == 0,
+            errors=errors,
+            warnings=len(findings) - errors,
+            findings=findings,
+            not_checked=NOT_CHECKED,
+            e_invoice=flagged,
+            e_invoice_flag=_flag_words(flagged, has_payment_method=bool(raw.get("paymentMethod"))),
         ),
+        raw,
+    )
+
+
+def is_flagged(raw: Mapping[str, JsonValue]) -> bool:
+    """:returns: whether sevDesk marks the invoice as e-invoice (``propertyIsEInvoice``, sent
+    as ``"1"``/``"0"``, Q4)."""
+    return str(raw.get("propertyIsEInvoice") or "").lower() in {"1", "true"}
+
+
+def _flag_words(flagged: bool, *, has_payment_method: bool) -> str:
+    if flagged:
+        return (
+            "sevDesk already marks this draft as e-invoice (propertyIsEInvoice): finalizing "
+            "runs this check again and refuses while a rule fails."
+        )
+    if not has_payment_method:
+        return (
+            "sevDesk marks an invoice as e-invoice (propertyIsEInvoice) only with a payment "
+            "method set: set it on the invoice in sevDesk, then finalize with e_invoice=true."
+        )
+    return (
+        "Finalize with e_invoice=true: it runs this check again, marks the invoice as "
+        "e-invoice (propertyIsEInvoice) and then finalizes it."
     )
 
 

@@ -7,7 +7,8 @@ guidance, finalizing, and suggestions of booking accounts (``docs/sevdesk-api.md
 - :mod:`.suppliers`: the supplier matched to a contact (name, VAT id, IBAN) or named as new;
 - :mod:`.drafts`: create, update and delete a draft (``saveVoucher``, ``DELETE``);
 - :mod:`.finalize`: a draft becomes an open receipt (status 100);
-- :mod:`.upload`: a local file to ``Voucher/Factory/uploadTempFile``.
+- :mod:`.upload`: a local file to ``Voucher/Factory/uploadTempFile``;
+- :mod:`.attached`: a receipt's file as sevDesk holds it (name, size, SHA-256), read back.
 
 Payments and resets of receipts are the document lifecycle's (``domain/payments.py``,
 ``domain/resets.py``); reading receipts is :mod:`sevdesk_mcp.domain.vouchers`.

@@ -4,9 +4,10 @@
 ``prepare_*`` only reads: the bookkeeping version (2.0: ``accountDatev`` and a tax rule), the
 supplier, every position against the receipt guidance, the sums to the cent, and look-alike
 receipts (same supplier and receipt number, or same supplier, date and gross). It builds the
-exact body. ``execute_*`` sends it once (Q33) and reads the receipt back. An update replaces
-every position (sevDesk sums only the positions of the call); only drafts change (code 90400,
-and 159 for a delete).
+exact body. ``execute_*`` sends it once (Q33) and reads the receipt back, with the file it got
+from ``filename`` (checked against the upload's SHA-256 when the caller gives it). An update
+replaces every position (sevDesk sums only the positions of the call); only drafts change (code
+90400, and 159 for a delete).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from sevdesk_mcp.domain.lifecycle import (
 )
 from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts.attached import saved_file_line
 from sevdesk_mcp.domain.receipts.guidance import Guides, ReceiptKind, Wanted, check_position
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine, checked_lines, totals
 from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
-from sevdesk_mcp.errors import MalformedResponseError, ToolError
+from sevdesk_mcp.errors import MalformedResponseError, ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact, Preview
@@ -74,14 +76,17 @@ class ReceiptDraft:
     delivery_date: dt.date | None = None
     payment_deadline: dt.date | None = None
     allow_duplicate: bool = False
+    file_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ReceiptPlan:
-    """What ``execute`` sends: the ``saveVoucher`` body (or a delete of ``voucher_id``)."""
+    """What ``execute`` sends: the ``saveVoucher`` body (or a delete of ``voucher_id``), and the
+    SHA-256 the attached file must have on read-back (``None``: not checked)."""
 
     voucher_id: int | None
     body: JsonObject
+    file_sha256: str | None = None
 
 
 async def prepare_create(client: SevdeskPort, draft: ReceiptDraft) -> Prepared[ReceiptPlan]:
@@ -97,7 +102,8 @@ async def prepare_create(client: SevdeskPort, draft: ReceiptDraft) -> Prepared[R
     if not draft.allow_duplicate:
         await refuse_lookalike(client, draft, supplier)
     action = "Create a receipt draft (Beleg-Entwurf) in sevDesk: it can still be changed or deleted"
-    return Prepared(Preview(action=action, facts=facts), ReceiptPlan(None, body))
+    plan = ReceiptPlan(None, body, _pinned(draft))
+    return Prepared(Preview(action=action, facts=facts), plan)
 
 
 async def prepare_update(
@@ -115,7 +121,8 @@ async def prepare_update(
     body["voucherPosDelete"] = [ref(i, "VoucherPos") for i in old] or None
     facts.append(Fact("Replaced positions", str(len(old))))
     action = f"Change Beleg (receipt) draft {voucher_id}: every field and position as below"
-    return Prepared(Preview(action=action, facts=facts), ReceiptPlan(voucher_id, body))
+    plan = ReceiptPlan(voucher_id, body, _pinned(draft))
+    return Prepared(Preview(action=action, facts=facts), plan)
 
 
 async def execute_save(
@@ -123,8 +130,9 @@ async def execute_save(
 ) -> VoucherWritten:
     """Send the planned ``saveVoucher`` once and read the receipt back.
 
-    :returns: the receipt as sevDesk holds it.
-    :raises PreconditionError: if sevDesk says the receipt is no draft (code 90400).
+    :returns: the receipt as sevDesk holds it (with its new file, when one was given).
+    :raises PreconditionError: if sevDesk says the receipt is no draft (code 90400); if the
+        file sevDesk attached is not the one of the planned SHA-256 (the draft is saved).
     :raises UpstreamError: if the write or the read-back fails.
     """
     where = f"Beleg (receipt) {plan.voucher_id}" if plan.voucher_id else "the newest receipts"
@@ -134,8 +142,11 @@ async def execute_save(
     ident = _saved_id(answer)
     verb = "changed" if plan.voucher_id else "created"
     progress.done(f"{verb} receipt draft {ident}")
+    written = [f"{verb} receipt draft {ident}"]
+    if plan.body.get("filename"):
+        written.append(await saved_file_line(client, ident, plan.file_sha256))
     voucher = await read_voucher(client, ident)
-    return voucher_written(voucher, [f"{verb} receipt draft {ident}"])
+    return voucher_written(voucher, written)
 
 
 async def prepare_delete(client: SevdeskPort, voucher_id: int) -> Prepared[ReceiptPlan]:
@@ -240,9 +251,32 @@ async def _body(
         Fact("Tax rule", str(draft.tax_rule_id)),
         Fact("Positions", "\n".join(shown_lines)),
         Fact("Total", f"net {net:f} + tax {tax:f} = gross {gross:f} EUR"),
-        Fact("File", draft.file or "(none: a receipt without its file)"),
+        Fact("File", _file_shown(draft)),
     ]
     return body, facts, supplier
+
+
+def _pinned(draft: ReceiptDraft) -> str | None:
+    """:returns: the SHA-256 the attached file must have, lower case.
+
+    :raises ToolInputError: for a SHA-256 without a file.
+    """
+    if draft.file_sha256 is None:
+        return None
+    if draft.file is None:
+        raise ToolInputError(
+            "file_sha256 was given without file: give the filename that the upload returned "
+            "together with its SHA-256, or leave both out."
+        )
+    return draft.file_sha256.strip().lower()
+
+
+def _file_shown(draft: ReceiptDraft) -> str:
+    if draft.file is None:
+        return "(none: a receipt without its file)"
+    if draft.file_sha256 is None:
+        return f"{draft.file} (uploaded file; SHA-256 not given, so not checked)"
+    return f"{draft.file}, SHA-256 {draft.file_sha256.strip().lower()} (checked after saving)"
 
 
 def refuse_legacy(version: str) -> None:

@@ -3,7 +3,9 @@ its positions (sevDesk sums only the positions of the call), ``docs/sevdesk-api.
 
 Before anything is sent every position is checked against the receipt guidance again (a draft
 takes any combination; it may have been changed in sevDesk), and the preview shows the receipt
-in full. The step is binding: the receipt enters the books as open (offen); it changes again
+in full, with the name, size and SHA-256 of its file as sevDesk holds it (read back,
+:mod:`.attached`): the approval binds the file, and a file replaced afterwards voids it.
+The step is binding: the receipt enters the books as open (offen); it changes again
 only after a reset to draft, and never once festgeschrieben.
 """
 
@@ -20,6 +22,7 @@ from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.lifecycle import VoucherWritten, read_voucher, send_once, voucher_written
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts.attached import AttachedFile, attached_of, preview_facts
 from sevdesk_mcp.domain.receipts.drafts import (
     KIND_WORDS,
     NOT_DRAFT,
@@ -73,9 +76,11 @@ class FinalizePlan:
 async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[FinalizePlan]:
     """Check a receipt draft and plan its finalize (reads only).
 
-    :returns: the preview (irreversible) and the plan.
+    :returns: the preview (irreversible, with the attached file's name, size and SHA-256)
+        and the plan.
     :raises PreconditionError: if it is no draft, has no positions, or a position's account,
-        tax rule and rate are not allowed by the guidance; for bookkeeping 1.0.
+        tax rule and rate are not allowed by the guidance; for bookkeeping 1.0; if its file
+        cannot be read back.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     await draft_voucher(client, voucher_id)
@@ -88,6 +93,7 @@ async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[Fin
     )
     refuse_legacy(version)
     head = wire.parse(raw, Head)
+    attached = await attached_of(client, head.document, f"Beleg (receipt) {voucher_id}")
     rows = [p for p in wire.parse_all(page.items, VoucherPos) if _of(p, voucher_id)]
     if not rows:
         raise PreconditionError(
@@ -118,7 +124,8 @@ async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[Fin
         "voucherPosSave": positions,
         "voucherPosDelete": None,
     }
-    return Prepared(_preview(head, kind, shown, rows), FinalizePlan(voucher_id, body))
+    preview = _preview(head, kind, shown, rows, attached)
+    return Prepared(preview, FinalizePlan(voucher_id, body))
 
 
 async def execute_finalize(
@@ -170,7 +177,13 @@ def _head_body(head: Head, kind: ReceiptKind, rule: int) -> JsonObject:
     return body
 
 
-def _preview(head: Head, kind: ReceiptKind, shown: list[str], rows: list[VoucherPos]) -> Preview:
+def _preview(
+    head: Head,
+    kind: ReceiptKind,
+    shown: list[str],
+    rows: list[VoucherPos],
+    attached: AttachedFile | None,
+) -> Preview:
     net = sum((p.sumNet or ZERO for p in rows), ZERO)
     gross = sum((_line(p).gross for p in rows), ZERO)
     day = dates.berlin_date(head.voucherDate)
@@ -182,9 +195,9 @@ def _preview(head: Head, kind: ReceiptKind, shown: list[str], rows: list[Voucher
         Fact("Tax rule", str(head.taxRule.id if head.taxRule else "(none)")),
         Fact("Positions", "\n".join(shown)),
         Fact("Total", f"net {net:f} + tax {gross - net:f} = gross {gross:f} EUR"),
-        Fact("File", f"Document {head.document.id}" if head.document else "(none)"),
+        *preview_facts(attached),
     ]
-    warnings = [] if head.document else ["No receipt file is attached to this receipt."]
+    warnings = [] if attached else ["No receipt file is attached to this receipt."]
     return Preview(
         action=f"Finalize Beleg (receipt) {head.id}: it enters the books as open (offen, status "
         "100) and counts for the tax return. It cannot be changed or deleted any more; only a "

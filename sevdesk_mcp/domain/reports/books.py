@@ -49,12 +49,14 @@ _KINDS: Final = {"Invoice": "invoice", "CreditNote": "credit_note", "Voucher": "
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One position, signed as it counts: net, tax, rate and (receipts) booking account."""
+    """One position, signed as it counts: net, tax, rate and (receipts) booking account and
+    text."""
 
     net: Decimal
     tax: Decimal
     rate: Decimal
     account: int | None = None
+    text: str | None = None  # a receipt position's text (``comment``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +165,8 @@ def _receipt_lines(raw: list[dict[str, JsonValue]]) -> dict[int, list[Line]]:
     for pos in wire.parse_all(raw, VoucherPos):
         if pos.voucher:
             account = pos.accountDatev.id if pos.accountDatev else None
-            line = Line(pos.sumNet or ZERO, pos.sumTax or ZERO, pos.taxRate or ZERO, account)
+            net, tax, rate = pos.sumNet or ZERO, pos.sumTax or ZERO, pos.taxRate or ZERO
+            line = Line(net, tax, rate, account, pos.comment)
             out[pos.voucher.id].append(line)
     return out
 

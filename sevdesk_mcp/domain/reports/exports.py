@@ -22,7 +22,7 @@ import msgspec
 
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports.period import Period
-from sevdesk_mcp.errors import MalformedResponseError, UpstreamError
+from sevdesk_mcp.errors import MalformedResponseError, OutcomeUnknownError, UpstreamError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.files import safe_name
 from sevdesk_mcp.sevdesk import dates, download, wire
@@ -39,6 +39,7 @@ CSV_EXPORTS: Final[dict[str, tuple[str, str]]] = {
 }
 MAX_POLLS: Final = 90
 POLL_INTERVAL_S: Final = 2.0
+START_PATH: Final = "/Export/createDatevCsvZipExportJob"
 DATEV_SCOPE: Final = "EXTCD"  # earnings, expenditure, transactions, cash register, assets
 
 
@@ -124,13 +125,15 @@ async def datev_export(  # noqa: PLR0913 - the job's options, stated
     *,
     images: bool,
     enshrine: bool = False,
+    on_start: Callable[[str], None] | None = None,
     wait: Wait = anyio.sleep,
     max_polls: int = MAX_POLLS,
 ) -> DatevJob:
     """Run sevDesk's DATEV CSV export job for ``period`` and download its file.
 
-    ``enshrine`` asks sevDesk to enshrine every exported document (irreversible); the gate
-    refuses it below the commit tier.
+    ``enshrine`` asks sevDesk to enshrine every exported document (irreversible): the job is
+    then started as a write (sent once, never retried), which the gate refuses below the commit
+    tier. ``on_start`` is told the job id as soon as the job runs.
 
     :raises UpstreamError: if sevDesk refuses the job (409: no data, or the export settings are
         missing) or does not finish it within ``max_polls`` polls.
@@ -145,8 +148,9 @@ async def datev_export(  # noqa: PLR0913 - the job's options, stated
         "enshrineDocuments": enshrine,
         "includeDocumentImages": images,
     }
-    started = await client.get("/Export/createDatevCsvZipExportJob", query)
-    job_id = _job_id(started)
+    job_id = _started(await _start(client, query, enshrine=enshrine), enshrine=enshrine)
+    if on_start is not None:
+        on_start(job_id)
     progress_hash = await _hash(client, job_id)
     for poll in range(1, max_polls + 1):
         await _report_progress(client, progress_hash)
@@ -160,6 +164,31 @@ async def datev_export(  # noqa: PLR0913 - the job's options, stated
     raise UpstreamError(
         f"sevDesk's DATEV export job {job_id} did not finish within {max_polls} checks. Try "
         "again later, or download it in sevDesk under Export."
+    )
+
+
+async def _start(client: SevdeskPort, query: dict[str, QueryValue], *, enshrine: bool) -> JsonValue:
+    if enshrine:  # it changes the books: a write, at most once
+        return await client.send("GET", START_PATH, query=query)
+    return await client.get(START_PATH, query)
+
+
+def _started(answer: JsonValue, *, enshrine: bool) -> str:
+    """:returns: the job id of the start's answer.
+
+    :raises OutcomeUnknownError: with ``enshrine``, if the answer names no job (the period
+        may be enshrined all the same).
+    :raises MalformedResponseError: without it, if the answer names no job.
+    """
+    try:
+        return _job_id(answer)
+    except MalformedResponseError:
+        if not enshrine:
+            raise
+    raise OutcomeUnknownError(
+        "sevDesk answered the DATEV export with festschreiben without naming a job: the period "
+        "may be enshrined now. Check Export and the documents' status in sevDesk before trying "
+        "again."
     )
 
 

@@ -46,8 +46,9 @@ RULE: Final = (
 )
 BOXES_73_74: Final = (
     "Boxes 73/74: sevDesk's tax rules do not tell security transfers and real-estate sales "
-    "(§13b(2) no. 2, 3) from other §13b(2) services; all are in 84/85. Move such a receipt by "
-    "hand."
+    "(§13b(2) no. 2, 3) from other §13b(2) services. Only reverse-charge receipts whose position "
+    "text names them (e.g. '§13b Abs. 2 Nr. 2 UStG', 'sicherungsübereignet', 'GrEStG') are in "
+    "73/74; check the receipts of 84/85 for others and move them by hand."
 )
 
 
@@ -194,7 +195,7 @@ def _count(tally: _Tally, record: Record, period: Period, method: Method) -> Non
         return
     for line in record.lines:
         verdict = vat_rules.classify(
-            record.rule, line.rate, line.net, line.tax, revenue=record.revenue
+            record.rule, line.rate, line.net, line.tax, revenue=record.revenue, text=line.text
         )
         if verdict.unclassified and (dated or shares):
             tally.unplaced(record, verdict.unclassified, line.net, line.tax)

@@ -2,12 +2,16 @@
 document or receipt belongs to, by sevDesk's tax rule (``taxRule``, bookkeeping 2.0, §3.4) and
 the position's rate. The rules and their sources are explained in docs/tax.md.
 
+Boxes 73/74 (§13b(2) no. 2 and 3) have no tax rule of their own: a receipt under rule 12 or 13
+goes there when its position's text names the case (:func:`is_13b_2_3`), else to 84/85.
+
 A verdict is either placements in boxes, or "outside the return" with the reason (One-Stop-Shop
 sales, not taxable, no input tax deduction), or "unclassified" with the reason: never dropped.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
@@ -61,13 +65,40 @@ class Verdict:
     unclassified: str | None = None
 
 
-def classify(
-    rule: int | None, rate: Decimal, net: Decimal, tax: Decimal, *, revenue: bool
+def classify(  # noqa: PLR0913 - the position's facts, stated
+    rule: int | None,
+    rate: Decimal,
+    net: Decimal,
+    tax: Decimal,
+    *,
+    revenue: bool,
+    text: str | None = None,
 ) -> Verdict:
-    """:returns: the verdict for one position of a revenue document or an expense receipt."""
+    """:returns: the verdict for one position of a revenue document or an expense receipt;
+    ``text`` (a receipt position's own text) tells §13b(2) no. 2 and 3 apart (:func:`is_13b_2_3`).
+    """
     if rule is None:
         return Verdict(unclassified="it has no tax rule (bookkeeping 1.0 or missing)")
-    return _revenue(rule, rate, net, tax) if revenue else _expense(rule, rate, net, tax)
+    return _revenue(rule, rate, net, tax) if revenue else _expense(rule, rate, net, tax, text)
+
+
+_SECTION_13B_2_3: Final = re.compile(
+    r"§\s*13\s*b\s*(?:Abs\.?\s*2|\(\s*2\s*\))\s*(?:Nr\.?|no\.?|S\.\s*1\s*Nr\.?)?\s*[23]"
+    r"(?![0-9])",
+    re.IGNORECASE,
+)
+_WORDS_13B_2_3: Final = ("sicherungsübereign", "grunderwerbsteuer", "grestg")
+
+
+def is_13b_2_3(text: str | None) -> bool:
+    """:returns: whether a reverse-charge position's text names §13b(2) no. 2 (goods
+    transferred as security) or no. 3 (sales under the real estate transfer tax act): the
+    section (``§13b Abs. 2 Nr. 2``, ``§ 13b (2) no. 3``), or the words ``sicherungsübereignet``,
+    ``Grunderwerbsteuer``, ``GrEStG``. sevDesk's tax rules do not tell these cases apart."""
+    if not text:
+        return False
+    folded = text.casefold()
+    return bool(_SECTION_13B_2_3.search(text)) or any(w in folded for w in _WORDS_13B_2_3)
 
 
 _PLAIN: Final = {2: "43", 3: "41", 4: "48", 5: "60", 17: "45", 21: "21"}
@@ -102,7 +133,7 @@ def _taxable(rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:
     return Verdict(unclassified="taxable sales rule 1 at 0 %: which exemption applies?")
 
 
-def _expense(rule: int, rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:
+def _expense(rule: int, rate: Decimal, net: Decimal, tax: Decimal, text: str | None) -> Verdict:
     if rule == 9:
         if tax == ZERO:
             return Verdict(outside="no input tax on it (0 %)")
@@ -112,7 +143,7 @@ def _expense(rule: int, rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:
     if rule in (12, 13, 14):
         used = rate if rate > ZERO else REVERSE_CHARGE_RATE
         owed = cents(net * used / HUNDRED)
-        box = "46/47" if rule == 14 else "84/85"
+        box = "46/47" if rule == 14 else "73/74" if is_13b_2_3(text) else "84/85"
         placed = [Placement(box, net, owed)]
         if rule != 13:  # 13: reverse charge without input tax deduction
             placed.append(Placement("67", None, owed))

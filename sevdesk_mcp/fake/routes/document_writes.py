@@ -5,7 +5,8 @@ saves, DELETE, enshrine and sendViaEmail. The rules live in :mod:`sevdesk_mcp.fa
 
 - ``POST /{Kind}/Factory/save{Kind}`` → **201** ``{"objects": {"invoice": …, "invoicePos":
   […], "vatdrop": "not relevant"}}`` (credit note: ``creditNote``/``creditNotePos``; order:
-  ``order``/``orderPos``).
+  ``order``/``orderPos``); an invoice saved with ``propertyIsEInvoice`` and no
+  ``paymentMethod`` → 400 code 830.
 - ``DELETE /{Kind}/{id}`` → ``{"objects": [null]}`` for a draft, else 409 code 159 (Q7, Q25).
 - ``PUT /{Invoice,CreditNote}/{id}/enshrine`` → ``{"objects": null}``; orders have no such
   endpoint in the spec and answer 404.
@@ -29,6 +30,7 @@ from sevdesk_mcp.fake.documents import (
 )
 from sevdesk_mcp.fake.factory import FactoryKind, commit, prepare
 from sevdesk_mcp.fake.factory_rules import (
+    CODE_E_INVOICE_MISSING,
     check_credit_note,
     check_invoice,
     check_order_type,
@@ -40,7 +42,7 @@ from sevdesk_mcp.fake.listing import deleted_reply, object_reply
 from sevdesk_mcp.fake.router import Context, Reply, Router
 from sevdesk_mcp.fake.sending import parse_email, send_via_email
 from sevdesk_mcp.fake.store import Store
-from sevdesk_mcp.fake.wire import EPOCH
+from sevdesk_mcp.fake.wire import EPOCH, FakeError
 from sevdesk_mcp.jsontypes import JsonObject
 
 router = Router()
@@ -53,6 +55,23 @@ def _invoice_rules(
 ) -> None:
     check_invoice(doc)
     check_tax(store, doc, positions)
+    _check_e_invoice(doc)
+
+
+def _check_e_invoice(invoice: Invoice) -> None:
+    """An invoice saved as e-invoice (``propertyIsEInvoice``, set on create or on a draft's
+    update; the spec lists the data it needs) must have a payment method, as credit notes
+    must (Q35).
+
+    :raises FakeError: 400 code 830 with ``data["missing information"]``.
+    """
+    if invoice.propertyIsEInvoice and invoice.paymentMethod is None:
+        raise FakeError(
+            400,
+            "Missing information for the e-invoice",
+            code=CODE_E_INVOICE_MISSING,
+            data={"missing information": ["document_paymentMethod"]},
+        )
 
 
 def _credit_note_rules(

@@ -4,9 +4,13 @@ Filters: ``status``, ``creditDebit``, ``descriptionLike`` (substring), ``startDa
 in Unix seconds on ``voucherDate`` (ISO gives an empty list, Q19), ``contact[id]`` (the
 supplier) and ``updateAfter`` (Unix seconds, strictly later). ``embed=voucherPos`` is ignored (Q15).
 Writes (upload, ``saveVoucher``, DELETE) follow the rules of :mod:`sevdesk_mcp.fake.voucher_saves`.
+A voucher's file is its ``document``: ``GET /Document/{id}`` and ``GET /Document/{id}/download``
+(both undocumented; the shape follows what clients read, ``spec/DEVIATIONS.md`` D-083).
 """
 
 from __future__ import annotations
+
+import base64
 
 from sevdesk_mcp.fake import voucher_saves
 from sevdesk_mcp.fake.listing import (
@@ -26,7 +30,7 @@ from sevdesk_mcp.fake.listing import (
 )
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
 from sevdesk_mcp.fake.router import Context, Reply, Router
-from sevdesk_mcp.fake.wire import to_wire
+from sevdesk_mcp.fake.wire import iso, to_wire
 from sevdesk_mcp.jsontypes import JsonObject
 
 router = Router()
@@ -91,3 +95,38 @@ def delete_voucher(ctx: Context) -> Reply:
     """:returns: ``{"objects": [null]}`` (Q7). :raises FakeError: 404 code 151, 409 code 159."""
     voucher_saves.delete_voucher(ctx.store, ctx.path_id("Voucher"))
     return deleted_reply()
+
+
+@router.route("GET", "/Document/{id}")
+def get_document(ctx: Context) -> Reply:
+    """:returns: a voucher's file as an array of one: its name, extension, size and type.
+
+    :raises FakeError: 404 code 151.
+    """
+    ident = ctx.path_id("Document")
+    file = voucher_saves.document_file(ctx.store, ident)
+    row: JsonObject = {
+        "id": str(ident),
+        "objectName": "Document",
+        "create": iso(file.stored),
+        "update": iso(file.stored),
+        "sevClient": ctx.store.client_ref.wire(),
+        "filename": file.name,
+        "extension": file.filename.rsplit(".", 1)[-1],
+        "mimeType": file.media_type,
+        "filesize": str(file.size),
+    }
+    return one_reply(row)
+
+
+@router.route("GET", "/Document/{id}/download")
+def download_document(ctx: Context) -> Reply:
+    """:returns: the file's bytes in base64, as a bare object. :raises FakeError: 404 code 151."""
+    file = voucher_saves.document_file(ctx.store, ctx.path_id("Document"))
+    payload: JsonObject = {
+        "filename": file.name,
+        "mimeType": file.media_type,
+        "base64Encoded": True,
+        "content": base64.b64encode(file.data).decode("ascii"),
+    }
+    return object_reply(payload)

@@ -8,6 +8,7 @@ module                                              what
 ``seal``                                            AES-256-GCM sealing, HKDF keys per purpose
 ``claims``                                          what the sealed tokens carry (Structs)
 ``store``                                           ``GrantStore`` and its file implementation
+``redis_store``                                     the grant store on Redis (several instances)
 ``metadata``                                        RFC 9728 and RFC 8414 documents
 ``forms``                                           strict form parsing, JSON answers
 ``clients``                                         client resolution, redirect matching

@@ -61,7 +61,7 @@ class ClientResolver:
                 kind="document",
                 host=host,
             )
-        registered = self._store.client(client_id)
+        registered = await self._store.client(client_id)
         if registered is None:
             raise UnsafeClientError(
                 "This client_id is unknown here. Register the client again (its registration "

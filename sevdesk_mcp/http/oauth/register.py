@@ -25,7 +25,7 @@ from sevdesk_mcp.http.oauth.core import AuthServer, new_id
 from sevdesk_mcp.http.oauth.forms import CORS_HEADERS, send_error, send_json
 from sevdesk_mcp.http.oauth.redirects import MAX_URI_CHARS, redirect_uri_allowed
 from sevdesk_mcp.http.oauth.store import RegisteredClient
-from sevdesk_mcp.http.ratelimit import RateLimiter
+from sevdesk_mcp.http.ratelimit import RateLimits
 
 MAX_REGISTRATION_BYTES: Final = 16 * 1024
 REGISTRATIONS_BURST: Final = 10
@@ -45,18 +45,19 @@ class Registration(msgspec.Struct, frozen=True, kw_only=True):
     response_types: list[str] = msgspec.field(default_factory=lambda: ["code"])
 
 
-def registration_limiter() -> RateLimiter:
-    """:returns: the per-address limiter of registrations."""
-    limits = Limits(rate_per_s=1 / REGISTRATION_INTERVAL_S, rate_burst=REGISTRATIONS_BURST)
-    return RateLimiter(limits)
+REGISTRATION_LIMITS: Final = Limits(
+    rate_per_s=1 / REGISTRATION_INTERVAL_S, rate_burst=REGISTRATIONS_BURST
+)
 
 
-async def register_endpoint(server: AuthServer, limiter: RateLimiter, exchange: Exchange) -> None:
+async def register_endpoint(server: AuthServer, limiter: RateLimits, exchange: Exchange) -> None:
     """Serve ``POST /register``.
 
+    :param limiter: the per-address limiter of registrations (:data:`REGISTRATION_LIMITS`).
     :raises HttpError: 429 over the rate, 413 over the size cap.
+    :raises StateUnavailableError: if shared limits or the grant store cannot be reached.
     """
-    wait_s = limiter.retry_after_s(client_key(exchange.client))
+    wait_s = await limiter.retry_after_s(client_key(exchange.client))
     if wait_s is not None:
         raise HttpError(
             429, "Too many client registrations.", headers=(("retry-after", str(wait_s)),)
@@ -67,7 +68,7 @@ async def register_endpoint(server: AuthServer, limiter: RateLimiter, exchange: 
     except OAuthError as exc:
         await send_error(exchange, exc, cors=True)
         return
-    server.store.add_client(client)
+    await server.store.add_client(client)
     await send_json(exchange, 201, _answer(client), CORS_HEADERS)
 
 

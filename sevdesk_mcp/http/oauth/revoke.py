@@ -36,7 +36,7 @@ async def revoke_endpoint(server: AuthServer, exchange: Exchange) -> None:
     client_id = basic[0] if basic is not None else form.get("client_id")
     owner = _owner(server, token)
     if owner is not None and (client_id is None or owner[1] == client_id):
-        server.store.revoke(owner[0])
+        await server.store.revoke(owner[0])
     await exchange.respond(200, list(CORS_HEADERS))
 
 

@@ -23,6 +23,10 @@ mode's stricter one (the consent page needs its one hashed style block), and
 ``Referrer-Policy: same-origin`` instead of ``no-referrer``: under ``no-referrer`` browsers send
 ``Origin: null`` with the consent form, which the same-origin check must refuse; cross-origin
 navigations still carry no referrer.
+
+The grant store is the file store in ``SEVDESK_HTTP_STATE_DIR``, or Redis when the command line
+passes a shared state (``redis_store.grant_store_for``); when Redis cannot be reached, every
+route needing it answers 503 (the router answers every :class:`StateUnavailableError` so).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -52,15 +57,16 @@ from sevdesk_mcp.http.oauth.clients import ClientResolver
 from sevdesk_mcp.http.oauth.consent import authorize_post
 from sevdesk_mcp.http.oauth.consent_page import CSP
 from sevdesk_mcp.http.oauth.core import AuthServer, Identify
-from sevdesk_mcp.http.oauth.register import register_endpoint, registration_limiter
+from sevdesk_mcp.http.oauth.redis_store import grant_store_for
+from sevdesk_mcp.http.oauth.register import REGISTRATION_LIMITS, register_endpoint
 from sevdesk_mcp.http.oauth.revoke import revoke_endpoint
 from sevdesk_mcp.http.oauth.seal import Sealer
-from sevdesk_mcp.http.oauth.store import FileGrantStore, GrantStore
+from sevdesk_mcp.http.oauth.store import GrantStore
 from sevdesk_mcp.http.oauth.token import token_endpoint
 from sevdesk_mcp.http.oauth.verifier import GrantedAccess, OAuthVerifier
-from sevdesk_mcp.http.ratelimit import RateLimiter
+from sevdesk_mcp.http.ratelimit import MemoryRateLimits, RateLimits
 from sevdesk_mcp.http.router import Route, Router
-from sevdesk_mcp.http.serve import HttpService, health_handler, session_store
+from sevdesk_mcp.http.serve import HttpService, background, health_route, session_store
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
 from sevdesk_mcp.http.sessions import SessionStore
 from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site, limits_for
@@ -70,6 +76,9 @@ from sevdesk_mcp.http.web.routes import with_web
 from sevdesk_mcp.mcp.app import McpApp
 
 AccountApps = Callable[[GrantedAccess], Awaitable[Callable[[], McpApp]]]
+if TYPE_CHECKING:
+    from sevdesk_mcp.http.scaleout import SharedStores
+
 log = logging.getLogger("sevdesk_mcp.http")
 
 
@@ -78,27 +87,36 @@ class OAuthMcpRoute:
 
     Besides the router's limit per client address, each sevDesk account has a token bucket of
     the same size (429 with ``Retry-After``): one account cannot use up the server for the
-    others from many addresses or grants.
+    others from many addresses or grants. The grant of the token is confirmed live first
+    (:meth:`OAuthVerifier.confirm`).
     """
 
     def __init__(
-        self, apps: AccountApps, limits: Limits, sessions: SessionStore | None = None
+        self,
+        apps: AccountApps,
+        limits: Limits,
+        sessions: SessionStore | None,
+        verifier: OAuthVerifier,
+        rates: RateLimits | None = None,
     ) -> None:
         self._apps = apps
+        self._verifier = verifier
         self._max_body_bytes = limits.mcp_max_body_bytes
-        self._rates = RateLimiter(limits)
+        self._rates = rates or MemoryRateLimits(limits)
         self.sessions = sessions  # 2025-era sessions, bound to each grant's principal
 
     async def __call__(self, exchange: Exchange) -> None:
         """Serve one POST for the grant the verifier vouched for.
 
-        :raises HttpError: 401 if no grant was vouched for (the route is never public), 429
-            over the account's rate.
+        :raises HttpError: 401 if no live grant was vouched for (the route is never public),
+            429 over the account's rate.
+        :raises StateUnavailableError: if a shared grant store cannot be reached.
         """
         access = CURRENT_PRINCIPAL.get()
         if not isinstance(access, GrantedAccess):
             raise HttpError(401, "Sign in: this server uses OAuth.")
-        wait_s = self._rates.retry_after_s(f"account:{access.account}")
+        await self._verifier.confirm(access)
+        wait_s = await self._rates.retry_after_s(f"account:{access.account}")
         if wait_s is not None:
             raise HttpError(
                 429, "Too many requests for this account.", headers=(("retry-after", str(wait_s)),)
@@ -119,13 +137,18 @@ class OAuthMcpRoute:
         return {"POST": self, "GET": self, "DELETE": self}
 
 
-def oauth_routes(server: AuthServer, mcp: OAuthMcpRoute, lifecycle: Lifecycle) -> dict[str, Route]:
-    """:returns: every route of OAuth mode."""
+def oauth_routes(
+    server: AuthServer,
+    mcp: OAuthMcpRoute,
+    lifecycle: Lifecycle,
+    shared: SharedStores | None = None,
+) -> dict[str, Route]:
+    """:returns: every route of OAuth mode (those using the store answer 503 without it)."""
     resource = metadata.document_handler(metadata.resource_metadata(server))
     authority = metadata.document_handler(metadata.server_metadata(server))
     routes = {
         "/mcp": Route(mcp.handlers()),
-        "/healthz": Route({"GET": health_handler(lifecycle)}, open_access=True),
+        "/healthz": health_route(lifecycle, shared),
         "/authorize": Route(
             {
                 "GET": functools.partial(authorize_get, server),
@@ -141,13 +164,19 @@ def oauth_routes(server: AuthServer, mcp: OAuthMcpRoute, lifecycle: Lifecycle) -
     for path in metadata.SERVER_PATHS:
         routes[path] = _open_route(authority, "GET")
     if server.settings.registration:
-        limiter = registration_limiter()
+        limiter: RateLimits = MemoryRateLimits(REGISTRATION_LIMITS)
+        if shared is not None:
+            limiter = shared.rates(REGISTRATION_LIMITS, "register")
         routes["/register"] = _open_route(functools.partial(register_endpoint, server, limiter))
     return routes
 
 
 def _open_route(handler: Handler, method: str = "POST") -> Route:
-    return Route({method: handler, "OPTIONS": metadata.preflight}, public=True, cross_origin=True)
+    return Route(
+        {method: handler, "OPTIONS": metadata.preflight},
+        public=True,
+        cross_origin=True,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,19 +192,20 @@ class OAuthService:
         """:returns: the site (public URL, hosts, origins)."""
         return self.http.site
 
-    def server_verify(self, token: str) -> GrantedAccess:
+    async def server_verify(self, token: str) -> GrantedAccess:
         """:returns: what an access token vouches for (tests and benchmarks).
 
         :raises InvalidTokenError: if it is not valid.
+        :raises StateUnavailableError: if a shared grant store cannot be reached.
         """
-        return self.verifier.verify(token)
+        return await self.verifier.verify(token)
 
     async def run(self, stop: anyio.Event) -> None:
         """Serve until ``stop`` is set (``HttpService.run``); then release the grant store."""
         try:
             await self.http.run(stop)
         finally:
-            self.server.store.close()
+            await self.server.store.aclose()
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,13 +214,15 @@ class OAuthSeams:
 
     :param transport: the sevDesk transport (the fake's in tests; the network otherwise).
     :param verify: TLS verification for metadata-document fetches.
-    :param store: the grant store (the file store in the state directory otherwise).
+    :param store: the grant store (the file store in the state directory otherwise; the
+        command line passes ``redis_store.grant_store_for(...)``).
     """
 
     verify: ssl.SSLContext | bool = True
     store: GrantStore | None = None
     clock: Callable[[], float] = time.time
     web: WebHub | None = None  # the inbox and file pages (``http.web``), when wired
+    shared: SharedStores | None = None  # SEVDESK_HTTP_STATE_URL: every store on Redis
 
 
 async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit input
@@ -211,11 +243,12 @@ async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit in
     assert settings.oauth is not None  # load_http_settings sets it in OAuth mode
     seams = seams or OAuthSeams()
     limits = limits or Limits()
-    store = seams.store or FileGrantStore(settings.oauth.state_dir)
+    shared = seams.shared
+    store = seams.store or grant_store_for(settings.oauth, shared.state if shared else None)
     try:
         listeners = await open_listeners(settings.host, settings.port)
     except OSError:
-        store.close()
+        await store.aclose()
         raise
     port = bound_port(listeners)
     site = derive_site(settings, port)
@@ -231,16 +264,20 @@ async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit in
         clock=seams.clock,
     )
     lifecycle = Lifecycle()
-    mcp = OAuthMcpRoute(apps, limits, session_store(settings, None))
     verifier = OAuthVerifier(server)
-    routes = with_web(oauth_routes(server, mcp, lifecycle), seams.web, server)  # issue 23
-    router = Router(routes, site, limits, auth=verifier, lifecycle=lifecycle)
+    sessions = shared.sessions if shared is not None else session_store(settings, None)
+    rates = shared.rates(limits, "accounts") if shared is not None else None
+    mcp = OAuthMcpRoute(apps, limits, sessions, verifier, rates)
+    routes = with_web(oauth_routes(server, mcp, lifecycle, shared), seams.web, server)
+    client_rates = shared.rates(limits) if shared is not None else None
+    router = Router(routes, site, limits, auth=verifier, lifecycle=lifecycle, rates=client_rates)
     replaced = ("content-security-policy", "referrer-policy")
     headers = [h for h in security_headers(site) if h[0] not in replaced]
     csp = CSP if seams.web is None else WEB_CSP
     headers += [("content-security-policy", csp), ("referrer-policy", "same-origin")]
     wiring = Wiring(router, limits, headers, access_log or AccessLog(), lifecycle)
-    http = HttpService(site, port, HttpServer(listeners, wiring), lifecycle, limits)
+    serving = HttpServer(listeners, wiring)
+    http = HttpService(site, port, serving, lifecycle, limits, background(shared))
     return OAuthService(http, server, verifier)
 
 
@@ -252,15 +289,18 @@ def serve_oauth(  # noqa: PLR0913 - each is a separate, explicit input
     apps: AccountApps,
     until_stopped: Callable[[Callable[[anyio.Event], Awaitable[None]]], Awaitable[None]],
     web: WebHub | None = None,
+    shared: SharedStores | None = None,
 ) -> int:
     """Run OAuth mode until SIGTERM or SIGINT (the command line's ``--http``); ``web``: the
-    inbox and file pages.
+    inbox and file pages; ``shared``: the stores on the shared state (``SEVDESK_HTTP_STATE_URL``),
+    which then hold the grants instead of ``SEVDESK_HTTP_STATE_DIR`` (the caller closes it).
 
     :returns: 0.
     :raises StartupError: if the address cannot be bound or the state directory is unusable.
     """
 
     async def run() -> None:
+        assert settings.oauth is not None  # load_http_settings sets it in OAuth mode
         try:
             service = await bind_oauth_service(
                 settings,
@@ -268,7 +308,7 @@ def serve_oauth(  # noqa: PLR0913 - each is a separate, explicit input
                 identify=identify,
                 apps=apps,
                 limits=limits_for(settings),
-                seams=OAuthSeams(web=web),
+                seams=OAuthSeams(web=web, shared=shared),
             )
         except OSError as exc:
             where = f"{settings.host}:{settings.port}"

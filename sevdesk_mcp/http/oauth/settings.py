@@ -27,7 +27,8 @@ _FALSE: Final = ("0", "false", "no", "off")
 class OAuthSettings:
     """What the operator configured for OAuth mode.
 
-    :param state_dir: the folder of the grant store (locked while the server runs).
+    :param state_dir: the folder of the grant store (locked while the server runs); ``None``
+        when the grants are in the shared state (``SEVDESK_HTTP_STATE_URL``).
     :param client_hosts: the hosts whose metadata-document client ids are accepted, or
         ``None`` for every public host.
     :param registration: whether dynamic client registration (RFC 7591) is offered.
@@ -35,7 +36,7 @@ class OAuthSettings:
         addresses (tests and local trials only; never in production).
     """
 
-    state_dir: Path
+    state_dir: Path | None
     client_hosts: frozenset[str] | None = None
     registration: bool = True
     loopback_clients: bool = False
@@ -54,13 +55,17 @@ def load_oauth_settings(env: Mapping[str, str]) -> OAuthSettings:
     )
 
 
-def _state_dir(env: Mapping[str, str]) -> Path:
+def _state_dir(env: Mapping[str, str]) -> Path | None:
     value = setting(env, "SEVDESK_HTTP_STATE_DIR")
+    shared = any(setting(env, n) for n in ("SEVDESK_HTTP_STATE_URL", "SEVDESK_HTTP_STATE_URL_FILE"))
+    if value is None and shared:
+        return None  # the grants are in Redis
     if value is None:
         raise ConfigError(
             "SEVDESK_HTTP_STATE_DIR",
             "OAuth mode keeps its grants in a folder of its own; set it to an absolute path "
-            "(the server creates the folder, mode 0700)",
+            "(the server creates the folder, mode 0700), or set SEVDESK_HTTP_STATE_URL to keep "
+            "them in Redis",
         )
     path = Path(value).expanduser()
     if not path.is_absolute():

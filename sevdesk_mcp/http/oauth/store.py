@@ -5,12 +5,14 @@ Rules:
 
 1. The store holds no token: a grant is its ids, its account, client and tiers, and the
    generation of its current refresh token. The sevDesk token lives only in sealed tokens.
-2. Every operation is synchronous and runs on the event loop's thread, so it is atomic: of
-   twenty tasks redeeming one code, exactly one claims it (O05).
+2. Every operation is a coroutine (the shared store on Redis needs the network) and atomic:
+   of twenty tasks redeeming one code, exactly one claims it (O05). The memory and file stores
+   never await inside an operation, so each runs whole on the event loop's thread; the Redis
+   store (``redis_store``) makes each one command or one Lua script.
 3. :class:`FileGrantStore` writes the whole state after every change to one file in the state
    directory (a temporary file, ``fsync``, then an atomic rename; mode 0600) and holds a lock on
-   the directory, so a second process cannot share it by mistake. A later shared store for
-   several instances implements the same :class:`GrantStore` protocol.
+   the directory, so a second process cannot share it by mistake. Several instances share
+   :class:`~sevdesk_mcp.http.oauth.redis_store.RedisGrantStore` instead.
 """
 
 from __future__ import annotations
@@ -81,110 +83,152 @@ class State(msgspec.Struct, kw_only=True):
 
 
 class GrantStore(Protocol):
-    """Where grants, refresh families, revocations, clients and code uses are kept."""
+    """Where grants, refresh families, revocations, clients and code uses are kept.
 
-    def grant(self, grant_id: str) -> Grant | None:
-        """:returns: the grant, or ``None`` if it never existed, expired or was revoked."""
+    Every method may raise :class:`~sevdesk_mcp.errors.StateUnavailableError` when the store is
+    shared and cannot be reached (Redis); the memory and file stores never do.
+    """
+
+    async def grant(self, grant_id: str) -> Grant | None:
+        """:returns: the grant, or ``None`` if it never existed, expired or was revoked.
+
+        :raises StateUnavailableError: if a shared store cannot be reached.
+        """
         ...
 
-    def grants(self) -> list[Grant]:
-        """:returns: every live grant, oldest first."""
+    async def grants(self) -> list[Grant]:
+        """:returns: every live grant, oldest first.
+
+        :raises StateUnavailableError: if a shared store cannot be reached.
+        """
         ...
 
-    def add_grant(self, grant: Grant) -> None:
-        """Store a new grant."""
+    async def add_grant(self, grant: Grant) -> None:
+        """Store a new grant (kept until ``grant.expires``).
+
+        :raises StateUnavailableError: if a shared store cannot be reached.
+        """
         ...
 
-    def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
+    async def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
         """Move the family to ``generation + 1`` if ``generation`` is its current one.
 
         :returns: the updated grant; ``None`` if the grant is gone, or if ``generation`` was
             used already, in which case the whole family is revoked (replay, O10).
+        :raises StateUnavailableError: if a shared store cannot be reached.
         """
         ...
 
-    def revoke(self, grant_id: str) -> bool:
-        """Revoke a grant and every token of its family. :returns: whether it existed."""
+    async def revoke(self, grant_id: str) -> bool:
+        """Revoke a grant and every token of its family.
+
+        :returns: whether it existed.
+        :raises StateUnavailableError: if a shared store cannot be reached.
+        """
         ...
 
-    def client(self, client_id: str) -> RegisteredClient | None:
-        """:returns: a registered client, or ``None``."""
+    async def client(self, client_id: str) -> RegisteredClient | None:
+        """:returns: a registered client, or ``None``.
+
+        :raises StateUnavailableError: if a shared store cannot be reached.
+        """
         ...
 
-    def add_client(self, client: RegisteredClient) -> None:
-        """Store a registered client (the oldest is dropped beyond :data:`MAX_CLIENTS`)."""
+    async def add_client(self, client: RegisteredClient) -> None:
+        """Store a registered client (the oldest is dropped beyond :data:`MAX_CLIENTS`).
+
+        :raises StateUnavailableError: if a shared store cannot be reached.
+        """
         ...
 
-    def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
-        """Claim a code's single use.
+    async def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
+        """Claim a code's single use (remembered until ``expires``).
 
         :returns: ``(True, None)`` for the first claim; ``(False, grant)`` for every later one,
             with the grant the first redemption created (to revoke it, RFC 6749 4.1.2).
+        :raises StateUnavailableError: if a shared store cannot be reached.
         """
         ...
 
-    def link_code(self, code_id: str, grant_id: str) -> None:
-        """Record the grant a claimed code created."""
+    async def link_code(self, code_id: str, grant_id: str) -> None:
+        """Record the grant a claimed code created (nothing if the code was never claimed).
+
+        :raises StateUnavailableError: if a shared store cannot be reached.
+        """
         ...
 
-    def close(self) -> None:
-        """Write what is pending and let go of shared resources (the directory's lock)."""
+    async def aclose(self) -> None:
+        """Let go of what the store holds (the file store's directory lock); idempotent."""
         ...
 
 
 class MemoryGrantStore:
     """A :class:`GrantStore` in memory (tests, and the base of the file store).
 
+    No operation awaits, so each one runs whole on the event loop's thread (atomic).
+
     :param clock: seconds since the epoch.
+    :param max_clients: the cap of registered clients (tests lower it).
     """
 
-    def __init__(self, state: State | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        state: State | None = None,
+        clock: Callable[[], float] = time.time,
+        *,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
         self._state = state or State()
         self.now = clock
+        self._max_clients = max_clients
 
-    def grant(self, grant_id: str) -> Grant | None:
-        grant = self._state.grants.get(grant_id)
-        return grant if grant is not None and grant.expires > self.now() else None
+    async def grant(self, grant_id: str) -> Grant | None:
+        """:returns: the live grant ``grant_id``, or ``None``."""
+        return self._live(grant_id)
 
-    def grants(self) -> list[Grant]:
+    async def grants(self) -> list[Grant]:
+        """:returns: every live grant, oldest first."""
         now = self.now()
         return sorted(
             (g for g in self._state.grants.values() if g.expires > now), key=lambda g: g.created
         )
 
-    def add_grant(self, grant: Grant) -> None:
+    async def add_grant(self, grant: Grant) -> None:
+        """Store a new grant."""
         self._state.grants[grant.id] = grant
         self._changed()
 
-    def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
-        grant = self.grant(grant_id)
+    async def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
+        """:returns: the grant at ``generation + 1``, or ``None`` (gone, or a replay: revoked)."""
+        grant = self._live(grant_id)
         if grant is None:
             return None
         if grant.generation != generation:
-            self.revoke(grant_id)
+            self._revoke(grant_id)
             return None
         rotated = msgspec.structs.replace(grant, generation=generation + 1, expires=expires)
         self._state.grants[grant_id] = rotated
         self._changed()
         return rotated
 
-    def revoke(self, grant_id: str) -> bool:
-        existed = self._state.grants.pop(grant_id, None) is not None
-        self._state.revocations[grant_id] = int(self.now())
-        self._changed()
-        return existed
+    async def revoke(self, grant_id: str) -> bool:
+        """:returns: whether the grant existed (it is gone now)."""
+        return self._revoke(grant_id)
 
-    def client(self, client_id: str) -> RegisteredClient | None:
+    async def client(self, client_id: str) -> RegisteredClient | None:
+        """:returns: the registered client, or ``None``."""
         return self._state.clients.get(client_id)
 
-    def add_client(self, client: RegisteredClient) -> None:
+    async def add_client(self, client: RegisteredClient) -> None:
+        """Store a registered client, dropping the oldest beyond the cap."""
         clients = self._state.clients
-        while len(clients) >= MAX_CLIENTS:
+        while clients and len(clients) >= self._max_clients:
             del clients[next(iter(clients))]
         clients[client.client_id] = client
         self._changed()
 
-    def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
+    async def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
+        """:returns: ``(True, None)`` once, then ``(False, linked grant)``."""
         used = self._state.codes.get(code_id)
         if used is not None:
             return False, used.grant
@@ -193,11 +237,22 @@ class MemoryGrantStore:
         self._changed()
         return True, None
 
-    def link_code(self, code_id: str, grant_id: str) -> None:
+    async def link_code(self, code_id: str, grant_id: str) -> None:
+        """Record the grant a claimed code created."""
         use = self._state.codes.get(code_id)
         if use is not None:
             use.grant = grant_id
             self._changed()
+
+    def _live(self, grant_id: str) -> Grant | None:
+        grant = self._state.grants.get(grant_id)
+        return grant if grant is not None and grant.expires > self.now() else None
+
+    def _revoke(self, grant_id: str) -> bool:
+        existed = self._state.grants.pop(grant_id, None) is not None
+        self._state.revocations[grant_id] = int(self.now())
+        self._changed()
+        return existed
 
     def _prune(self) -> None:
         now = int(self.now())
@@ -210,24 +265,32 @@ class MemoryGrantStore:
     def _changed(self) -> None:
         """Called after every change (the file store writes)."""
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         """Nothing to let go of in memory."""
 
 
 class FileGrantStore(MemoryGrantStore):
     """A :class:`GrantStore` in one file of ``directory``, which it locks while open.
 
+    :param clock: seconds since the epoch.
+    :param max_clients: the cap of registered clients (tests lower it).
     :raises StartupError: if the directory cannot be used, is locked by another process, or
         its state file is unreadable.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        clock: Callable[[], float] = time.time,
+        *,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
         self._dir = directory
         self._lock = _lock(directory)
         try:
-            super().__init__(_load(directory / STATE_FILE))
+            super().__init__(_load(directory / STATE_FILE), clock, max_clients=max_clients)
         except StartupError:
-            self.close()
+            self.release()
             raise
 
     def _changed(self) -> None:
@@ -240,10 +303,14 @@ class FileGrantStore(MemoryGrantStore):
             os.fsync(handle.fileno())
         os.replace(temporary, path)
 
-    def close(self) -> None:
-        """Release the directory's lock."""
+    def release(self) -> None:
+        """Release the directory's lock (synchronous: for paths with no event loop)."""
         with contextlib.suppress(OSError):
             self._lock.close()
+
+    async def aclose(self) -> None:
+        """Release the directory's lock."""
+        self.release()
 
 
 def read_state(path: Path) -> State:

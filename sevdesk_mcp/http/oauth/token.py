@@ -98,13 +98,13 @@ async def _code_grant(
         or not hmac.compare_digest(_s256(verifier), code.challenge.encode())
     ):
         raise OAuthError("invalid_grant", BAD_CODE)
-    first, earlier = server.store.claim_code(code.code_id, code.exp)
+    first, earlier = await server.store.claim_code(code.code_id, code.exp)
     if not first:
         if earlier is not None:
-            server.store.revoke(earlier)  # RFC 6749 4.1.2: the code leaked; so did its tokens
+            await server.store.revoke(earlier)  # RFC 6749 4.1.2: the code leaked; so did its tokens
         raise OAuthError("invalid_grant", BAD_CODE)
     grant = await _new_grant(server, code)
-    server.store.link_code(code.code_id, grant.id)
+    await server.store.link_code(code.code_id, grant.id)
     return server.tokens(grant, code.sevdesk)
 
 
@@ -130,7 +130,7 @@ async def _new_grant(server: AuthServer, code: CodeClaims) -> Grant:
         created=now,
         expires=now + REFRESH_TTL_S,
     )
-    server.store.add_grant(grant)
+    await server.store.add_grant(grant)
     return grant
 
 
@@ -141,13 +141,13 @@ async def _refresh_grant(
     if refresh is None or refresh.client != client_id:
         raise OAuthError("invalid_grant", BAD_REFRESH)
     server.check_resource(form.get("resource"))
-    grant = server.store.grant(refresh.grant)
+    grant = await server.store.grant(refresh.grant)
     if grant is None:
         raise OAuthError("invalid_grant", BAD_REFRESH)
     asked = tiers_of(form.get("scope"))
     if asked and not {str(t) for t in asked} <= set(grant.tiers):
         raise OAuthError("invalid_scope", "A refresh cannot widen the grant; sign in again.")
-    rotated = server.store.rotate(grant.id, refresh.generation, server.now() + REFRESH_TTL_S)
+    rotated = await server.store.rotate(grant.id, refresh.generation, server.now() + REFRESH_TTL_S)
     if rotated is None:  # a used generation: replay; the store revoked the family
         raise OAuthError("invalid_grant", BAD_REFRESH)
     await _still_the_account(server, rotated, refresh.sevdesk)
@@ -171,7 +171,7 @@ async def _still_the_account(server: AuthServer, grant: Grant, sevdesk: str) -> 
     except UpstreamError:
         return  # sevDesk is unreachable: the next tool call will say so
     if identity is None or identity.id != grant.account:
-        server.store.revoke(grant.id)
+        await server.store.revoke(grant.id)
         raise OAuthError(
             "invalid_grant", "sevDesk no longer accepts this account's token; sign in again."
         )

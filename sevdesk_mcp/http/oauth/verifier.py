@@ -7,6 +7,11 @@ the grant looked up in the store, so a revocation takes effect at once, and its 
 client and client host checked against the store and the current allowlist. The reason of a
 refusal goes to the log at debug level, never to the client.
 
+The router's authenticator seam is synchronous and the store is not (it may be Redis), so the
+check runs in two steps: :meth:`OAuthVerifier.check` (the router, before any handler) opens
+the token, and :meth:`OAuthVerifier.confirm` (the ``/mcp`` route, before anything else) looks
+the grant up. :meth:`OAuthVerifier.verify` runs both.
+
 A 401 carries ``WWW-Authenticate: Bearer resource_metadata="…"`` (absolute, RFC 9728) and the
 scope challenge, with ``error="invalid_token"`` when a token was sent.
 """
@@ -71,7 +76,7 @@ class OAuthVerifier:
         self._invalid = HttpError(401, INVALID, headers=(("www-authenticate", invalid),))
 
     def check(self, headers: Headers) -> GrantedAccess:
-        """:returns: what the token vouches for.
+        """:returns: what the token vouches for, once :meth:`confirm` finds its grant live.
 
         :raises HttpError: 401 with ``WWW-Authenticate`` for a missing or invalid token.
         """
@@ -81,15 +86,34 @@ class OAuthVerifier:
         if scheme.lower() != "bearer" or not token:
             raise self._missing
         try:
-            return self.verify(token)
+            return self.open(token)
         except InvalidTokenError as exc:
-            log.debug("access token refused: %s", exc.args[0] if exc.args else "does not open")
-            raise self._invalid from None
+            raise self._refused(exc) from None
 
-    def verify(self, token: str) -> GrantedAccess:
-        """:returns: what ``token`` vouches for.
+    async def confirm(self, access: GrantedAccess) -> GrantedAccess:
+        """:returns: ``access`` if its grant is live, for its account and client, and the
+        client's host still allowed.
+
+        :raises HttpError: 401 with ``WWW-Authenticate`` otherwise.
+        :raises StateUnavailableError: if a shared grant store cannot be reached.
+        """
+        try:
+            return await self._live(access)
+        except InvalidTokenError as exc:
+            raise self._refused(exc) from None
+
+    async def verify(self, token: str) -> GrantedAccess:
+        """:returns: what ``token`` vouches for (both steps; tests and benchmarks).
 
         :raises InvalidTokenError: if it is not valid, for whatever reason.
+        :raises StateUnavailableError: if a shared grant store cannot be reached.
+        """
+        return await self._live(self.open(token))
+
+    def open(self, token: str) -> GrantedAccess:
+        """:returns: what ``token`` claims, its grant not yet looked up.
+
+        :raises InvalidTokenError: if it does not open, is not for this server or expired.
         """
         server = self._server
         if len(token) > MAX_TOKEN_CHARS:
@@ -102,11 +126,6 @@ class OAuthVerifier:
             raise InvalidTokenError("another issuer or audience")
         if claims.exp + CLOCK_SKEW_S < server.clock():
             raise InvalidTokenError("expired")
-        grant = server.store.grant(claims.grant)
-        if grant is None or grant.account != claims.account or grant.client_id != claims.client:
-            raise InvalidTokenError("grant revoked or unknown")
-        if not server.clients.host_allowed(grant.client_host):
-            raise InvalidTokenError("client host no longer allowed")
         return GrantedAccess(
             grant=claims.grant,
             account=claims.account,
@@ -114,3 +133,15 @@ class OAuthVerifier:
             tiers=frozenset(_TIERS[t] for t in claims.tiers if t in _TIERS),
             token=Secret(claims.sevdesk),
         )
+
+    async def _live(self, access: GrantedAccess) -> GrantedAccess:
+        grant = await self._server.store.grant(access.grant)
+        if grant is None or grant.account != access.account or grant.client_id != access.client:
+            raise InvalidTokenError("grant revoked or unknown")
+        if not self._server.clients.host_allowed(grant.client_host):
+            raise InvalidTokenError("client host no longer allowed")
+        return access
+
+    def _refused(self, exc: InvalidTokenError) -> HttpError:
+        log.debug("access token refused: %s", exc.args[0] if exc.args else "does not open")
+        return self._invalid

@@ -38,7 +38,7 @@ async def upload_get(hub: WebHub, exchange: Exchange) -> None:
     store, session = await _signed_in(hub, exchange, lang)
     if store is None or session is None:
         return
-    slot = store.slot(query_id(exchange) or "", session.account)
+    slot = await store.slot(query_id(exchange) or "", session.account)
     if slot is None:
         await _gone(exchange, lang, session, "upload_gone")
         return
@@ -52,7 +52,7 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
     """
     lang = lang_of(exchange)
     t = TEXT[lang]
-    session = hub.sessions.of(exchange.request.headers)
+    session = await hub.sessions.of(exchange.request.headers)
     store = hub.transfers
     if store is None or session is None or not same_origin(exchange, hub.site):
         await refuse(exchange, lang, session)
@@ -71,7 +71,7 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
         return
     upload = Upload(file.data, file.content_type, file.filename or "")
     try:
-        record = store.fill(query_id(exchange) or "", session.account, upload)
+        record = await store.fill(query_id(exchange) or "", session.account, upload)
     except TransferRefusedError as exc:
         await send_html(exchange, 400, message_page(lang, t["error_title"], str(exc), session))
         return
@@ -86,7 +86,7 @@ async def download_get(hub: WebHub, exchange: Exchange) -> None:
     store, session = await _signed_in(hub, exchange, lang)
     if store is None or session is None:
         return
-    record = store.peek(query_id(exchange) or "", session.account)
+    record = await store.peek(query_id(exchange) or "", session.account)
     if record is None:
         await _gone(exchange, lang, session, "download_gone")
         return
@@ -107,7 +107,7 @@ async def download_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /download?id=``: the file, once, as an attachment."""
     lang = lang_of(exchange)
     fields = await form(exchange)
-    session = hub.sessions.of(exchange.request.headers)
+    session = await hub.sessions.of(exchange.request.headers)
     store = hub.transfers
     if store is None or session is None or fields is None or not same_origin(exchange, hub.site):
         await refuse(exchange, lang, session)
@@ -115,7 +115,7 @@ async def download_post(hub: WebHub, exchange: Exchange) -> None:
     if not session.csrf_ok(fields.get("csrf")):
         await refuse(exchange, lang, session)
         return
-    found = store.download(query_id(exchange) or "", session.account)
+    found = await store.download(query_id(exchange) or "", session.account)
     if found is None:
         await _gone(exchange, lang, session, "download_gone")
         return

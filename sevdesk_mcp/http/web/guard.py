@@ -71,7 +71,7 @@ async def require_session(exchange: Exchange, sessions: SessionStore, lang: Lang
     """:returns: the request's session; without one, answers and returns ``None``: a page
     that continues in the same tab after a navigation from another site (whose request carries
     no ``SameSite=Strict`` cookie), otherwise the sign-in page's address."""
-    session = sessions.of(exchange.request.headers)
+    session = await sessions.of(exchange.request.headers)
     if session is not None:
         return session
     request = exchange.request

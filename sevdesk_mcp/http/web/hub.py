@@ -1,14 +1,17 @@
 """What the pages share: the site, the sessions, the sevDesk identity check, the approval stores
-of the inbox and the file store; made by the composition root before the server binds."""
+of the inbox and the file store; made by the composition root before the server binds.
+
+Every store is injectable: by default each lives in this process; with the shared state of
+several instances the composition root passes the Redis ones (``approvals_redis``,
+``transfers_redis``, ``sessions_redis``, ``attempts_redis``) and a sign-in key derived from
+the server secret, so a page served by one instance and its form posted to another agree."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import secrets
-import threading
 import time
-from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Final
 from urllib.parse import urlsplit
@@ -16,38 +19,13 @@ from urllib.parse import urlsplit
 from sevdesk_mcp.http.auth import oauth_account
 from sevdesk_mcp.http.oauth.core import Identify, Identity
 from sevdesk_mcp.http.settings import Site
+from sevdesk_mcp.http.web.attempts import Attempts, MemoryAttempts
+from sevdesk_mcp.http.web.sessions import SessionStore
 from sevdesk_mcp.safety.approval_local import ApprovalStores, Pages
-from sevdesk_mcp.safety.transfers import Caller, Limits, Owner, TransferStore
+from sevdesk_mcp.safety.approvals import ApprovalStore
+from sevdesk_mcp.safety.transfers import Caller, Limits, MemoryTransferStore, Owner, TransferStore
 
-SIGNIN_ATTEMPTS: Final = 5
-SIGNIN_WINDOW_S: Final = 300.0
-MAX_TRACKED: Final = 4096
 NOT_BOUND: Final = "The web pages are used before the server was bound."
-
-
-class Attempts:
-    """Sign-in attempts per client address: at most :data:`SIGNIN_ATTEMPTS` in
-    :data:`SIGNIN_WINDOW_S`."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
-
-    def allow(self, client: str) -> bool:
-        """:returns: whether ``client`` may try once more (the try is counted)."""
-        now = self._clock()
-        with self._lock:
-            times = self._seen.pop(client, deque())
-            while times and times[0] <= now - SIGNIN_WINDOW_S:
-                times.popleft()
-            allowed = len(times) < SIGNIN_ATTEMPTS
-            if allowed:
-                times.append(now)
-            self._seen[client] = times
-            while len(self._seen) > MAX_TRACKED:
-                self._seen.popitem(last=False)
-            return allowed
 
 
 class _PublicListener:
@@ -65,25 +43,38 @@ class WebHub:
 
     :param files: whether file transfer is on (``SEVDESK_HTTP_FILES``).
     :param inbox: whether approvals wait in the inbox (``SEVDESK_CONFIRM=browser``).
+    :param limits: the file store's limits (when it is made here).
+    :param approvals: the shared approval store the inbox serves besides those the safety
+        runtimes attach (the same object the runtime gets).
+    :param transfers: the file store (this process's by default; ignored when ``files`` is off).
+    :param sessions: the browser sessions (this process's by default).
+    :param attempts: the sign-in attempts (this process's by default).
+    :param signin_key: the key of the sign-in form's CSRF token (drawn for this process by
+        default; with the shared state, the server secret's ``derived_key(secret, "signin")``).
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - every store is a seam
         self,
         *,
         files: bool = True,
         inbox: bool = True,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.time,
+        approvals: ApprovalStore | None = None,
+        transfers: TransferStore | None = None,
+        sessions: SessionStore | None = None,
+        attempts: Attempts | None = None,
+        signin_key: bytes | None = None,
     ) -> None:
-        from sevdesk_mcp.http.web.sessions import SessionStore  # noqa: PLC0415 - small
-
         self.files = files
         self.inbox = inbox
-        self.approvals = ApprovalStores()
-        self.transfers = TransferStore(limits, clock) if files else None
-        self.attempts = Attempts()
-        self.sessions = SessionStore(clock=clock)
-        self._key = secrets.token_bytes(32)
+        self.approvals = ApprovalStores(approvals)
+        self.transfers: TransferStore | None = None
+        if files:
+            self.transfers = transfers or MemoryTransferStore(limits, clock)
+        self.attempts: Attempts = attempts or MemoryAttempts()
+        self.sessions = sessions or SessionStore(clock=clock)
+        self._key = signin_key or secrets.token_bytes(32)
         self._site: Site | None = None
         self._identify: Identify | None = None
 

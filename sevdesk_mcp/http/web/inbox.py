@@ -17,7 +17,7 @@ from typing import Final
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.oauth.consent_page import Lang
 from sevdesk_mcp.http.web.guard import form, lang_of, refuse, require_session, same_origin
-from sevdesk_mcp.http.web.hub import WebHub, account_of
+from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.render import document, e, message_page, see_other, send_html
 from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.http.web.text import TEXT
@@ -40,11 +40,11 @@ async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
         f'<p class="lead">{e(t["inbox_lead"].format(account=session.account_name))}</p>',
         _done_notice(exchange.request.query, lang),
     ]
-    approvals = _pending(hub, session.account)
+    approvals = await _pending(hub, session.account)
     if not approvals:
         parts.append(f'<p class="card">{t["inbox_empty"]}</p>')
     parts += [_card(a, session, lang) for a in approvals]
-    parts.append(_uploads(hub, session, lang))
+    parts.append(await _uploads(hub, session, lang))
     await send_html(exchange, 200, document(lang, t["inbox_title"], "".join(parts), session))
 
 
@@ -52,7 +52,7 @@ async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /approvals``: one decision."""
     lang = lang_of(exchange)
     fields = await form(exchange)
-    session = hub.sessions.of(exchange.request.headers)
+    session = await hub.sessions.of(exchange.request.headers)
     if fields is None or session is None or not same_origin(exchange, hub.site):
         await refuse(exchange, lang, session)
         return
@@ -60,13 +60,13 @@ async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
         await refuse(exchange, lang, session)
         return
     decision = {"approve": True, "decline": False}.get(fields.get("decision", ""))
-    found = _find(hub, fields.get("id", ""), session.account)
+    found = await _find(hub, fields.get("id", ""), session.account)
     if decision is None or found is None:
         t = TEXT[lang]
         await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
         return
     store, approval = found
-    decided = store.decide(approval.id, approved=decision)
+    decided = await store.decide(approval.id, approved=decision)
     if decided is None:
         t = TEXT[lang]
         await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
@@ -74,19 +74,21 @@ async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
     await see_other(exchange, f"/approvals?done={decided.status}-{decided.reference}")
 
 
-def _pending(hub: WebHub, account: str) -> list[Approval]:
+async def _pending(hub: WebHub, account: str) -> list[Approval]:
     found: list[Approval] = []
     for store in hub.approvals.stores():
-        found += store.pending_where(lambda p: account_of(p) == account)
+        found += await store.waiting(account)
     return sorted(found, key=lambda a: a.expires)
 
 
-def _find(hub: WebHub, approval_id: str, account: str) -> tuple[ApprovalStore, Approval] | None:
+async def _find(
+    hub: WebHub, approval_id: str, account: str
+) -> tuple[ApprovalStore, Approval] | None:
     if not _APPROVAL_ID.fullmatch(approval_id):
         return None
     for store in hub.approvals.stores():
-        approval = store.view(approval_id)
-        if approval is not None and account_of(approval.binding.principal) == account:
+        approval = await store.view(approval_id)
+        if approval is not None and approval.binding.account == account:
             return store, approval
     return None
 
@@ -117,10 +119,10 @@ def _card(approval: Approval, session: Session, lang: Lang) -> str:
     )
 
 
-def _uploads(hub: WebHub, session: Session, lang: Lang) -> str:
+async def _uploads(hub: WebHub, session: Session, lang: Lang) -> str:
     if hub.transfers is None:
         return ""
-    slots = hub.transfers.pending_uploads(session.account)
+    slots = await hub.transfers.pending_uploads(session.account)
     if not slots:
         return ""
     t = TEXT[lang]

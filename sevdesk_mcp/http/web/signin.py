@@ -2,7 +2,7 @@
 
 ``GET /signin`` sets a short sign-in cookie (``SameSite=Strict``) whose MAC is the form's CSRF
 token. ``POST /signin`` is checked in order: a same-origin POST (403), the cookie and its CSRF
-token (403), :data:`~sevdesk_mcp.http.web.hub.SIGNIN_ATTEMPTS` tries per client address in five
+token (403), :data:`~sevdesk_mcp.http.web.attempts.SIGNIN_ATTEMPTS` tries per client address in five
 minutes (429), then the token is registered with the redactor and checked with
 ``GET /SevClient``; a refusal shows the form again with the reason. Success starts a session
 and goes on to ``next`` (one of this site's pages only). ``POST /signout`` (same origin, the
@@ -58,7 +58,7 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
         return
     next_path = fields.get("next", "")
     next_path = next_path if NEXT.fullmatch(next_path) else "/approvals"
-    if not hub.attempts.allow(exchange.client):
+    if not await hub.attempts.allow(exchange.client):
         problem = TEXT[lang]["signin_slow"]
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 429)
         return
@@ -76,7 +76,7 @@ async def signout_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /signout``: end the session (same origin, its CSRF token)."""
     lang = lang_of(exchange)
     fields = await form(exchange)
-    session = hub.sessions.of(exchange.request.headers)
+    session = await hub.sessions.of(exchange.request.headers)
     if session is None:
         await see_other(exchange, "/signin")
         return
@@ -87,7 +87,7 @@ async def signout_post(hub: WebHub, exchange: Exchange) -> None:
     ):
         await refuse(exchange, lang, session)
         return
-    hub.sessions.end(session)
+    await hub.sessions.end(session)
     await see_other(exchange, "/signin", (("set-cookie", hub.sessions.clear_cookie()),))
 
 

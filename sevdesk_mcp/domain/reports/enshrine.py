@@ -1,0 +1,223 @@
+"""The DATEV export that enshrines its period (festschreiben, GoBD), prepared and run.
+
+:func:`prepare_enshrined_export` reads (nothing else) what the export would lock: the
+finalized invoices and credit notes, the receipts that are no drafts and the booked bank
+transactions of the period, each list through sevDesk's date filter and counted again here
+(sevDesk ignores filters it does not know, Q12). The preview states the period, the counts and
+that it cannot be undone; the write flow binds every list read into the approval, so a document,
+receipt or booking that appears in the period before the approved call voids the approval.
+:func:`run_enshrined_export` starts the job with ``enshrineDocuments`` (commit tier) and
+downloads its file as :func:`~sevdesk_mcp.domain.reports.exports.datev_export` does.
+
+Documents and receipts already enshrined are exported again (``includeEnshrined``) and counted
+apart: they are locked already.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Final, Generic, TypeVar
+
+import msgspec
+
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.reports import exports
+from sevdesk_mcp.domain.reports.period import Period
+from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.together import each
+
+MAX_COUNTED: Final = 20_000
+ENSHRINE_POLLS: Final = 30
+"""Checks of the job (2 s apart): about a minute, so the call ends within the write flow's
+execute limit (120 s) with a clear answer instead of an unknown outcome."""
+DOCUMENT_DRAFT: Final = 100
+RECEIPT_DRAFT: Final = 50
+BOOKED: Final = 400  # a bank transaction booked on documents or receipts (§3.1)
+GOBD: Final = (
+    "Festschreiben (GoBD): every invoice, credit note, receipt and booking of the period is "
+    "locked in sevDesk for good. None of them can be changed, reset, cancelled, deleted or "
+    "booked differently afterwards. This cannot be undone, not even by sevDesk's support."
+)
+
+
+class _Stamped(msgspec.Struct, frozen=True):
+    """What counting needs of any listed object: its dates, status and enshrinement."""
+
+    id: int
+    status: int | None = None
+    invoiceDate: dt.datetime | None = None
+    creditNoteDate: dt.datetime | None = None
+    voucherDate: dt.datetime | None = None
+    entryDate: dt.datetime | None = None
+    enshrined: dt.datetime | None = None
+    deletedAt: dt.datetime | None = None
+
+    def day(self) -> dt.date | None:
+        """:returns: the Berlin day the period is judged by."""
+        when = self.invoiceDate or self.creditNoteDate or self.voucherDate or self.entryDate
+        return dates.berlin_date(when)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What one kind of record holds in the period: to be locked now, and locked already."""
+
+    new: int
+    already: int
+
+    def text(self) -> str:
+        """:returns: the count as the preview says it."""
+        return f"{self.new} (already enshrined: {self.already})" if self.already else str(self.new)
+
+
+@dataclass(frozen=True, slots=True)
+class Locked:
+    """The counts of the period, as the approval saw them."""
+
+    documents: Tally
+    receipts: Tally
+    bookings: Tally
+
+    def total(self) -> int:
+        """:returns: how many records the export newly locks."""
+        return self.documents.new + self.receipts.new + self.bookings.new
+
+
+D = TypeVar("D")
+
+
+@dataclass(frozen=True, slots=True)
+class EnshrinePlan(Generic[D]):
+    """The approved export: period, images, the counts shown, and where its file goes
+    (``delivery``: whatever the tool needs to deliver it, carried through unchanged)."""
+
+    period: Period
+    images: bool
+    locked: Locked
+    delivery: D
+
+
+_Counter = Callable[[_Stamped], bool]
+
+
+def _document_open(item: _Stamped) -> bool:
+    return item.status != DOCUMENT_DRAFT
+
+
+def _receipt_open(item: _Stamped) -> bool:
+    return item.status != RECEIPT_DRAFT
+
+
+def _booked(item: _Stamped) -> bool:
+    return item.status == BOOKED and item.deletedAt is None
+
+
+_LISTS: Final[tuple[tuple[str, _Counter], ...]] = (
+    ("/Invoice", _document_open),
+    ("/CreditNote", _document_open),
+    ("/Voucher", _receipt_open),
+    ("/CheckAccountTransaction", _booked),
+)
+
+
+async def count_locked(client: SevdeskPort, period: Period) -> Locked:
+    """:returns: what enshrining ``period`` locks, per kind.
+
+    :raises ToolError: if a list has more than :data:`MAX_COUNTED` entries in the period (the
+        counts an approval binds must be exact).
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    window = {"startDate": dates.unix_start(period.start), "endDate": dates.unix_end(period.end)}
+
+    def reader(path: str) -> Callable[[], Awaitable[list[_Stamped]]]:
+        async def read() -> list[_Stamped]:
+            page = await client.get_all(path, window, max_items=MAX_COUNTED)
+            if page.truncated:
+                raise ToolError(
+                    f"{path[1:]} holds more than {MAX_COUNTED:,} entries in {period.name}; the "
+                    "enshrining export needs exact counts. Export a shorter period (a month)."
+                )
+            return wire.parse_all(page.items, _Stamped)
+
+        return read
+
+    found = await each([reader(path) for path, _ in _LISTS])
+    tallies = [_tally(items, keep, period) for items, (_, keep) in zip(found, _LISTS, strict=True)]
+    invoices, notes, receipts, bookings = tallies
+    documents = Tally(invoices.new + notes.new, invoices.already + notes.already)
+    return Locked(documents=documents, receipts=receipts, bookings=bookings)
+
+
+def _tally(items: list[_Stamped], keep: _Counter, period: Period) -> Tally:
+    counted = [i for i in items if i.day() in period and keep(i)]
+    already = sum(1 for i in counted if i.enshrined is not None)
+    return Tally(len(counted) - already, already)
+
+
+async def prepare_enshrined_export(
+    client: SevdeskPort, period: Period, *, images: bool, delivery: D, delivered_as: str
+) -> Prepared[EnshrinePlan[D]]:
+    """Plan the enshrining DATEV export of ``period`` (reads only).
+
+    :param delivered_as: where the file goes, as the preview says it.
+    :returns: the preview (period, counts, the GoBD warning) and the plan.
+    :raises ToolError: if the period holds nothing to export, or a list is too long to count.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    locked = await count_locked(client, period)
+    if locked.total() == 0 and not (locked.documents.already or locked.receipts.already):
+        raise ToolError(
+            f"{period.name} holds no finalized invoice, credit note, receipt or booking; there "
+            "is nothing to export or enshrine."
+        )
+    span = f"{period.start:%d.%m.%Y} to {period.end:%d.%m.%Y}"
+    facts = [
+        Fact("Period", f"{period.name} ({span}, Europe/Berlin)"),
+        Fact("Invoices and credit notes locked", locked.documents.text()),
+        Fact("Receipts locked", locked.receipts.text()),
+        Fact("Bank bookings locked", locked.bookings.text()),
+        Fact("Receipt images in the export", "yes" if images else "no"),
+        Fact("The DATEV file", delivered_as),
+    ]
+    preview = Preview(
+        action=(
+            f"DATEV export of {period.name} with festschreiben: enshrine {locked.total()} "
+            "records irreversibly"
+        ),
+        facts=facts,
+        warnings=[GOBD],
+        irreversible=True,
+    )
+    return Prepared(preview, EnshrinePlan(period, images, locked, delivery))
+
+
+async def run_enshrined_export(
+    client: SevdeskPort, plan: EnshrinePlan[D], progress: Progress
+) -> exports.DatevJob:
+    """Run the approved export: the job with ``enshrineDocuments``, then its file.
+
+    :returns: the finished job with its file.
+    :raises UpstreamError: if sevDesk refuses the job or does not finish it in time.
+    :raises DownloadRefusedError: if the file's link or download is refused.
+    """
+
+    def started(job_id: str) -> None:
+        progress.done(
+            f"DATEV job {job_id} started with festschreiben of {plan.period.name}; sevDesk "
+            "enshrines the period with it (its file can also be downloaded in sevDesk under "
+            "Export)"
+        )
+
+    return await exports.datev_export(
+        client,
+        plan.period,
+        images=plan.images,
+        enshrine=True,
+        on_start=started,
+        max_polls=ENSHRINE_POLLS,
+    )

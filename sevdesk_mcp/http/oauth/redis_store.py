@@ -1,0 +1,356 @@
+"""The grant store on Redis: several instances behind a load balancer share grants, refresh
+families, revocations, registered clients and the single use of authorization codes.
+
+Keys (``<ns>`` is the namespace of :class:`~sevdesk_mcp.shared.keys.Keys`; ``<d(x)>`` the
+SHA-256 digest of ``x``, so no grant id, client id or code id appears in a key name):
+
+==================================  ==========  =================================================
+key                                 type        holds, and when it expires
+==================================  ==========  =================================================
+``<ns>:oauth-grant:<d(grant id)>``  hash        ``gen``: the generation of the refresh token that
+                                                may still be used (a number, in the clear, for
+                                                the compare-and-set); ``data``: the grant (ids,
+                                                account, client, tiers, times), sealed. Expires
+                                                with the grant; a refresh renews both.
+``<ns>:oauth-grants:index``         sorted set  the digests of the grants, scored by their end
+                                                (``grants list``); pruned of ended ones on every
+                                                change, expires with the last grant.
+``<ns>:oauth-revoked:<d(grant)>``   string      when the grant was revoked (epoch seconds);
+                                                90 days.
+``<ns>:oauth-client:<d(client)>``   string      a registered client, sealed; 90 days after its
+                                                registration or its last use.
+``<ns>:oauth-clients:index``        sorted set  the digests of registered clients in the order
+                                                of registration (the oldest is dropped beyond
+                                                ``MAX_CLIENTS``); 90 days after the last one.
+``<ns>:oauth-code:<d(code id)>``    string      a redeemed authorization code: empty, then the
+                                                id of the grant it created, sealed; until the
+                                                code would have expired (60 s).
+==================================  ==========  =================================================
+
+No value holds a token: the sevDesk token lives only inside the sealed tokens the clients hold.
+Every sealed value is bound to its key name (:class:`~sevdesk_mcp.shared.seal.Seal`).
+
+Atomicity: a code's claim is one Lua script (``SET NX``, or the linked grant on a later claim),
+so of two instances redeeming one code at the same moment exactly one succeeds. A refresh is
+one Lua script comparing the generation and either moving it on or, on a mismatch (a replayed
+refresh token, whichever instance it reaches), deleting the grant: the family is revoked.
+Adding a client and dropping the oldest is one script too. The scripts touch only keys of this
+store; they need one Redis (standalone, or a primary with replicas), not Redis Cluster.
+
+Grants end by the store's clock (the grant's ``expires``); each key's time to live is counted
+from it, so Redis drops a key no earlier than the store would ignore it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final, TypeVar
+
+import msgspec
+
+from sevdesk_mcp.errors import StartupError, StateUnavailableError
+from sevdesk_mcp.http.oauth.settings import CLOCK_SKEW_S, OAuthSettings
+from sevdesk_mcp.http.oauth.store import (
+    MAX_CLIENTS,
+    REVOCATION_KEEP_S,
+    FileGrantStore,
+    Grant,
+    GrantStore,
+    RegisteredClient,
+)
+from sevdesk_mcp.shared.keys import digest
+from sevdesk_mcp.shared.redis import SharedState, guard
+from sevdesk_mcp.shared.seal import DAMAGED
+
+GRANT: Final = "oauth-grant"
+GRANTS: Final = "oauth-grants"
+REVOKED: Final = "oauth-revoked"
+CLIENT: Final = "oauth-client"
+CLIENTS: Final = "oauth-clients"
+CODE: Final = "oauth-code"
+CLIENT_KEEP_S: Final = 90 * 24 * 3600
+
+_KEEP_INDEX: Final = """
+local function keep_index(index, ttl)
+  if redis.call('TTL', index) < tonumber(ttl) then redis.call('EXPIRE', index, ttl) end
+end
+"""
+_REVOKE: Final = """
+local function revoke(grant, index, revoked, digest, at, keep)
+  local existed = redis.call('DEL', grant)
+  redis.call('ZREM', index, digest)
+  redis.call('SET', revoked, at, 'EX', keep)
+  return existed
+end
+"""
+# KEYS: grant, index. ARGV: generation, sealed grant, ttl, digest, expires, now.
+ADD_GRANT: Final = (
+    _KEEP_INDEX
+    + """
+redis.call('HSET', KEYS[1], 'gen', ARGV[1], 'data', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
+keep_index(KEYS[2], ARGV[3])
+return 1
+"""
+)
+# KEYS: grant, index, revoked. ARGV: generation, sealed next grant, ttl, digest, expires,
+# now, revocation keep. Returns 1 rotated, 0 replay (family revoked), -1 no grant.
+ROTATE: Final = (
+    _KEEP_INDEX
+    + _REVOKE
+    + """
+local gen = redis.call('HGET', KEYS[1], 'gen')
+if not gen then return -1 end
+if gen ~= ARGV[1] then
+  revoke(KEYS[1], KEYS[2], KEYS[3], ARGV[4], ARGV[6], ARGV[7])
+  return 0
+end
+redis.call('HSET', KEYS[1], 'gen', tostring(tonumber(ARGV[1]) + 1), 'data', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4])
+keep_index(KEYS[2], ARGV[3])
+return 1
+"""
+)
+# KEYS: grant, index, revoked. ARGV: digest, now, revocation keep.
+REVOKE: Final = _REVOKE + "return revoke(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3])"
+# KEYS: code. ARGV: ttl. Returns {1} for the first claim, {0, value} for every later one.
+CLAIM: Final = """
+if redis.call('SET', KEYS[1], '', 'NX', 'EX', ARGV[1]) then return {1} end
+return {0, redis.call('GET', KEYS[1])}
+"""
+# KEYS: client, index. ARGV: digest, sealed client, keep, cap, client key prefix.
+ADD_CLIENT: Final = """
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[2], tonumber(t[1]) * 1000000 + tonumber(t[2]), ARGV[1])
+end
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
+if over > 0 then
+  local dropped = redis.call('ZPOPMIN', KEYS[2], over)
+  for i = 1, #dropped, 2 do redis.call('DEL', ARGV[5] .. dropped[i]) end
+end
+return 1
+"""
+
+T = TypeVar("T")
+Arg = bytes | str | int | float
+_decode_grant = msgspec.msgpack.Decoder(Grant)
+_decode_client = msgspec.msgpack.Decoder(RegisteredClient)
+
+
+class RedisGrantStore:
+    """A :class:`~sevdesk_mcp.http.oauth.store.GrantStore` on Redis (see the module docstring).
+
+    :param state: the shared state (its client, key names and seal); the caller closes it.
+    :param clock: seconds since the epoch (when grants end; tests inject it).
+    :param max_clients: the cap of registered clients (tests lower it).
+    """
+
+    def __init__(
+        self,
+        state: SharedState,
+        clock: Callable[[], float] = time.time,
+        *,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
+        self._state = state
+        self._now = clock
+        self._max_clients = max_clients
+        self._grants_index = state.keys.plain(GRANTS, "index")
+        self._clients_index = state.keys.plain(CLIENTS, "index")
+        self._add_grant = state.script(ADD_GRANT)
+        self._rotate = state.script(ROTATE)
+        self._revoke = state.script(REVOKE)
+        self._claim = state.script(CLAIM)
+        self._add_client = state.script(ADD_CLIENT)
+
+    async def grant(self, grant_id: str) -> Grant | None:
+        """:returns: the live grant ``grant_id``, or ``None``.
+
+        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
+        """
+        key = self._key(GRANT, grant_id)
+        async with guard():
+            sealed = _raw(await self._state.client.hget(key, "data"))
+        return self._live(key, sealed)
+
+    async def grants(self) -> list[Grant]:
+        """:returns: every live grant, oldest first (ended ones are pruned from the index).
+
+        :raises StateUnavailableError: if Redis cannot be reached or a value does not open.
+        """
+        client, index = self._state.client, self._grants_index
+        async with guard():
+            await client.zremrangebyscore(index, "-inf", int(self._now()))
+            digests = await client.zrange(index, 0, -1)
+            pipe = client.pipeline(transaction=False)
+            keys = [self._state.keys.plain(GRANT, _text(d)) for d in digests]
+            for key in keys:
+                pipe.hget(key, "data")
+            values = await pipe.execute() if keys else []
+        found = (self._live(key, _raw(v)) for key, v in zip(keys, values, strict=True))
+        return sorted((g for g in found if g is not None), key=lambda g: g.created)
+
+    async def add_grant(self, grant: Grant) -> None:
+        """Store a new grant; its key expires when it ends.
+
+        :raises StateUnavailableError: if Redis cannot be reached.
+        """
+        key = self._key(GRANT, grant.id)
+        args: list[Arg] = [grant.generation, self._seal_grant(key, grant)]
+        args += [self._ttl(grant.expires)]
+        args += [digest(grant.id), grant.expires, int(self._now())]
+        async with guard():
+            await self._add_grant(keys=[key, self._grants_index], args=args)
+
+    async def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
+        """:returns: the grant at ``generation + 1``; ``None`` if it is gone, or if
+        ``generation`` is not its current one (a replay: the family is revoked, atomically).
+
+        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
+        """
+        current = await self.grant(grant_id)
+        if current is None:
+            return None
+        rotated = msgspec.structs.replace(current, generation=generation + 1, expires=expires)
+        key = self._key(GRANT, grant_id)
+        args: list[Arg] = [generation, self._seal_grant(key, rotated), self._ttl(expires)]
+        args += [digest(grant_id), expires, int(self._now()), REVOCATION_KEEP_S]
+        async with guard():
+            done = await self._rotate(keys=[key, *self._revocation_keys(grant_id)], args=args)
+        return rotated if int(done) == 1 else None
+
+    async def revoke(self, grant_id: str) -> bool:
+        """Delete the grant (its whole refresh family) and record the revocation.
+
+        :returns: whether it existed.
+        :raises StateUnavailableError: if Redis cannot be reached.
+        """
+        keys = [self._key(GRANT, grant_id), *self._revocation_keys(grant_id)]
+        args: list[Arg] = [digest(grant_id), int(self._now()), REVOCATION_KEEP_S]
+        async with guard():
+            existed = await self._revoke(keys=keys, args=args)
+        return int(existed) == 1
+
+    async def client(self, client_id: str) -> RegisteredClient | None:
+        """:returns: the registered client (its 90 days start again), or ``None``.
+
+        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
+        """
+        key = self._key(CLIENT, client_id)
+        async with guard():
+            sealed = _raw(await self._state.client.getex(key, ex=CLIENT_KEEP_S))
+        if sealed is None:
+            return None
+        return _decoded(_decode_client, self._state.seal.open(key, sealed))
+
+    async def add_client(self, client: RegisteredClient) -> None:
+        """Store a registered client, dropping the oldest beyond the cap (one script).
+
+        :raises StateUnavailableError: if Redis cannot be reached.
+        """
+        key = self._key(CLIENT, client.client_id)
+        sealed = self._state.seal.seal(key, msgspec.msgpack.encode(client))
+        prefix = self._state.keys.plain(CLIENT, "")
+        args: list[Arg] = [digest(client.client_id), sealed, CLIENT_KEEP_S]
+        args += [self._max_clients, prefix]
+        async with guard():
+            await self._add_client(keys=[key, self._clients_index], args=args)
+
+    async def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
+        """:returns: ``(True, None)`` for the one first claim across every instance, then
+        ``(False, linked grant or None)``.
+
+        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
+        """
+        key = self._key(CODE, code_id)
+        async with guard():
+            # kept a clock skew longer: an instance whose clock is behind still finds the claim
+            answer = await self._claim(keys=[key], args=[self._ttl(expires) + CLOCK_SKEW_S])
+        if int(answer[0]) == 1:
+            return True, None
+        sealed = _raw(answer[1]) if len(answer) > 1 else None
+        if not sealed:
+            return False, None
+        return False, self._state.seal.open(key, sealed).decode("utf-8")
+
+    async def link_code(self, code_id: str, grant_id: str) -> None:
+        """Record the grant a claimed code created (nothing if the code is unknown or gone).
+
+        :raises StateUnavailableError: if Redis cannot be reached.
+        """
+        key = self._key(CODE, code_id)
+        sealed = self._state.seal.seal(key, grant_id.encode("utf-8"))
+        async with guard():
+            await self._state.client.set(key, sealed, xx=True, keepttl=True)
+
+    async def aclose(self) -> None:
+        """Nothing to let go of: the shared state is closed by whoever opened it."""
+
+    def _key(self, kind: str, ident: str) -> str:
+        return self._state.keys.key(kind, ident)
+
+    def _revocation_keys(self, grant_id: str) -> list[str]:
+        return [self._grants_index, self._key(REVOKED, grant_id)]
+
+    def _ttl(self, expires: int) -> int:
+        return max(1, expires - int(self._now()))
+
+    def _seal_grant(self, key: str, grant: Grant) -> bytes:
+        return self._state.seal.seal(key, msgspec.msgpack.encode(grant))
+
+    def _live(self, key: str, sealed: bytes | None) -> Grant | None:
+        if sealed is None:
+            return None
+        grant = _decoded(_decode_grant, self._state.seal.open(key, sealed))
+        return grant if grant.expires > self._now() else None
+
+
+def _raw(value: object) -> bytes | None:
+    """:returns: a value as Redis answered it (bytes: responses are never decoded)."""
+    if value is None or isinstance(value, bytes):
+        return value
+    raise StateUnavailableError(DAMAGED)
+
+
+def _text(value: object) -> str:
+    raw = _raw(value)
+    if raw is None:
+        raise StateUnavailableError(DAMAGED)
+    return raw.decode("ascii", "replace")
+
+
+def _decoded(decoder: msgspec.msgpack.Decoder[T], data: bytes) -> T:
+    try:
+        return decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise StateUnavailableError(DAMAGED) from None
+
+
+def grant_store_for(oauth: OAuthSettings, state: SharedState | None) -> GrantStore:
+    """:returns: the grant store of OAuth mode: on Redis when a shared state is configured
+    (``SEVDESK_HTTP_STATE_URL``), else the file store in ``SEVDESK_HTTP_STATE_DIR``.
+
+    :raises StartupError: if the state directory is unusable or locked by another process
+        (the file store only; the Redis store connects on first use).
+    """
+    if state is not None:
+        return RedisGrantStore(state)
+    return FileGrantStore(state_dir(oauth))
+
+
+def state_dir(oauth: OAuthSettings) -> Path:
+    """:returns: the folder of the file store.
+
+    :raises StartupError: if none is set (the settings allow that only with a state URL).
+    """
+    if oauth.state_dir is None:
+        raise StartupError("SEVDESK_HTTP_STATE_DIR: set it, or SEVDESK_HTTP_STATE_URL")
+    return oauth.state_dir

@@ -1,0 +1,49 @@
+"""Sign-outs of browser sessions in the shared state: one instance's sign-out ends the session
+on every instance.
+
+Keys (``<ns>`` is the namespace):
+
+- ``<ns>:web-signout:<sha256 of the session id>``: ``1``; expires when the session would have
+  (at most :data:`~sevdesk_mcp.http.web.sessions.SESSION_TTL_S`, 12 hours).
+
+The session itself travels sealed in its cookie (``sessions``); every instance opens it with
+the key derived from the server secret (:func:`~sevdesk_mcp.shared.seal.derived_key`), so
+nothing else of a session is stored.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Final
+
+from sevdesk_mcp.shared.redis import SharedState, guard
+
+KIND: Final = "web-signout"
+
+
+class RedisSignOuts:
+    """The sign-outs of every instance (:class:`~sevdesk_mcp.http.web.sessions.SignOuts`)."""
+
+    def __init__(self, state: SharedState) -> None:
+        self._state = state
+
+    async def add(self, session_id: str, until: float) -> None:
+        """See :meth:`~sevdesk_mcp.http.web.sessions.SignOuts.add`.
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        ttl_ms = math.ceil((until - time.time()) * 1000)
+        if ttl_ms <= 0:
+            return
+        async with guard():
+            await self._state.client.set(self._state.keys.key(KIND, session_id), b"1", px=ttl_ms)
+
+    async def has(self, session_id: str) -> bool:
+        """See :meth:`~sevdesk_mcp.http.web.sessions.SignOuts.has`.
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        async with guard():
+            found = await self._state.client.exists(self._state.keys.key(KIND, session_id))
+        return int(found) > 0

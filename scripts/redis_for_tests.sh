@@ -3,7 +3,8 @@
 # processes sharing one Redis, Redis stopped mid-run) against a real Redis: installs Debian's
 # redis-server if it is missing (root or sudo), starts it on a free loopback port without
 # persistence, runs the tests with SEVDESK_TEST_REDIS_REQUIRED=1 (a missing server fails instead
-# of skipping) and stops it again, whatever the outcome.
+# of skipping) with the coverage of the shared state's modules (`make test-redis`), and stops it
+# again, whatever the outcome.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v redis-server >/dev/null 2>&1; then
@@ -29,5 +30,4 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 redis-server --version
-SEVDESK_TEST_REDIS_URL="redis://127.0.0.1:$PORT/0" SEVDESK_TEST_REDIS_REQUIRED=1 \
-    .venv/bin/python -m pytest -q -p no:cacheprovider tests/shared
+SEVDESK_TEST_REDIS_URL="redis://127.0.0.1:$PORT/0" SEVDESK_TEST_REDIS_REQUIRED=1 make test-redis

@@ -2,6 +2,10 @@
 
 Position sums are rounded half-up to the cent; a voucher's sums are the sums of its positions.
 Statuses: 50 draft, 100 unpaid, 150 transferred, 750 partially paid, 1000 paid (§3.1).
+
+Bookkeeping 1.0 (§3.4, §3.5): a receipt carries ``taxType`` instead of ``taxRule``, a position
+``accountingType`` instead of ``accountDatev``. :func:`as_bookkeeping_1` turns an account (the
+demo's, say) into a 1.0 account.
 """
 
 from __future__ import annotations
@@ -10,11 +14,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Final
 
+from sevdesk_mcp.fake import accounts, legacy
 from sevdesk_mcp.fake.documents import HUNDRED, VOUCHER_DRAFT, ZERO, cents
 from sevdesk_mcp.fake.wire import Ref, Row
 from sevdesk_mcp.jsontypes import JsonValue
+
+if TYPE_CHECKING:
+    from sevdesk_mcp.fake.store import Store
+
+_ALL_RATES: Final = frozenset({Decimal(0), Decimal(7), Decimal(19)})
+LEGACY_TAX_RATES: Final[dict[str, frozenset[Decimal] | None]] = {
+    "default": _ALL_RATES,  # the rates of tax rules 1 and 9, which replace it (§3.4)
+    "eu": _ALL_RATES,  # rule 3
+    "noteu": frozenset({ZERO}),  # rule 17
+    "custom": None,  # a tax set decides; not modelled, any rate
+    "ss": frozenset({ZERO}),  # rule 11
+}
+TAX_TYPE_OF_RULE: Final = {1: "default", 9: "default", 3: "eu", 17: "noteu", 11: "ss"}
 
 
 @dataclass(kw_only=True, slots=True)
@@ -144,3 +162,25 @@ class Voucher(Row):
         self.sumNetAccounting = self.sumNet
         self.sumTaxAccounting = self.sumTax
         self.sumGrossAccounting = self.sumGross
+
+
+def as_bookkeeping_1(store: Store) -> None:
+    """Make ``store`` a bookkeeping 1.0 account: the version says 1.0, and its receipts take the
+    1.0 shape where the documented replacements reach: ``taxType`` for tax rules 1, 9, 3, 17,
+    11; ``accountingType`` for accounts whose SKR03 number an accounting type has. Receipts
+    beyond that keep what they were saved with.
+    """
+    store.version = "1.0"
+    by_number = {t.skr03: t.id for t in legacy.ACCOUNTING_TYPES}
+    for voucher in store.vouchers:
+        tax_type = TAX_TYPE_OF_RULE.get(voucher.taxRule.id) if voucher.taxRule else None
+        if tax_type is not None:
+            voucher.taxType, voucher.taxRule = tax_type, None
+    for position in store.voucher_positions:
+        account = (
+            accounts.account_by_id(position.accountDatev.id) if position.accountDatev else None
+        )
+        ident = by_number.get(account.number) if account else None
+        if ident is not None:
+            position.accountingType = Ref("AccountingType", ident)
+            position.accountDatev = None

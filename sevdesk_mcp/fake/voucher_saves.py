@@ -11,6 +11,11 @@ Rules, each in ``spec/DEVIATIONS.md``:
   sent nor deleted stay stored, uncounted); ``voucherPosDelete`` must be a list of refs.
 - A draft takes any account x tax rule x rate; saving with status 100 checks every position
   against the receipt guidance and answers 422 for a combination it does not allow.
+- On bookkeeping 1.0 the receipt takes ``taxType`` (required on create, one of
+  :data:`~sevdesk_mcp.fake.receipts.LEGACY_TAX_RATES`, else 400) and every position an
+  ``accountingType`` (400 without); ``taxRule`` and ``accountDatev`` are dropped, as 2.0 drops
+  ``taxType`` (Q16). Saving with status 100 answers 422 for an unknown accounting type or a rate
+  the tax type does not allow.
 - ``DELETE /Voucher/{id}`` deletes a draft; otherwise 409 code 159.
 - The file a voucher got from ``filename`` is its ``document``: ``GET /Document/{id}`` names it
   (``filename``, ``extension``, ``filesize``) and ``GET /Document/{id}/download`` gives its bytes
@@ -30,10 +35,10 @@ from email.policy import HTTP
 from typing import Final
 from weakref import WeakKeyDictionary
 
-from sevdesk_mcp.fake import accounts
+from sevdesk_mcp.fake import accounts, legacy
 from sevdesk_mcp.fake.coerce import parse_datetime, parse_decimal, parse_int, parse_ref
 from sevdesk_mcp.fake.documents import VOUCHER_DRAFT
-from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
+from sevdesk_mcp.fake.receipts import LEGACY_TAX_RATES, Voucher, VoucherPos
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.fake.wire import CODE_NOT_DELETABLE, CODE_NOT_FOUND, EPOCH, FakeError, Ref
 from sevdesk_mcp.jsontypes import JsonObject
@@ -185,8 +190,10 @@ def save_voucher(store: Store, body: Mapping[str, object]) -> Saved:
     voucher = _target(store, head)
     _apply_head(store, voucher, head, status)
     saved = _positions(store, voucher, body)
-    if status == UNPAID:
+    if status == UNPAID and store.version == "2.0":
         _check_guidance(voucher, saved)
+    elif status == UNPAID:
+        _check_legacy(voucher, saved)
     voucher.set_sums(saved)  # Q: the total comes from this call's positions only
     _attach(store, voucher, body.get("filename"))
     if voucher.id:
@@ -206,7 +213,8 @@ def save_voucher(store: Store, body: Mapping[str, object]) -> Saved:
 
 def _target(store: Store, head: Mapping[str, object]) -> Voucher:
     if head.get("id") in (None, "", 0):
-        for name in ("voucherDate", "creditDebit", "voucherType", "taxRule"):
+        tax = "taxRule" if store.version == "2.0" else "taxType"
+        for name in ("voucherDate", "creditDebit", "voucherType", tax):
             if head.get(name) in (None, ""):
                 raise FakeError(400, f"The field '{name}' is required")
         return Voucher(voucherDate=parse_datetime(head["voucherDate"], "voucherDate"))
@@ -230,8 +238,7 @@ def _apply_head(store: Store, voucher: Voucher, head: Mapping[str, object], stat
         if head["creditDebit"] not in ("C", "D"):
             raise FakeError(400, "creditDebit must be C or D")
         voucher.creditDebit = str(head["creditDebit"])
-    if head.get("taxRule") is not None:
-        voucher.taxRule = parse_ref(head["taxRule"], "taxRule")
+    _apply_tax(store, voucher, head)
     if head.get("supplier") is not None:
         contact = store.contacts.get(parse_ref(head["supplier"], "supplier").id)
         voucher.supplier, voucher.supplierName = contact.ref(), contact.name
@@ -241,6 +248,19 @@ def _apply_head(store: Store, voucher: Voucher, head: Mapping[str, object], stat
     if "description" in head:
         voucher.description = None if head["description"] is None else str(head["description"])
     voucher.status = status
+
+
+def _apply_tax(store: Store, voucher: Voucher, head: Mapping[str, object]) -> None:
+    if store.version == "2.0":  # taxType is dropped (Q16)
+        if head.get("taxRule") is not None:
+            voucher.taxRule = parse_ref(head["taxRule"], "taxRule")
+        return
+    value = head.get("taxType")  # 1.0: taxRule is dropped
+    if value in (None, ""):
+        return
+    if value not in LEGACY_TAX_RATES:
+        raise FakeError(400, f"taxType must be one of {', '.join(LEGACY_TAX_RATES)}")
+    voucher.taxType, voucher.taxRule = str(value), None
 
 
 def _positions(store: Store, voucher: Voucher, body: Mapping[str, object]) -> list[VoucherPos]:
@@ -264,9 +284,13 @@ def _position(store: Store, voucher: Voucher, row: object) -> VoucherPos:
         position = store.voucher_positions.get(parse_int(row["id"], "id"))
     else:
         position = VoucherPos(voucher=voucher.ref() if voucher.id else Ref("Voucher", 0))
-    if row.get("accountDatev") is None:
-        raise FakeError(400, "accountDatev expected array with 'id' and 'objectName'. null given")
-    position.accountDatev = parse_ref(row["accountDatev"], "accountDatev")
+    field = "accountDatev" if store.version == "2.0" else "accountingType"
+    if row.get(field) is None:
+        raise FakeError(400, f"{field} expected array with 'id' and 'objectName'. null given")
+    if field == "accountDatev":
+        position.accountDatev = parse_ref(row[field], field)
+    else:  # 1.0: accountDatev is dropped
+        position.accountingType, position.accountDatev = parse_ref(row[field], field), None
     position.taxRate = parse_decimal(row.get("taxRate", 0), "taxRate")
     if row.get("sumNet") not in (None, ""):
         position.sumNet = parse_decimal(row["sumNet"], "sumNet")
@@ -294,6 +318,21 @@ def _check_guidance(voucher: Voucher, positions: list[VoucherPos]) -> None:
                 422,
                 f"The combination of account {position.accountDatev}, tax rule {rule} and tax "
                 f"rate {position.taxRate} is not allowed",
+            )
+
+
+def _check_legacy(voucher: Voucher, positions: list[VoucherPos]) -> None:
+    if voucher.taxType not in LEGACY_TAX_RATES:
+        raise FakeError(422, "The voucher needs a taxType (bookkeeping 1.0)")
+    rates = LEGACY_TAX_RATES[voucher.taxType]
+    for position in positions:
+        ident = position.accountingType.id if position.accountingType else 0
+        known = legacy.accounting_type_by_id(ident) is not None
+        if not known or (rates is not None and position.taxRate not in rates):
+            raise FakeError(
+                422,
+                f"The combination of accounting type {ident}, tax type {voucher.taxType} and "
+                f"tax rate {position.taxRate} is not allowed",
             )
 
 

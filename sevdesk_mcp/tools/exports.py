@@ -5,15 +5,17 @@ without it the tools refuse.
 
 ``sevdesk_export_datev_enshrined`` is the DATEV export that also enshrines its period: a tool
 of its own at the commit tier (a tool has one tier, and the read export stays read-only), on the
-write flow. Its ``execute`` has no tool context, so ``prepare`` (given the call's file access,
-:class:`~sevdesk_mcp.tools.write_flow.WithFiles`) checks where the file can go and hands that
-access on in the plan; a download page over HTTP comes from the call's transfer context, which
-``execute`` runs in as well.
+write flow. Its ``prepare`` gets the books' today and the call's file access
+(:class:`~sevdesk_mcp.tools.write_flow.DatedWithFiles`): it refuses a period that has not ended
+yet, checks where the file can go and hands that access on in the plan (``execute`` has no tool
+context); a download page over HTTP comes from the call's transfer context, which ``execute``
+runs in as well.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from typing import Annotated, Final, Literal
 
 import msgspec
@@ -21,6 +23,7 @@ import msgspec
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports import enshrine, exports
 from sevdesk_mcp.domain.reports.period import PATTERN, parse_period
+from sevdesk_mcp.domain.reports.period import Period as ReportPeriod
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import FileAccessError, ToolError
 from sevdesk_mcp.safety.files import FileAccess
@@ -29,7 +32,7 @@ from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.files import can_offer, offer_download
 from sevdesk_mcp.tools.tax import Period, period_of
 from sevdesk_mcp.tools.vocabulary import BINDING_ANNOTATIONS, READ_ANNOTATIONS, DryRun
-from sevdesk_mcp.tools.write_flow import WithFiles, define_write_tool
+from sevdesk_mcp.tools.write_flow import DatedWithFiles, define_write_tool
 
 SETTING: Final = "SEVDESK_OUTPUT_DIR"
 
@@ -232,15 +235,37 @@ def _destination(files: FileAccess, *, dry_run: bool) -> str:
     )
 
 
+def _refuse_unfinished(period: ReportPeriod, today: dt.date) -> None:
+    """Refuse a period that has not ended before the books' today (Europe/Berlin).
+
+    :raises ToolError: for a running or future period, before anything is read or asked.
+    """
+    if period.end < today:
+        return
+    if period.start > today:
+        what = f"{period.name} has not even begun"
+    else:
+        what = f"{period.name} has not ended yet: it runs until {period.end:%d.%m.%Y}"
+    raise ToolError(
+        f"{what} (today is {today:%d.%m.%Y}, Europe/Berlin). Nothing was exported or enshrined: "
+        "festschreiben would lock every invoice, credit note, receipt and booking of the period "
+        "for good, including those still to be written or booked in it. Wait until the period "
+        f"has ended (from {period.end + dt.timedelta(days=1):%d.%m.%Y}), or export it now "
+        "without festschreiben with sevdesk_export_datev."
+    )
+
+
 Plan = enshrine.EnshrinePlan[FileAccess]
 
 
 async def _prepare_enshrined(
-    args: EnshrineInput, client: SevdeskPort, files: FileAccess
+    args: EnshrineInput, client: SevdeskPort, today: dt.date, files: FileAccess
 ) -> Prepared[Plan]:
+    period = parse_period(args.period)
+    _refuse_unfinished(period, today)
     where = _destination(files, dry_run=args.dryRun)
     return await enshrine.prepare_enshrined_export(
-        client, parse_period(args.period), images=args.images, delivery=files, delivered_as=where
+        client, period, images=args.images, delivery=files, delivered_as=where
     )
 
 
@@ -270,18 +295,19 @@ EXPORT_DATEV_ENSHRINED = dataclasses.replace(
         name="sevdesk_export_datev_enshrined",
         title="DATEV export with festschreiben (enshrine)",
         description=(
-            "Runs sevDesk's DATEV export for a named period AND enshrines it (festschreiben, "
-            "GoBD): every invoice, credit note, receipt and bank booking of the period is locked "
-            "for good. Irreversible. Only when the user asks for festschreiben; otherwise use "
-            "sevdesk_export_datev. A human approves the preview (period, counts) first. Saves "
-            "the ZIP like sevdesk_export_datev; without a place for it nothing is started."
+            "Runs sevDesk's DATEV export for a named, ended period AND enshrines it "
+            "(festschreiben, GoBD): every invoice, credit note, receipt and bank booking of the "
+            "period is locked for good. Irreversible. Only when the user asks for "
+            "festschreiben; otherwise use sevdesk_export_datev. A human approves the preview "
+            "(period, counts) first. Saves the ZIP like sevdesk_export_datev; without a place "
+            "for it nothing is started."
         ),
         toolset="reports",
         tier=Tier.COMMIT,
         annotations=BINDING_ANNOTATIONS,
         input=EnshrineInput,
         output=EnshrinedExport,
-        prepare=WithFiles(_prepare_enshrined),
+        prepare=DatedWithFiles(_prepare_enshrined),
         execute=_execute_enshrined,
         locks=lambda a: ("exports/datev",),
     ),

@@ -1,4 +1,5 @@
-"""Toolset ``vouchers``, read: suggestions of booking accounts from the receipt guidance."""
+"""Toolset ``vouchers``, read: suggestions of booking accounts from the receipt guidance (2.0)
+or the accounting types (1.0)."""
 
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ SUGGEST_BOOKING_ACCOUNT = define_tool(
     name="sevdesk_suggest_booking_account",
     title="Suggest booking accounts for a receipt",
     description=(
-        "Proposes booking accounts for a receipt position from sevDesk's receipt guidance, "
-        "with the reason and the tax rules and rates each allows. Suggestions only: nothing "
-        "is guessed when no account matches."
+        "Proposes booking accounts for a receipt position from sevDesk's receipt guidance "
+        "(on bookkeeping 1.0: its accounting types), with the reason and the tax rules or tax "
+        "types and rates each allows. Suggestions only: nothing is guessed when none matches."
     ),
     toolset="vouchers",
     tier=Tier.READ,

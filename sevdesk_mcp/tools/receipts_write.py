@@ -82,9 +82,20 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     supplier_vat_id: Annotated[str, msgspec.Meta(max_length=20)] | None = None
     supplier_iban: Annotated[str, msgspec.Meta(max_length=42)] | None = None
     receipt_number: Annotated[str, msgspec.Meta(max_length=100)] | None = None
-    tax_rule_id: Annotated[
-        int, msgspec.Meta(ge=1, le=100, description="9 deductible input tax; 1 taxable sales")
-    ] = 9
+    tax_rule_id: (
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=100, description="2.0: 9 input tax (default); 1 taxable sales"),
+        ]
+        | None
+    ) = None
+    tax_type: (
+        Annotated[
+            Literal["default", "eu", "noteu", "ss"],
+            msgspec.Meta(description="bookkeeping 1.0, not tax_rule_id; if omitted: default"),
+        ]
+        | None
+    ) = None
     file: Annotated[TempName, msgspec.Meta(description="filename from upload")] | None = None
     file_sha256: (
         Annotated[Sha256, msgspec.Meta(description="sha256 from upload; checked after saving")]
@@ -132,6 +143,7 @@ def _draft(args: DraftFields, allow_duplicate: bool = False) -> ReceiptDraft:
         receipt_number=stripped(args.receipt_number, "receipt_number"),
         supplier=supplier,
         tax_rule_id=args.tax_rule_id,
+        tax_type=args.tax_type,
         lines=lines,
         file=args.file,
         file_sha256=args.file_sha256,
@@ -188,9 +200,10 @@ CREATE_RECEIPT_DRAFT = define_write_tool(
     title="Create a receipt draft",
     description=(
         "Creates a receipt draft (Beleg, status 50) with positions: booking account number, "
-        "rate, net and gross as printed. Every position is checked against sevDesk's receipt "
-        "guidance first; the supplier is matched to a contact (id, name, VAT id, IBAN) or shown "
-        "as new; look-alike receipts are refused unless allow_duplicate."
+        "rate, net and gross as printed. Every position is checked first: against sevDesk's "
+        "receipt guidance (bookkeeping 2.0) or the accounting types and tax_type (1.0); the "
+        "supplier is matched to a contact (id, name, VAT id, IBAN) or shown as new; "
+        "look-alike receipts are refused unless allow_duplicate."
     ),
     toolset="vouchers",
     tier=Tier.WRITE,

@@ -107,6 +107,16 @@ class WithFiles(Generic[I, P]):
     prepare: Callable[[I, SevdeskPort, FileAccess], Awaitable[Prepared[P]]]
 
 
+@dataclass(frozen=True, slots=True)
+class DatedWithFiles(Generic[I, P]):
+    """A ``prepare`` that takes both: the books' today (as :class:`Dated`) and the call's file
+    access (as :class:`WithFiles`), for a write bound to a date that also delivers a file."""
+
+    prepare: Callable[[I, SevdeskPort, dt.date, FileAccess], Awaitable[Prepared[P]]]
+
+
+AnyPrepare = Prepare[I, P] | Dated[I, P] | WithFiles[I, P] | DatedWithFiles[I, P]
+
 Execute = Callable[[I, P, SevdeskPort, Progress], Awaitable[O]]
 Locks = Callable[[I], Iterable[str]]
 
@@ -133,7 +143,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     annotations: Annotations,
     input: type[I],
     output: type[O],
-    prepare: Prepare[I, P] | Dated[I, P] | WithFiles[I, P],
+    prepare: AnyPrepare[I, P],
     execute: Execute[I, P, O],
     locks: Locks[I],
 ) -> ToolDef[I, WriteResult[O]]:
@@ -142,7 +152,8 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     ``locks`` names, for the arguments of a call, every record the write depends on or creates
     a number in (``invoice/42``, ``transaction/7``, ``numbers/contact``): no other write of the
     account touches them while this one re-checks and executes.
-    ``prepare`` wrapped in :class:`Dated` also gets the books' today.
+    ``prepare`` wrapped in :class:`Dated` also gets the books' today, in :class:`WithFiles` the
+    call's file access, in :class:`DatedWithFiles` both.
 
     :raises ToolDefinitionError: for a read tier or an input without ``dryRun``.
     """
@@ -162,7 +173,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
         input=input,
         output=WriteResult[output],  # type: ignore[valid-type]
         handler=flow.run,
-        local_files="read" if isinstance(prepare, WithFiles) else None,
+        local_files="read" if isinstance(prepare, WithFiles | DatedWithFiles) else None,
     )
 
 
@@ -170,7 +181,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
 class _Flow(Generic[I, P, O]):
     name: str
     tier: Tier
-    prepare: Prepare[I, P] | Dated[I, P] | WithFiles[I, P]
+    prepare: AnyPrepare[I, P]
     execute: Execute[I, P, O]
     locks: Locks[I]
 
@@ -192,6 +203,8 @@ class _Flow(Generic[I, P, O]):
             return await self.prepare.prepare(args, reader, ctx.account.today())
         if isinstance(self.prepare, WithFiles):
             return await self.prepare.prepare(args, reader, ctx.files)
+        if isinstance(self.prepare, DatedWithFiles):
+            return await self.prepare.prepare(args, reader, ctx.account.today(), ctx.files)
         return await self.prepare(args, reader)
 
     async def _locked(

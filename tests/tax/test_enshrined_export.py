@@ -5,7 +5,8 @@ by the fake). A booking added after the approval was asked voids it.
 
 October 2026 of the tax year, by construction (``fake/tax_year.py``): 12 finalized invoices
 (RE-T-1001 to RE-T-1012; RE-T-1013 is a draft) and the credit note GU-T-1001, all enshrined when
-finalized; 9 receipts ER-T-1001 to ER-T-1009, none enshrined; the test adds one booking.
+finalized; 9 receipts ER-T-1001 to ER-T-1009, none enshrined; the test adds one booking. The
+books' today is 15.12.2026: December, Q4 and the year 2026 are still running.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ pytestmark = pytest.mark.anyio
 NAME = "sevdesk_export_datev_enshrined"
 ALL = "write,commit,external"
 OCTOBER_RECEIPTS = 9
+UNCONFIRMED = (
+    "{} (status 350: sevDesk booked them, nobody confirmed them). Whether festschreiben locks "
+    "them is not documented, so the bank bookings above count confirmed ones (400) only; "
+    "confirm or undo them in sevDesk first to be sure"
+)
 
 
 def _app(fake: FakeSevdesk, env: dict[str, str]) -> McpApp:
@@ -79,6 +85,10 @@ def _head(path: Path) -> bytes:
     return path.read_bytes()[:2]
 
 
+def _saved(folder: Path) -> list[Path]:
+    return list(folder.iterdir())
+
+
 def _jobs(fake: FakeSevdesk) -> list[dict[str, str]]:
     return [r.query for r in fake.requests if r.path == "/Export/createDatevCsvZipExportJob"]
 
@@ -99,6 +109,7 @@ async def test_the_dry_run_states_period_counts_and_that_it_is_irreversible(
         "Invoices and credit notes locked": "0 (already enshrined: 13)",
         "Receipts locked": str(OCTOBER_RECEIPTS),
         "Bank bookings locked": "1",
+        "Auto-booked bank transactions, not counted": UNCONFIRMED.format(0),
         "Receipt images in the export": "no",
         "The DATEV file": "a new file in the output folder (SEVDESK_OUTPUT_DIR)",
     }
@@ -209,3 +220,62 @@ async def test_the_enshrining_job_is_a_write_the_gate_refuses_without_the_commit
     with pytest.raises(WriteRefusedError, match="createDatevCsvZipExportJob"):
         await exports.datev_export(client, parse_period("2026-10"), images=False, enshrine=True)
     assert _jobs(year[0]) == []
+
+
+@pytest.mark.parametrize(
+    ("period", "said"),
+    [
+        ("2026-12", "2026-12 has not ended yet: it runs until 31.12.2026"),
+        ("2026-Q4", "2026-Q4 has not ended yet: it runs until 31.12.2026"),
+        ("2026", "2026 has not ended yet: it runs until 31.12.2026"),
+        ("2027-01", "2027-01 has not even begun"),
+        ("2030", "2030 has not even begun"),
+    ],
+)
+@pytest.mark.parametrize("dry_run", [False, True])
+async def test_a_running_or_future_period_is_refused_before_anything_is_read_or_asked(
+    year: tuple[FakeSevdesk, TaxYearFacts], tmp_path: Path, period: str, said: str, dry_run: bool
+) -> None:
+    fake, _ = year
+    app = _app(fake, {"SEVDESK_OUTPUT_DIR": str(tmp_path)})
+    before = len(fake.requests)
+    text = await call_error(app, NAME, period=period, dryRun=dry_run)  # an error, no form
+    assert text.startswith(said) and "(today is 15.12.2026, Europe/Berlin)" in text
+    assert "Nothing was exported or enshrined" in text
+    assert "Wait until the period has ended" in text and "sevdesk_export_datev" in text
+    assert len(fake.requests) == before  # not even read
+    assert _saved(tmp_path) == []
+    assert all(v.enshrined is None for v in fake.store.vouchers)
+
+
+async def test_a_period_ends_with_its_last_day_in_the_books_today(
+    year: tuple[FakeSevdesk, TaxYearFacts], tmp_path: Path
+) -> None:
+    fake, _ = year
+    app = _app(fake, {"SEVDESK_OUTPUT_DIR": str(tmp_path)})
+    fake.today = date(2026, 10, 31)
+    text = await call_error(app, NAME, period="2026-10")
+    assert "runs until 31.10.2026 (today is 31.10.2026" in text and "from 01.11.2026" in text
+    assert _jobs(fake) == []
+    fake.today = date(2026, 11, 1)
+    dry = await call(app, NAME, period="2026-10", dryRun=True)
+    assert dry["status"] == "dry_run"
+
+
+@pytest.mark.usefixtures("storage")
+async def test_auto_booked_transactions_are_named_but_not_counted_as_locked(
+    year: tuple[FakeSevdesk, TaxYearFacts], tmp_path: Path
+) -> None:
+    fake, facts = year
+    booked = _pay(fake, facts.receipts["ER-T-1002"], date(2026, 10, 28))
+    auto = _pay(fake, facts.receipts["ER-T-1003"], date(2026, 10, 29))
+    fake.store.transactions.get(auto).status = 350  # sevDesk booked it; nobody confirmed it
+    app = _app(fake, {"SEVDESK_OUTPUT_DIR": str(tmp_path)})
+    message, result = await approved(app, NAME, period="2026-10")
+    assert "Bank bookings locked: 1\n" in message
+    assert f"Auto-booked bank transactions, not counted: {UNCONFIRMED.format(1)}" in message
+    done = result["structuredContent"]["result"]
+    assert done["enshrined"]["bookings"] == 1
+    # the fake enshrines what the preview counted: the confirmed booking, not the auto-booked
+    assert fake.store.transactions.get(booked).enshrined is not None
+    assert fake.store.transactions.get(auto).enshrined is None

@@ -2,7 +2,9 @@
 guidance, finalizing, and suggestions of booking accounts (``docs/sevdesk-api.md`` §2.7, §3.6).
 
 - :mod:`.guidance`: what sevDesk allows per booking account (ReceiptGuidance), the checks of
-  every position and the suggestions;
+  every position and the suggestions (bookkeeping 2.0);
+- :mod:`.accounting_types`: what bookkeeping 1.0 allows (accounting types, tax types);
+- :mod:`.booking`: the checks and wire fields of the account's bookkeeping version;
 - :mod:`.lines`: the positions a caller gives, their sums checked to the cent;
 - :mod:`.suppliers`: the supplier matched to a contact (name, VAT id, IBAN) or named as new;
 - :mod:`.drafts`: create, update and delete a draft (``saveVoucher``, ``DELETE``);

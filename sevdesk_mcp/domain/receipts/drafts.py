@@ -1,8 +1,9 @@
 """Receipt drafts (``POST /Voucher/Factory/saveVoucher`` with status 50, ``DELETE /Voucher/{id}``,
 ``docs/sevdesk-api.md`` §2.7, §5.3, Q16, Q25, Q39).
 
-``prepare_*`` only reads: the bookkeeping version (2.0: ``accountDatev`` and a tax rule), the
-supplier, every position against the receipt guidance, the sums to the cent, and look-alike
+``prepare_*`` only reads: the bookkeeping version (2.0: ``accountDatev`` and a tax rule,
+checked against the receipt guidance; 1.0: ``accountingType`` and a tax type, :mod:`.booking`),
+the supplier, every position, the sums to the cent, and look-alike
 receipts (same supplier and receipt number, or same supplier, date and gross). It builds the
 exact body. ``execute_*`` sends it once (Q33) and reads the receipt back, with the file it got
 from ``filename`` (checked against the upload's SHA-256 when the caller gives it). An update
@@ -30,7 +31,8 @@ from sevdesk_mcp.domain.lifecycle import (
 from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts.attached import saved_file_line
-from sevdesk_mcp.domain.receipts.guidance import Guides, ReceiptKind, Wanted, check_position
+from sevdesk_mcp.domain.receipts.booking import Booking, Treatment, booking
+from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine, checked_lines, totals
 from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
@@ -44,6 +46,7 @@ from sevdesk_mcp.sevdesk.together import both
 from sevdesk_mcp.sevdesk.wire_finance import Voucher, VoucherPos
 
 SAVE_PATH: Final = "/Voucher/Factory/saveVoucher"
+ACCOUNT_FIELDS: Final = {"AccountDatev": "accountDatev", "AccountingType": "accountingType"}
 DRAFT: Final = 50
 CREDIT_DEBIT: Final = {"expense": "C", "revenue": "D"}
 KIND_WORDS: Final = {"expense": "Ausgabe (expense)", "revenue": "Einnahme (revenue)"}
@@ -70,13 +73,14 @@ class ReceiptDraft:
     day: dt.date
     receipt_number: str | None
     supplier: SupplierQuery
-    tax_rule_id: int
+    tax_rule_id: int | None
     lines: list[ReceiptLine]
     file: str | None = None
     delivery_date: dt.date | None = None
     payment_deadline: dt.date | None = None
     allow_duplicate: bool = False
     file_sha256: str | None = None
+    tax_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +98,17 @@ async def prepare_create(client: SevdeskPort, draft: ReceiptDraft) -> Prepared[R
 
     :returns: the preview and the plan.
     :raises ToolInputError: for inconsistent sums or a missing supplier.
-    :raises PreconditionError: for a combination the guidance refuses, bookkeeping 1.0, an
-        ambiguous or unknown supplier, or a look-alike receipt.
+    :raises PreconditionError: for a combination the guidance (2.0) or bookkeeping 1.0 refuses,
+        a tax field of the other version, an ambiguous or unknown supplier, or a look-alike
+        receipt.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    body, facts, supplier = await _body(client, draft, None)
+    built = await _body(client, draft, None)
     if not draft.allow_duplicate:
-        await refuse_lookalike(client, draft, supplier)
+        await refuse_lookalike(client, draft, built.supplier)
     action = "Create a receipt draft (Beleg-Entwurf) in sevDesk: it can still be changed or deleted"
-    plan = ReceiptPlan(None, body, _pinned(draft))
-    return Prepared(Preview(action=action, facts=facts), plan)
+    plan = ReceiptPlan(None, built.body, _pinned(draft))
+    return Prepared(built.preview(action), plan)
 
 
 async def prepare_update(
@@ -116,13 +121,13 @@ async def prepare_update(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     await draft_voucher(client, voucher_id)
-    body, facts, _ = await _body(client, draft, voucher_id)
+    built = await _body(client, draft, voucher_id)
     old = await position_ids(client, voucher_id)
-    body["voucherPosDelete"] = [ref(i, "VoucherPos") for i in old] or None
-    facts.append(Fact("Replaced positions", str(len(old))))
+    built.body["voucherPosDelete"] = [ref(i, "VoucherPos") for i in old] or None
+    built.facts.append(Fact("Replaced positions", str(len(old))))
     action = f"Change Beleg (receipt) draft {voucher_id}: every field and position as below"
-    plan = ReceiptPlan(voucher_id, body, _pinned(draft))
-    return Prepared(Preview(action=action, facts=facts), plan)
+    plan = ReceiptPlan(voucher_id, built.body, _pinned(draft))
+    return Prepared(built.preview(action), plan)
 
 
 async def execute_save(
@@ -216,28 +221,37 @@ async def position_ids(client: SevdeskPort, voucher_id: int) -> list[int]:
     return [p.id for p in rows if p.voucher is not None and p.voucher.id == voucher_id]
 
 
-async def _body(
-    client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None
-) -> tuple[JsonObject, list[Fact], Supplier]:
-    version, guides = await both(client.system_version, lambda: Guides.load(client))
-    refuse_legacy(version)
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """A checked draft: the save's body, the preview's facts and warnings, the supplier."""
+
+    body: JsonObject
+    facts: list[Fact]
+    warnings: list[str]
+    supplier: Supplier
+
+    def preview(self, action: str) -> Preview:
+        """:returns: the preview of ``action`` with these facts and warnings."""
+        return Preview(action=action, facts=self.facts, warnings=self.warnings)
+
+
+async def _body(client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None) -> _Built:
+    version = await client.system_version()
     lines = checked_lines(draft.lines)
     supplier = await find_supplier(client, draft.supplier)
+    wanted = Treatment(draft.kind, draft.tax_rule_id, draft.tax_type)
+    book = await booking(client, version, wanted)
     positions: list[JsonValue] = []
     shown_lines: list[str] = []
     for index, line in enumerate(lines, start=1):
-        where = f"Position {index}"
-        guide = await guides.number(line.account_number)
-        wanted = Wanted(draft.kind, draft.tax_rule_id, line.tax_rate)
-        guide = check_position(guide, where, line.account_number, wanted)
-        positions.append(position_body(guide.account_id, line))
+        account = await book.for_number(f"Position {index}", line.account_number, line.tax_rate)
+        positions.append(position_body(account.id, line, model=book.model))
         shown_lines.append(
-            f"{index}. {guide.number} {guide.name}, {line.tax_rate:f} %: net {line.net:f} + tax "
+            f"{index}. {account.label}, {line.tax_rate:f} %: net {line.net:f} + tax "
             f"{line.tax:f} = gross {line.gross:f} EUR — {fence(line.text) or '(no text)'}"
         )
-    head = voucher_head(draft, supplier, voucher_id)
     body: JsonObject = {
-        "voucher": head,
+        "voucher": voucher_head(draft, supplier, voucher_id, book),
         "voucherPosSave": positions,
         "voucherPosDelete": None,
         "filename": draft.file,
@@ -248,12 +262,12 @@ async def _body(
         Fact("Kind", KIND_WORDS[draft.kind]),
         Fact("Receipt number", fence(draft.receipt_number) or "(none)"),
         Fact("Date", draft.day.isoformat()),
-        Fact("Tax rule", str(draft.tax_rule_id)),
+        book.tax_fact,
         Fact("Positions", "\n".join(shown_lines)),
         Fact("Total", f"net {net:f} + tax {tax:f} = gross {gross:f} EUR"),
         Fact("File", _file_shown(draft)),
     ]
-    return body, facts, supplier
+    return _Built(body, facts, list(book.warnings), supplier)
 
 
 def _pinned(draft: ReceiptDraft) -> str | None:
@@ -279,19 +293,11 @@ def _file_shown(draft: ReceiptDraft) -> str:
     return f"{draft.file}, SHA-256 {draft.file_sha256.strip().lower()} (checked after saving)"
 
 
-def refuse_legacy(version: str) -> None:
-    """:raises PreconditionError: for bookkeeping 1.0, which these writes do not support."""
-    if version != "2.0":
-        raise PreconditionError(
-            "This sevDesk account keeps its books in bookkeeping system 1.0 (accountingType "
-            "and taxType per position). Receipts are written here only for 2.0 (accountDatev "
-            "and a tax rule); record this receipt in sevDesk itself, or switch the account to "
-            "2.0 in sevDesk's settings."
-        )
-
-
-def voucher_head(draft: ReceiptDraft, supplier: Supplier, voucher_id: int | None) -> JsonObject:
-    """:returns: the ``voucher`` object of the save (status 50)."""
+def voucher_head(
+    draft: ReceiptDraft, supplier: Supplier, voucher_id: int | None, book: Booking
+) -> JsonObject:
+    """:returns: the ``voucher`` object of the save (status 50), with the tax rule (2.0) or
+    tax type (1.0) of ``book``."""
     head: JsonObject = {
         "objectName": "Voucher",
         "mapAll": True,
@@ -301,7 +307,7 @@ def voucher_head(draft: ReceiptDraft, supplier: Supplier, voucher_id: int | None
         "status": DRAFT,
         "creditDebit": CREDIT_DEBIT[draft.kind],
         "voucherType": "VOU",
-        "taxRule": ref(draft.tax_rule_id, "TaxRule"),
+        book.tax[0]: book.tax[1],
         "currency": "EUR",
     }
     if voucher_id is not None:
@@ -315,12 +321,15 @@ def voucher_head(draft: ReceiptDraft, supplier: Supplier, voucher_id: int | None
     return head
 
 
-def position_body(account_id: int, line: ReceiptLine, position_id: int | None = None) -> JsonObject:
-    """:returns: one ``voucherPosSave`` entry with all three sums (Q16)."""
+def position_body(
+    account_id: int, line: ReceiptLine, position_id: int | None = None, *, model: str
+) -> JsonObject:
+    """:returns: one ``voucherPosSave`` entry with all three sums (Q16); the account is
+    ``accountDatev`` (2.0) or ``accountingType`` (1.0), after ``model``."""
     body: JsonObject = {
         "objectName": "VoucherPos",
         "mapAll": True,
-        "accountDatev": ref(account_id, "AccountDatev"),
+        ACCOUNT_FIELDS[model]: ref(account_id, model),
         "taxRate": f"{line.tax_rate:f}",
         "net": True,
         "sumNet": f"{line.net:f}",

@@ -1,9 +1,10 @@
 """Finalizing a receipt draft: ``saveVoucher`` with the draft's id, status 100 and every one of
 its positions (sevDesk sums only the positions of the call), ``docs/sevdesk-api.md`` §2.7, §3.1.
 
-Before anything is sent every position is checked against the receipt guidance again (a draft
-takes any combination; it may have been changed in sevDesk), and the preview shows the receipt
-in full, with the name, size and SHA-256 of its file as sevDesk holds it (read back,
+Before anything is sent every position is checked again (a draft takes any combination; it may
+have been changed in sevDesk): against the receipt guidance on bookkeeping 2.0, against the
+receipt's tax type and the accounting types on 1.0 (:mod:`.booking`). The preview shows the
+receipt in full, with the name, size and SHA-256 of its file as sevDesk holds it (read back,
 :mod:`.attached`): the approval binds the file, and a file replaced afterwards voids it.
 The step is binding: the receipt enters the books as open (offen); it changes again
 only after a reset to draft, and never once festgeschrieben.
@@ -23,15 +24,15 @@ from sevdesk_mcp.domain.lifecycle import VoucherWritten, read_voucher, send_once
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts.attached import AttachedFile, attached_of, preview_facts
+from sevdesk_mcp.domain.receipts.booking import Booking, Treatment, booking
 from sevdesk_mcp.domain.receipts.drafts import (
     KIND_WORDS,
     NOT_DRAFT,
     SAVE_PATH,
     draft_voucher,
     position_body,
-    refuse_legacy,
 )
-from sevdesk_mcp.domain.receipts.guidance import Guides, ReceiptKind, Wanted, check_position
+from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine
 from sevdesk_mcp.domain.records import read_raw
 from sevdesk_mcp.domain.vouchers import MAX_POSITIONS
@@ -61,6 +62,7 @@ class Head(msgspec.Struct, frozen=True):
     creditDebit: str | None = None
     voucherType: str | None = None
     taxRule: wire.Ref | None = None
+    taxType: str | None = None
     currency: str | None = None
     document: wire.Ref | None = None
 
@@ -79,52 +81,36 @@ async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[Fin
     :returns: the preview (irreversible, with the attached file's name, size and SHA-256)
         and the plan.
     :raises PreconditionError: if it is no draft, has no positions, or a position's account,
-        tax rule and rate are not allowed by the guidance; for bookkeeping 1.0; if its file
-        cannot be read back.
+        tax rule and rate are not allowed by the guidance (2.0), or its accounting type, tax
+        type and rate not by bookkeeping 1.0; if its file cannot be read back.
     :raises UpstreamError: if sevDesk cannot be read.
     """
     await draft_voucher(client, voucher_id)
     query: dict[str, QueryValue] = {"voucher[id]": voucher_id, "voucher[objectName]": "Voucher"}
-    raw, page, version, guides = await both(
+    raw, page, version = await both(
         lambda: read_raw(client, "Voucher", voucher_id),
         lambda: client.get_all("/VoucherPos", query, max_items=MAX_POSITIONS),
         client.system_version,
-        lambda: Guides.load(client),
     )
-    refuse_legacy(version)
     head = wire.parse(raw, Head)
-    attached = await attached_of(client, head.document, f"Beleg (receipt) {voucher_id}")
+    record = f"Beleg (receipt) {voucher_id}"
+    kind = _KINDS.get(head.creditDebit or "", "expense")
+    book = await booking(client, version, _treatment(head, kind, version), record)
+    attached = await attached_of(client, head.document, record)
     rows = [p for p in wire.parse_all(page.items, VoucherPos) if _of(p, voucher_id)]
     if not rows:
         raise PreconditionError(
             f"Beleg (receipt) draft {voucher_id} has no positions; add them by updating the "
             "draft before finalizing it.",
-            record=f"Beleg (receipt) {voucher_id}",
+            record=record,
         )
-    kind = _KINDS.get(head.creditDebit or "", "expense")
-    rule = head.taxRule.id if head.taxRule else 0
-    positions: list[JsonValue] = []
-    shown: list[str] = []
-    for index, pos in enumerate(rows, start=1):
-        line = _line(pos)
-        account = pos.accountDatev.id if pos.accountDatev else 0
-        guide = check_position(
-            guides.by_id.get(account),
-            f"Position {index}",
-            str(account),
-            Wanted(kind, rule, line.tax_rate),
-        )
-        positions.append(position_body(guide.account_id, line, pos.id))
-        shown.append(
-            f"{index}. {guide.number} {guide.name}, {line.tax_rate:f} %: net {line.net:f} + tax "
-            f"{line.tax:f} = gross {line.gross:f} — {fence(line.text) or '(no text)'}"
-        )
+    positions, shown = _checked(book, rows)
     body: JsonObject = {
-        "voucher": _head_body(head, kind, rule),
+        "voucher": _head_body(head, kind, book),
         "voucherPosSave": positions,
         "voucherPosDelete": None,
     }
-    preview = _preview(head, kind, shown, rows, attached)
+    preview = _preview(head, shown, rows, attached, book)
     return Prepared(preview, FinalizePlan(voucher_id, body))
 
 
@@ -144,6 +130,24 @@ async def execute_finalize(
     return voucher_written(voucher, [f"finalized receipt {plan.voucher_id} (status open)"])
 
 
+def _checked(book: Booking, rows: list[VoucherPos]) -> tuple[list[JsonValue], list[str]]:
+    """:returns: the positions to send again and their preview lines.
+
+    :raises PreconditionError: for a position its bookkeeping version does not allow.
+    """
+    positions: list[JsonValue] = []
+    shown: list[str] = []
+    for index, pos in enumerate(rows, start=1):
+        line = _line(pos)
+        account = book.for_position(f"Position {index}", pos, line.tax_rate)
+        positions.append(position_body(account.id, line, pos.id, model=book.model))
+        shown.append(
+            f"{index}. {account.label}, {line.tax_rate:f} %: net {line.net:f} + tax "
+            f"{line.tax:f} = gross {line.gross:f} — {fence(line.text) or '(no text)'}"
+        )
+    return positions, shown
+
+
 def _of(position: VoucherPos, voucher_id: int) -> bool:
     return position.voucher is not None and position.voucher.id == voucher_id  # Q12
 
@@ -154,7 +158,15 @@ def _line(pos: VoucherPos) -> ReceiptLine:
     return ReceiptLine("", pos.taxRate or Decimal(0), net, gross, pos.comment)
 
 
-def _head_body(head: Head, kind: ReceiptKind, rule: int) -> JsonObject:
+def _treatment(head: Head, kind: ReceiptKind, version: str) -> Treatment:
+    """:returns: the stored tax rule (2.0, 0 when missing) or tax type (1.0, "" when missing);
+    a missing one is refused by the checks, never replaced by a default."""
+    if version == "2.0":
+        return Treatment(kind, tax_rule_id=head.taxRule.id if head.taxRule else 0)
+    return Treatment(kind, tax_type=head.taxType or "")
+
+
+def _head_body(head: Head, kind: ReceiptKind, book: Booking) -> JsonObject:
     body: JsonObject = {
         "objectName": "Voucher",
         "mapAll": True,
@@ -162,7 +174,7 @@ def _head_body(head: Head, kind: ReceiptKind, rule: int) -> JsonObject:
         "status": OPEN,
         "creditDebit": "C" if kind == "expense" else "D",
         "voucherType": head.voucherType or "VOU",
-        "taxRule": ref(rule, "TaxRule"),
+        book.tax[0]: book.tax[1],
         "currency": head.currency or "EUR",
         "description": head.description,
     }
@@ -179,11 +191,12 @@ def _head_body(head: Head, kind: ReceiptKind, rule: int) -> JsonObject:
 
 def _preview(
     head: Head,
-    kind: ReceiptKind,
     shown: list[str],
     rows: list[VoucherPos],
     attached: AttachedFile | None,
+    book: Booking,
 ) -> Preview:
+    kind = _KINDS.get(head.creditDebit or "", "expense")
     net = sum((p.sumNet or ZERO for p in rows), ZERO)
     gross = sum((_line(p).gross for p in rows), ZERO)
     day = dates.berlin_date(head.voucherDate)
@@ -192,12 +205,14 @@ def _preview(
         Fact("Kind", KIND_WORDS[kind]),
         Fact("Receipt number", fence(head.description) or "(none)"),
         Fact("Date", day.isoformat() if day else "(none)"),
-        Fact("Tax rule", str(head.taxRule.id if head.taxRule else "(none)")),
+        book.tax_fact,
         Fact("Positions", "\n".join(shown)),
         Fact("Total", f"net {net:f} + tax {gross - net:f} = gross {gross:f} EUR"),
         *preview_facts(attached),
     ]
-    warnings = [] if attached else ["No receipt file is attached to this receipt."]
+    warnings = [*book.warnings]
+    if attached is None:
+        warnings.append("No receipt file is attached to this receipt.")
     return Preview(
         action=f"Finalize Beleg (receipt) {head.id}: it enters the books as open (offen, status "
         "100) and counts for the tax return. It cannot be changed or deleted any more; only a "

@@ -4,6 +4,11 @@ Nothing is guessed silently: an account is proposed only when a word of the desc
 its name or guidance text, or a keyword typical for that SKR03 account number (the reason names
 which); each suggestion lists the tax rules and rates the guidance allows, and marks whether the
 rate asked for fits. With no match the answer says so and points to the full list.
+
+On bookkeeping 1.0 the candidates are the account's accounting types (``GET /AccountingType``):
+``account_id`` is the accounting type's id, ``allowed`` names the tax types and rates 1.0
+allows; whether a type is for income or expenses is not in the API, so the kind filters nothing
+there and the answer says so (:mod:`.accounting_types`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts import accounting_types as v1
 from sevdesk_mcp.domain.receipts.guidance import RECEIPT_TYPES, Guide, Guides, ReceiptKind
 
 MAX_SUGGESTIONS: Final = 5
@@ -61,17 +67,21 @@ class Suggestions(msgspec.Struct, frozen=True, kw_only=True):
 async def suggest(
     client: SevdeskPort, description: str, kind: ReceiptKind, rate: Decimal | None
 ) -> Suggestions:
-    """:returns: booking accounts whose name, guidance or keywords match ``description``.
+    """:returns: booking accounts whose name, guidance or keywords match ``description``: from
+    the receipt guidance on bookkeeping 2.0, from the accounting types on 1.0.
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
+    if await client.system_version() != "2.0":
+        return await _suggest_legacy(client, description, rate)
     guides = await Guides.load(client)
     words = set(_WORD.findall(description.casefold()))
     scored: list[tuple[int, Guide, str]] = []
     for guide in guides.by_number.values():
         if RECEIPT_TYPES[kind] not in guide.kinds:
             continue
-        score, reason = _score(guide, words, description.casefold())
+        own = f"{guide.name} {guide.description or ''}"
+        score, reason = _score(own, guide.number, words, description.casefold())
         if score:
             scored.append((score, guide, reason))
     scored.sort(key=lambda s: (-s[0], s[1].number))
@@ -86,16 +96,56 @@ async def suggest(
     return Suggestions(suggestions=found, note=note)
 
 
-def _score(guide: Guide, words: set[str], text: str) -> tuple[int, str]:
-    own = set(_WORD.findall(f"{guide.name} {guide.description or ''}".casefold()))
+async def _suggest_legacy(
+    client: SevdeskPort, description: str, rate: Decimal | None
+) -> Suggestions:
+    """:returns: the accounting types matching ``description`` (bookkeeping 1.0).
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    types = await v1.AccountingTypes.load(client)
+    words = set(_WORD.findall(description.casefold()))
+    scored: list[tuple[int, v1.LegacyAccount, str]] = []
+    for account in types.all:
+        score, reason = _score(account.name, account.skr03 or "", words, description.casefold())
+        if score:
+            scored.append((score, account, reason))
+    scored.sort(key=lambda s: (-s[0], s[1].number))
+    found = [_legacy(a, reason, rate) for _, a, reason in scored[:MAX_SUGGESTIONS]]
+    note = (
+        "Suggestions only: the human decides. Bookkeeping 1.0: give the accounting type's number "
+        "as account_number and a tax_type; sevDesk's API does not say whether an accounting "
+        "type is for income or expenses, so check that it fits the receipt."
+        if found
+        else "No accounting type matches the description; nothing is guessed. This sevDesk "
+        f"account (bookkeeping 1.0) has: {types.listed()}."
+    )
+    return Suggestions(suggestions=found, note=note)
+
+
+def _legacy(account: v1.LegacyAccount, reason: str, rate: Decimal | None) -> Suggestion:
+    fits = None if rate is None else any(rate in r for r in v1.TAX_TYPE_RATES.values())
+    return Suggestion(
+        account_number=account.number,
+        account_name=account.name,
+        account_id=account.id,
+        reason=reason,
+        allowed=f"accounting type {account.id} (bookkeeping 1.0) with tax type "
+        f"{v1.allowed_tax_types()}",
+        rate_fits=fits,
+    )
+
+
+def _score(own_text: str, skr03: str, words: set[str], text: str) -> tuple[int, str]:
+    own = set(_WORD.findall(own_text.casefold()))
     shared = sorted(
         w for w in words if any(w.startswith(o[:5]) or o.startswith(w[:5]) for o in own)
     )
     if shared:
         return 2 * len(shared), f"the description's '{shared[0]}' matches the account's name"
-    hits = [k for k in KEYWORDS.get(guide.number, ()) if k in text]
+    hits = [k for k in KEYWORDS.get(skr03, ()) if k in text]
     if hits:
-        return len(hits), f"'{hits[0]}' is typical for SKR03 account {guide.number}"
+        return len(hits), f"'{hits[0]}' is typical for SKR03 account {skr03}"
     return 0, ""
 
 

@@ -10,7 +10,10 @@ receipt or booking that appears in the period before the approved call voids the
 downloads its file as :func:`~sevdesk_mcp.domain.reports.exports.datev_export` does.
 
 Documents and receipts already enshrined are exported again (``includeEnshrined``) and counted
-apart: they are locked already.
+apart: they are locked already. Bank transactions sevDesk booked on its own and nobody confirmed
+(status 350) are not counted as locked: sevDesk does not document whether festschreiben locks
+them (§3.1 knows the status only). The preview names how many there are, and says that its
+count holds confirmed bookings (400) only.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ execute limit (120 s) with a clear answer instead of an unknown outcome."""
 DOCUMENT_DRAFT: Final = 100
 RECEIPT_DRAFT: Final = 50
 BOOKED: Final = 400  # a bank transaction booked on documents or receipts (§3.1)
+AUTO_BOOKED: Final = 350  # booked by sevDesk without the user's confirmation (§3.1)
 GOBD: Final = (
     "Festschreiben (GoBD): every invoice, credit note, receipt and booking of the period is "
     "locked in sevDesk for good. None of them can be changed, reset, cancelled, deleted or "
@@ -82,6 +86,8 @@ class Locked:
     documents: Tally
     receipts: Tally
     bookings: Tally
+    unconfirmed: int = 0
+    """Bank transactions auto-booked (350) in the period, not enshrined: not counted above."""
 
     def total(self) -> int:
         """:returns: how many records the export newly locks."""
@@ -117,6 +123,10 @@ def _booked(item: _Stamped) -> bool:
     return item.status == BOOKED and item.deletedAt is None
 
 
+def _auto_booked(item: _Stamped) -> bool:
+    return item.status == AUTO_BOOKED and item.deletedAt is None and item.enshrined is None
+
+
 _LISTS: Final[tuple[tuple[str, _Counter], ...]] = (
     ("/Invoice", _document_open),
     ("/CreditNote", _document_open),
@@ -150,7 +160,9 @@ async def count_locked(client: SevdeskPort, period: Period) -> Locked:
     tallies = [_tally(items, keep, period) for items, (_, keep) in zip(found, _LISTS, strict=True)]
     invoices, notes, receipts, bookings = tallies
     documents = Tally(invoices.new + notes.new, invoices.already + notes.already)
-    return Locked(documents=documents, receipts=receipts, bookings=bookings)
+    transactions = found[-1]  # /CheckAccountTransaction, the last of _LISTS
+    unconfirmed = sum(1 for i in transactions if i.day() in period and _auto_booked(i))
+    return Locked(documents, receipts, bookings, unconfirmed)
 
 
 def _tally(items: list[_Stamped], keep: _Counter, period: Period) -> Tally:
@@ -181,6 +193,7 @@ async def prepare_enshrined_export(
         Fact("Invoices and credit notes locked", locked.documents.text()),
         Fact("Receipts locked", locked.receipts.text()),
         Fact("Bank bookings locked", locked.bookings.text()),
+        Fact("Auto-booked bank transactions, not counted", _unconfirmed(locked.unconfirmed)),
         Fact("Receipt images in the export", "yes" if images else "no"),
         Fact("The DATEV file", delivered_as),
     ]
@@ -194,6 +207,15 @@ async def prepare_enshrined_export(
         irreversible=True,
     )
     return Prepared(preview, EnshrinePlan(period, images, locked, delivery))
+
+
+def _unconfirmed(count: int) -> str:
+    """:returns: what the preview says of the auto-booked transactions it does not count."""
+    return (
+        f"{count} (status 350: sevDesk booked them, nobody confirmed them). Whether festschreiben "
+        "locks them is not documented, so the bank bookings above count confirmed ones (400) "
+        "only; confirm or undo them in sevDesk first to be sure"
+    )
 
 
 async def run_enshrined_export(

@@ -7,6 +7,10 @@ Rules:
    (``header_deadline_s`` for its first); the head must be complete ``header_deadline_s`` after
    its first byte and the body ``receive_deadline_s`` after it (408 and close otherwise); the
    handler has ``request_deadline_s`` for the whole response (503 if nothing was sent yet).
+   One cancel scope serves the whole connection; each phase moves its deadline (a scope per
+   phase and request cost about 10 µs a request). Every expiry ends the connection, so the
+   scope is never needed again once it fired; what is owed (nothing, 408 or 503) is answered
+   after it, by the phase it fired in.
 3. A refused head (malformed, smuggling, too large, too slow) is answered and the connection
    closed. h11 refuses conflicting lengths, bad chunks and oversized heads; this module adds
    what h11 tolerates: Content-Length together with Transfer-Encoding, Transfer-Encoding on
@@ -48,6 +52,7 @@ Handler = Callable[["Exchange"], Awaitable[None]]
 HeadEvent = h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]
 
 CLIENT_CLOSED: Final = 499  # logged only (nginx's convention); never sent
+IDLE, HEAD, HANDLER = "idle", "head", "handler"  # the phases of the connection's deadline
 _REASONS: Final = {status.value: status.phrase.encode("ascii") for status in HTTPStatus}
 _FRAMING: Final = frozenset({"connection", "content-length", "transfer-encoding"})
 _json_encoder = msgspec.json.Encoder()
@@ -183,7 +188,11 @@ class HttpConnection:
         self._reader = Reader(stream, self.h11, limits.max_header_bytes + limits.mcp_max_body_bytes)
         self._peer = peer
         self._first_byte_at = 0.0
-        self._scope: anyio.CancelScope | None = None  # the running handler's
+        self._deadline = anyio.CancelScope()  # the connection's, moved per phase (rule 2)
+        self._phase = IDLE
+        self._handling = False  # a handler runs: cancelling the scope cancels it
+        self._current: Exchange | None = None  # the exchange not logged yet
+        self._started = 0.0  # when the current exchange started (monotonic)
 
     async def serve(self) -> None:
         """Serve requests until the client leaves, a limit ends the connection, or it fails."""
@@ -221,13 +230,29 @@ class HttpConnection:
                 return
 
     async def _loop(self) -> None:
+        """Serve the requests within the connection's deadline scope; answer a refusal or an
+        expired deadline after it.
+
+        :raises OSError: (or anyio's broken or closed resource error) if the socket failed.
+        """
+        try:
+            try:
+                with self._deadline:
+                    await self._requests()
+            except HttpError as exc:
+                await self._refuse(exc, self._current)
+                return
+            if self._deadline.cancelled_caught:
+                await self._expired()
+        finally:
+            if self._current is not None:
+                self._log(self._current, self._started)
+
+    async def _requests(self) -> None:
+        """:raises HttpError: for a refused head or request (answered by :meth:`_loop`)."""
         limits = self.wiring.limits
         for number in range(1, limits.max_requests_per_connection + 1):
-            try:
-                request = await self._next_request(first=number == 1)
-            except HttpError as exc:
-                await self._refuse(exc, None)
-                return
+            request = await self._next_request(first=number == 1)
             if request is None:
                 return
             last = number == limits.max_requests_per_connection or self.wiring.lifecycle.draining
@@ -235,22 +260,41 @@ class HttpConnection:
                 return
             self.h11.start_next_cycle()
 
+    async def _expired(self) -> None:
+        """Answer what the phase whose deadline fired owes (or the aborted exchange's end)."""
+        if self._phase == HEAD:
+            await self._refuse(HttpError(408, "The request headers did not arrive in time."), None)
+            return
+        exchange = self._current
+        if self._phase != HANDLER or exchange is None or exchange.aborted is not None:
+            return  # idle too long: nothing to answer; aborted: nobody to answer
+        exchange.notes["deadline"] = "exceeded"
+        if exchange.status is None:
+            await self._refuse(
+                HttpError(503, "The request took too long and was stopped."), exchange
+            )
+
+    def _move_deadline(self, phase: str, deadline: float) -> None:
+        self._phase = phase
+        self._deadline.deadline = deadline
+
     async def _next_request(self, *, first: bool) -> Request | None:
+        """:returns: the next request's head, checked; ``None`` if the client closed.
+
+        :raises HttpError: 431, 414 or 400 for a refused head.
+        """
         limits = self.wiring.limits
         if not self._buffered():
-            with anyio.move_on_after(
-                limits.header_deadline_s if first else limits.keepalive_idle_s
-            ):
-                await self._reader.wait()
+            idle = limits.header_deadline_s if first else limits.keepalive_idle_s
+            self._move_deadline(IDLE, anyio.current_time() + idle)
+            await self._reader.wait()
             if not self._buffered():
-                return None  # idle too long, or closed between requests: nothing to answer
+                return None  # closed between requests: nothing to answer
         self._first_byte_at = anyio.current_time()
         event = self._head_event()
         if event is h11.NEED_DATA:  # only then is a deadline needed (a whole head costs none)
-            with anyio.move_on_after(limits.header_deadline_s) as scope:
-                event = await self._read_head()
-            if scope.cancelled_caught:
-                raise HttpError(408, "The request headers did not arrive in time.")
+            self._move_deadline(HEAD, self._first_byte_at + limits.header_deadline_s)
+            event = await self._read_head()
         if isinstance(event, h11.Request):
             return self._check_head(event)
         return None  # the client closed the connection
@@ -300,39 +344,38 @@ class HttpConnection:
         return Request(method=method, path=path, query=query, headers=headers, peer=self._peer)
 
     async def _exchange(self, request: Request, *, last: bool) -> bool:
-        exchange = Exchange(self, request, last=last)
-        started = time.monotonic()
-        try:
-            with self.wiring.lifecycle.handling():
-                await self._handle(exchange)
-        except HttpError as exc:
-            await self._refuse(exc, exchange)
-            return False
-        finally:
-            self._log(exchange, started)
+        """Handle one request and log it (a refusal or an expired deadline is answered and
+        logged by :meth:`_loop`).
+
+        :returns: whether the connection may serve another request.
+        :raises HttpError: for a refusal the handler raised, or 500 for no answer.
+        """
+        exchange = self._current = Exchange(self, request, last=last)
+        self._started = time.monotonic()
+        with self.wiring.lifecycle.handling():
+            await self._handle(exchange)
+        self._current = None
+        self._log(exchange, self._started)
         return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
 
     async def _handle(self, exchange: Exchange) -> None:
-        deadline = anyio.current_time() + self.wiring.limits.request_deadline_s
-        with anyio.CancelScope(deadline=deadline) as scope:
-            self._scope = scope
-            try:
-                if not exchange.request.has_body:
-                    self.h11.next_event()  # the EndOfMessage of an empty body
-                    self._body_done(exchange)
-                await self.wiring.handler(exchange)
-            except SOCKET_ERRORS:
-                exchange.aborted = "the connection failed while answering"
-            finally:
-                self._reader.disarm()
-                self._scope = None
-        if exchange.aborted is not None:
-            return
-        if scope.cancelled_caught:
-            exchange.notes["deadline"] = "exceeded"
-            if exchange.status is None:
-                raise HttpError(503, "The request took too long and was stopped.")
-        elif exchange.status is None:
+        """Run the handler within the request deadline.
+
+        :raises HttpError: for a refusal the handler raised, or 500 for no answer.
+        """
+        self._move_deadline(HANDLER, anyio.current_time() + self.wiring.limits.request_deadline_s)
+        self._handling = True
+        try:
+            if not exchange.request.has_body:
+                self.h11.next_event()  # the EndOfMessage of an empty body
+                self._body_done(exchange)
+            await self.wiring.handler(exchange)
+        except SOCKET_ERRORS:
+            exchange.aborted = "the connection failed while answering"
+        finally:
+            self._reader.disarm()
+            self._handling = False
+        if exchange.aborted is None and exchange.status is None:
             raise HttpError(500, "The request was not answered.")
 
     def _body_done(self, exchange: Exchange) -> None:
@@ -343,8 +386,8 @@ class HttpConnection:
     def abort(self, exchange: Exchange, reason: str) -> None:
         """Record why ``exchange`` is given up and cancel its running handler."""
         exchange.aborted = reason
-        if self._scope is not None:
-            self._scope.cancel()
+        if self._handling:
+            self._deadline.cancel()
 
     async def read_body(self, exchange: Exchange, max_bytes: int) -> bytes:
         """:returns: the body of the current request (see :meth:`Exchange.read_body`)."""

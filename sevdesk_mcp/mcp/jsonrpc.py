@@ -221,16 +221,46 @@ def _repeated_key(data: bytes, obj: Mapping[str, object]) -> tuple[str, str] | N
 
 def _may_repeat(data: bytes, obj: Mapping[str, object]) -> bool:
     """:returns: whether a checked object of ``obj`` may repeat a key in ``data``."""
-    if any(escape in data for escape in _OTHER_SPELLINGS):
+    if b"\\" in data and any(escape in data for escape in _OTHER_SPELLINGS):
         return True  # a key may be written two ways: only a parse can compare them
-    keys: set[str] = set()
-    for _, item in _checked_objects(obj):
-        if len(keys) + len(item) > MAX_SCREENED_KEYS:
-            return True  # counting every key would cost more than the parse
-        keys.update(item)
+    keys = _checked_keys(obj)
+    if keys is None:
+        return True  # counting every key would cost more than the parse
     if len(keys) * len(data) > MAX_SCREENED_BYTES:
         return True  # large and with many keys: mostly long strings, which parse fast
-    return any(data.count(_encoder.encode(key)) > 1 for key in keys)
+    return any(data.count(_spelling(key)) > 1 for key in keys)
+
+
+def _checked_keys(obj: Mapping[str, object]) -> set[str] | None:
+    """:returns: the keys of the objects :func:`_checked_objects` yields (without their
+    paths, which only a refusal needs), or ``None`` past :data:`MAX_SCREENED_KEYS`."""
+    keys = set(obj)
+    level: list[Mapping[str, object]] = [obj]
+    for _ in range(_CHECKED_DEPTH):
+        inner: list[Mapping[str, object]] = [
+            value for item in level for value in item.values() if isinstance(value, dict)
+        ]
+        for item in inner:
+            if len(keys) + len(item) > MAX_SCREENED_KEYS:
+                return None
+            keys.update(item)
+        level = inner
+    return keys if len(obj) <= MAX_SCREENED_KEYS else None
+
+
+_SPELLINGS: dict[str, bytes] = {}  # the JSON spelling of keys seen, for the screen
+_MAX_SPELLINGS: Final = 1024
+
+
+def _spelling(key: str) -> bytes:
+    """:returns: ``key`` as JSON writes it (quoted), from a bounded cache: most messages use
+    the same few dozen keys."""
+    spelled = _SPELLINGS.get(key)
+    if spelled is None:
+        if len(_SPELLINGS) >= _MAX_SPELLINGS:
+            _SPELLINGS.clear()
+        spelled = _SPELLINGS[key] = _encoder.encode(key)
+    return spelled
 
 
 def _checked_objects(obj: Mapping[str, object]) -> Iterator[tuple[str, Mapping[str, object]]]:

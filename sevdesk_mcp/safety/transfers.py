@@ -33,8 +33,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
 from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.safety.files import EXTENSIONS, LocalFile, safe_name, sniff
 
@@ -176,6 +174,10 @@ class MemoryTransferStore:
     ) -> None:
         self.limits = limits or Limits()
         self._clock = clock
+        # imported here: every tool module imports this one, and stdio or bearer mode never
+        # makes a store (the cipher costs about 6 MiB of resident memory)
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+
         self._aead = AESGCM(AESGCM.generate_key(bit_length=256))
         self._lock = threading.Lock()
         self._records: dict[str, Record] = {}

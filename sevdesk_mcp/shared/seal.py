@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Final
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from typing import TYPE_CHECKING, Final
 
 from sevdesk_mcp.errors import StateUnavailableError
+
+if TYPE_CHECKING:  # imported when a key is derived: every HTTP start reads this module's
+    # settings, and a single instance never needs the cipher (about 6 MiB of resident memory)
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 VERSION: Final = b"\x01"
 NONCE_BYTES: Final = 12
@@ -32,6 +31,9 @@ def derived_key(secret: str, purpose: str) -> bytes:
     """:returns: the 256-bit key of ``purpose`` under the server secret (HKDF-SHA256), the same
     on every instance: ``state`` (values in Redis), ``cookie`` and ``signin`` (the web pages),
     ``request-state`` (sealed MRTR request states)."""
+    from cryptography.hazmat.primitives import hashes  # noqa: PLC0415 - see the imports
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: PLC0415
+
     hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=purpose.encode())
     return hkdf.derive(secret.encode("utf-8"))
 
@@ -45,7 +47,9 @@ class Seal:
     def __init__(self, secrets: Sequence[str]) -> None:
         if not secrets:
             raise ValueError("the shared state needs the server secret")
-        self._aeads = tuple(AESGCM(derived_key(s, "state")) for s in secrets)
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+
+        self._aeads: tuple[AESGCM, ...] = tuple(AESGCM(derived_key(s, "state")) for s in secrets)
 
     def seal(self, key: str, data: bytes) -> bytes:
         """:returns: ``data`` sealed for the key ``key``."""
@@ -59,6 +63,8 @@ class Seal:
         """
         if sealed[:1] != VERSION:
             raise StateUnavailableError(DAMAGED)
+        from cryptography.exceptions import InvalidTag  # noqa: PLC0415 - loaded with the cipher
+
         nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
         for aead in self._aeads:
             try:

@@ -9,7 +9,7 @@ from typing import Any, Final
 from sevdesk_mcp.fake import FakeSevdesk
 from sevdesk_mcp.fake.receipts import Voucher
 from sevdesk_mcp.mcp.app import McpApp
-from tests.documents.commit_helpers import commit_app
+from tests.documents.commit_helpers import ONLINE, approved, commit_app
 
 FIXTURES: Final = Path(__file__).parents[2] / "fixtures" / "receipts"
 MERCATURA_PDF: Final = "mercatura-302-5521907.pdf"
@@ -54,3 +54,23 @@ def receipts_app(fake: FakeSevdesk, folder: Path | None, **env: str) -> McpApp:
 def newest_voucher(fake: FakeSevdesk) -> Voucher:
     """:returns: the receipt created last."""
     return max(fake.store.vouchers, key=lambda v: v.id)
+
+
+async def book_mercatura(app: McpApp, voucher_id: int, transaction_id: int) -> dict[str, Any]:
+    """Book the Mercatura receipt (89.99) against the demo's unmatched card payment and
+    approve it; the booking must be done.
+
+    :returns: the tool call's final result.
+    """
+    _, booked = await approved(
+        app,
+        "sevdesk_book_payment",
+        kind="voucher",
+        document_id=voucher_id,
+        amount="89.99",
+        date="2026-10-20",
+        check_account_id=ONLINE,
+        transaction_id=transaction_id,
+    )
+    assert booked["structuredContent"]["status"] == "done", booked
+    return booked

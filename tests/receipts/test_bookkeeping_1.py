@@ -21,7 +21,7 @@ from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.fake.receipts import as_bookkeeping_1
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.fake.wire import Ref
-from tests.documents.commit_helpers import ONLINE, ChangeBefore, approved, commit_app, facts
+from tests.documents.commit_helpers import ChangeBefore, approved, commit_app, facts
 from tests.receipts.helpers import (
     CREATE,
     FINALIZE,
@@ -30,6 +30,7 @@ from tests.receipts.helpers import (
     SUGGEST,
     UPDATE,
     UPLOAD,
+    book_mercatura,
     newest_voucher,
     receipt_folder,
     receipts_app,
@@ -241,17 +242,7 @@ async def test_a_supplier_invoice_goes_from_pdf_to_paid_on_1_0(tmp_path: Path) -
     assert voucher.document is not None and voucher.taxType == "default"
     _, finalized = await approved(app, FINALIZE, voucher_id=voucher.id)
     assert finalized["structuredContent"]["result"]["status"] == "offen (open)", finalized
-    _, booked = await approved(
-        app,
-        "sevdesk_book_payment",
-        kind="voucher",
-        document_id=voucher.id,
-        amount="89.99",
-        date="2026-10-20",
-        check_account_id=ONLINE,
-        transaction_id=tx.id,
-    )
-    assert booked["structuredContent"]["status"] == "done", booked
+    await book_mercatura(app, voucher.id, tx.id)
     assert (voucher.status, voucher.paidAmount, tx.status) == (1000, Decimal("89.99"), 400)
     read = (await call(app, "sevdesk_get_voucher", voucher_id=voucher.id))["structuredContent"]
     assert read["tax_type"] == "default"

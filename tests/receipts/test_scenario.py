@@ -11,13 +11,14 @@ import pytest
 
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.fake.voucher_saves import files_of
-from tests.documents.commit_helpers import ONLINE, approved, facts
+from tests.documents.commit_helpers import approved, facts
 from tests.receipts.helpers import (
     CREATE,
     FINALIZE,
     MERCATURA,
     MERCATURA_PDF,
     UPLOAD,
+    book_mercatura,
     newest_voucher,
     receipt_folder,
     receipts_app,
@@ -63,17 +64,7 @@ async def test_a_supplier_invoice_goes_from_pdf_to_paid(tmp_path: Path) -> None:
     assert voucher.status == 100
     assert await _open_payables(app) == payables_before + Decimal("89.99")
 
-    _, booked = await approved(
-        app,
-        "sevdesk_book_payment",
-        kind="voucher",
-        document_id=voucher.id,
-        amount="89.99",
-        date="2026-10-20",
-        check_account_id=ONLINE,
-        transaction_id=tx.id,
-    )
-    assert booked["structuredContent"]["status"] == "done", booked
+    await book_mercatura(app, voucher.id, tx.id)
     assert voucher.status == 1000
     assert voucher.paidAmount == Decimal("89.99")
     assert tx.status == 400

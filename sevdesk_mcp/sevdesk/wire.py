@@ -13,10 +13,15 @@ or NaN amount, an id of 0, a date in year 9999) is a
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import types
+import typing
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Final, TypeVar
 
 import msgspec
+import msgspec.structs
 
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
@@ -24,6 +29,9 @@ from sevdesk_mcp.sevdesk import bounds
 
 T = TypeVar("T", bound=msgspec.Struct)
 MAX_DAYS: Final = 36_500
+_DECIMAL_LIMIT: Final = Decimal(bounds.LIMIT)
+_SCALARS: Final = frozenset({str, int, bool, float, Decimal, dt.datetime, dt.date, type(None)})
+_UNIONS: Final = frozenset({typing.Union, types.UnionType})
 Days = Annotated[int, msgspec.Meta(ge=-MAX_DAYS, le=MAX_DAYS)]  # payment terms, added to dates
 
 
@@ -136,16 +144,21 @@ class Named(msgspec.Struct, frozen=True):
 def parse(raw: JsonValue, kind: type[T]) -> T:
     """Convert one sevDesk object leniently, then check the ranges of its values.
 
+    An object is copied without its empty strings only when it has one where ``kind`` reads, or
+    when ``kind`` reads few of its keys (unknown keys are ignored by the conversion anyway). The
+    ranges are checked by :func:`_fits` first, which passes only what
+    :func:`~sevdesk_mcp.sevdesk.bounds.problem` passes too; anything else goes to the full check.
+
     :raises MalformedResponseError: if it does not fit ``kind`` even leniently, or a value is out
         of range; the message names the field and never repeats what sevDesk sent.
     """
     try:
-        parsed = msgspec.convert(_clean(raw), kind, strict=False)
+        parsed = msgspec.convert(_cleaned(raw, kind), kind, strict=False)
     except msgspec.ValidationError as exc:
         raise _malformed(kind, _reason(exc)) from None
     except RecursionError:
         raise _malformed(kind, "it is nested too deeply") from None
-    found = bounds.problem(parsed)
+    found = None if _fits(parsed) else bounds.problem(parsed)
     if found is not None:
         raise _malformed(kind, found)
     return parsed
@@ -207,9 +220,93 @@ def _reason(exc: msgspec.ValidationError) -> str:
     return f"`{field}`: {text}" if field else text
 
 
-def _clean(value: JsonValue) -> JsonValue:
+@functools.cache
+def _nested(kind: type[msgspec.Struct]) -> tuple[str, ...]:
+    """:returns: the wire names of ``kind``'s fields that can hold an object or a list."""
+    return tuple(f.encode_name for f in msgspec.structs.fields(kind) if not _scalar(f.type))
+
+
+def _scalar(annotation: object) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _scalar(typing.get_args(annotation)[0])
+    if origin in _UNIONS:
+        return all(_scalar(a) for a in typing.get_args(annotation))
+    return annotation in _SCALARS
+
+
+def _cleaned(raw: JsonValue, kind: type[msgspec.Struct]) -> JsonValue:
+    """:returns: ``raw`` without empty strings (at any depth), and without its unknown keys when
+    ``kind`` reads few of them; ``raw`` itself when it has no empty string where ``kind`` reads
+    (the conversion ignores unknown keys anyway)."""
+    if not isinstance(raw, dict):
+        return _clean(raw)
+    known = _known(kind)
+    if len(known) * 2 < len(raw):
+        get = raw.get
+        return {k: _clean(v) for k in known if (v := get(k, "")) != ""}
+    if "" in raw.values() or any(_has_empty(raw.get(k)) for k in _nested(kind)):
+        return _clean(raw)
+    return raw
+
+
+@functools.cache
+def _known(kind: type[msgspec.Struct]) -> tuple[str, ...]:
+    """:returns: the names ``kind``'s fields have on the wire."""
+    return kind.__struct_encode_fields__
+
+
+def _has_empty(value: JsonValue) -> bool:
+    """:returns: whether an empty string is inside ``value`` (an object or a list)."""
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items() if v != ""}
+        inner: Iterable[JsonValue] = value.values()
+    elif isinstance(value, list):
+        inner = value
+    else:
+        return False
+    if "" in inner:
+        return True
+    return any(isinstance(item, dict | list) and _has_empty(item) for item in inner)
+
+
+def _clean(value: JsonValue) -> JsonValue:
+    """:returns: ``value`` without empty strings in its objects (at any depth)."""
+    if isinstance(value, dict):
+        return {
+            k: _clean(v) if isinstance(v, dict | list) else v for k, v in value.items() if v != ""
+        }
     if isinstance(value, list):
-        return [_clean(v) for v in value]
+        return [_clean(v) if isinstance(v, dict | list) else v for v in value]
     return value
+
+
+def _fits(parsed: msgspec.Struct) -> bool:
+    """The quick path of the range check: ``True`` only when every value of ``parsed`` is text,
+    a flag, unset, or a whole number, decimal, date or relation well inside the ranges of
+    :mod:`~sevdesk_mcp.sevdesk.bounds`; ``False`` sends it to the full check (which names the
+    field), so this never passes what that check refuses."""
+    for name, value in zip(parsed.__struct_fields__, msgspec.structs.astuple(parsed), strict=True):
+        kind = type(value)
+        if value is None or kind is str or kind is bool:
+            continue
+        if kind is int:
+            fits = _id_fits(value) if name == "id" or name.endswith("Id") else _whole_fits(value)
+        elif kind is Decimal:
+            fits = value.is_finite() and value.copy_abs() < _DECIMAL_LIMIT
+        elif kind is dt.datetime or kind is dt.date:
+            fits = bounds.FIRST_YEAR <= value.year <= bounds.LAST_YEAR
+        elif kind is Ref:
+            fits = _id_fits(value.id)
+        else:  # lists, other structs, anything unexpected: the full check decides
+            fits = False
+        if not fits:
+            return False
+    return True
+
+
+def _id_fits(value: int) -> bool:
+    return 0 < value < bounds.LIMIT
+
+
+def _whole_fits(value: int) -> bool:
+    return -bounds.LIMIT < value < bounds.LIMIT

@@ -35,6 +35,7 @@ class Action(enum.Enum):
     CANCEL_INVOICE = "cancelling the invoice"
     CREDIT_NOTE_FROM_INVOICE = "a credit note from the invoice"
     UPDATE_PART = "updating the article"
+    CREATE_RECEIPT_DRAFT = "creating a receipt draft"
 
 
 Said = tuple[str | Action, ...]

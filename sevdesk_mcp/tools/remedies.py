@@ -50,6 +50,7 @@ REMEDIES: Final[Mapping[Action, Call]] = MappingProxyType(
         Action.CANCEL_INVOICE: Call("sevdesk_cancel_invoice"),
         Action.CREDIT_NOTE_FROM_INVOICE: Call("sevdesk_credit_note_from_invoice"),
         Action.UPDATE_PART: Call("sevdesk_update_part"),
+        Action.CREATE_RECEIPT_DRAFT: Call("sevdesk_create_receipt_draft"),
     }
 )
 

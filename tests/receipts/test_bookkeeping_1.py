@@ -265,3 +265,15 @@ def test_an_ambiguous_number_is_refused() -> None:
         check_number(types, "Position 1", "4400")
     assert "accounting type 62" in str(caught.value) and "accounting type 90" in str(caught.value)
     assert check_number(types, "Position 1", "5400").id == 14  # leading zeros aside
+
+
+async def test_filing_an_einvoice_on_bookkeeping_1_names_the_way_that_works(
+    tmp_path: Path,
+) -> None:
+    fake = legacy_demo()
+    app = receipts_app(fake, receipt_folder(tmp_path))
+    result = await call(app, "sevdesk_file_einvoice", path=MERCATURA_PDF)
+    text = error_text(result)
+    assert "bookkeeping 1.0" in text and "sevdesk_create_receipt_draft" in text
+    assert "tax_type" in text and "Nothing was read or written" in text
+    assert writes(fake) == []

@@ -13,6 +13,7 @@ from sevdesk_mcp.domain.einvoice import report as reports
 from sevdesk_mcp.domain.einvoice.model import Invoice
 from sevdesk_mcp.domain.einvoice.values import date_of
 from sevdesk_mcp.domain.einvoice.voucher import VoucherSuggestion, query_of, suggest_voucher
+from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.lifecycle import VoucherWritten
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts import drafts, upload
@@ -57,6 +58,7 @@ async def prepare_filing(
     :raises PreconditionError: as the receipt draft's checks.
     :raises UpstreamError: if sevDesk cannot be read.
     """
+    await _refuse_bookkeeping_1(client, filing.path)
     local = files.read(filing.path)
     read, result = await anyio.to_thread.run_sync(reports.read_local, local)  # CPU: a thread
     if not result.valid and not filing.allow_invalid:
@@ -116,6 +118,24 @@ def _draft(filing: Filing, suggestion: VoucherSuggestion, invoice: Invoice) -> R
         delivery_date=date_of(invoice.delivery_date) if invoice.delivery_date else None,
         payment_deadline=date_of(invoice.due_date) if invoice.due_date else None,
         allow_duplicate=filing.allow_duplicate,
+    )
+
+
+async def _refuse_bookkeeping_1(client: SevdeskPort, path: str) -> None:
+    """Refuse on an account keeping bookkeeping 1.0, before the file is read.
+
+    :raises PreconditionError: naming the way that works there.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    if await client.system_version() == "2.0":
+        return
+    raise PreconditionError(
+        f"'{path}' cannot be filed as it is: this sevDesk account keeps bookkeeping 1.0, where a "
+        "receipt takes a tax type, not the tax rules the e-invoice's VAT breakdown maps to. "
+        "Nothing was read or written. File it with ",
+        Action.CREATE_RECEIPT_DRAFT,
+        " instead: the e-invoice as its file, its positions and a tax_type.",
+        field="path",
     )
 
 

@@ -45,7 +45,13 @@ from sevdesk_mcp import __version__
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.accounts.profiles import local_environment
 from sevdesk_mcp.config import Config, load_config, require_token
-from sevdesk_mcp.errors import AuthenticationError, ConfigError, StartupError, UpstreamError
+from sevdesk_mcp.errors import (
+    AuthenticationError,
+    ConfigError,
+    StartupError,
+    StateUnavailableError,
+    UpstreamError,
+)
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
 from sevdesk_mcp.safety.audit import AuditLog
@@ -148,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _setup_logging()
     try:
         return _run(args)
-    except (ConfigError, StartupError) as exc:
+    except (ConfigError, StartupError, StateUnavailableError) as exc:  # grants on Redis
         print(f"{PROG}: {exc}", file=sys.stderr)  # noqa: T201
         return EXIT_USAGE
     except KeyboardInterrupt:

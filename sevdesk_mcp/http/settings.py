@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from sevdesk_mcp.config import is_loopback, is_safe_url, read_secret_file, setting
 from sevdesk_mcp.errors import ConfigError
@@ -154,12 +154,13 @@ def _state_url(env: Mapping[str, str]) -> str | None:
     if value is None:
         return None
     try:
-        password = urlsplit(value).password
+        parts = urlsplit(value)
+        passwords = [parts.password, *parse_qs(parts.query).get("password", [])]
     except ValueError:  # the check below names the form to use
-        password = None
-    if password:
-        REDACTOR.add(password)  # before the check: a refusal must not show it either
-        SECRET_PIECES.add(password)
+        passwords = []
+    for password in filter(None, passwords):  # before the check: a refusal must not show it
+        REDACTOR.add(password)
+        REDACTOR.add(unquote(password))  # the client decodes it; masked either way
     return check_url(value)
 
 

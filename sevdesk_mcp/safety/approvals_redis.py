@@ -257,7 +257,7 @@ class RedisApprovalStore:
             )
         if record is None or status is None:
             return None
-        approval = msgspec.json.decode(self._state.seal.open(key, _raw(record)), type=Approval)
+        approval = self._state.seal.open_json(key, _raw(record), Approval)
         if approval.expires <= time.time():
             return None
         return approval, _text(status), _text(member or b"")

@@ -284,8 +284,7 @@ class RedisTransferStore:
             sealed = await self._state.client.hget(key, "record")
         if sealed is None:
             return None
-        plain = self._state.seal.open(f"{key}#record", _raw(sealed))
-        record = msgspec.json.decode(plain, type=Record)
+        record = self._state.seal.open_json(f"{key}#record", _raw(sealed), Record)
         return record if record.expires > time.time() else None
 
     def _seal_record(self, key: str, record: Record) -> bytes:

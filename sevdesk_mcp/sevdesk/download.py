@@ -40,7 +40,9 @@ def check_link(url: str) -> str:
         parts = urlsplit(url.strip())
         port = parts.port
     except ValueError:
-        raise DownloadRefusedError("The download link sevDesk gave is malformed.") from None
+        raise DownloadRefusedError(
+            "The download link sevDesk gave is malformed; download the export in sevDesk itself."
+        ) from None
     host = (parts.hostname or "").lower()
     if parts.username is not None or parts.password is not None:
         raise DownloadRefusedError(

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
+
+import msgspec
 
 from sevdesk_mcp.errors import StateUnavailableError
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:  # imported when a key is derived: every HTTP start reads this
     # settings, and a single instance never needs the cipher (about 6 MiB of resident memory)
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+T = TypeVar("T")
 VERSION: Final = b"\x01"
 NONCE_BYTES: Final = 12
 _SALT: Final = b"mcp-server-sevdesk shared state v1"
@@ -72,3 +75,14 @@ class Seal:
             except InvalidTag:
                 continue
         raise StateUnavailableError(DAMAGED)
+
+    def open_json(self, key: str, sealed: bytes, kind: type[T]) -> T:
+        """:returns: the JSON value of ``kind`` sealed in ``key``.
+
+        :raises StateUnavailableError: if it does not open, or holds another shape (written by
+            another version of the server).
+        """
+        try:
+            return msgspec.json.decode(self.open(key, sealed), type=kind)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            raise StateUnavailableError(DAMAGED) from None

@@ -145,7 +145,7 @@ EXPORT_CSV = define_tool(
     description=(
         "Saves sevDesk's own CSV export of invoices, credit notes, receipts or bank "
         "transactions for a month, quarter or year as a new file in the output folder "
-        "(SEVDESK_OUTPUT_DIR); without one nothing is saved. Not available over HTTP."
+        "(SEVDESK_OUTPUT_DIR); without one nothing is saved. Over HTTP: a download page."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -163,7 +163,7 @@ EXPORT_DATEV = define_tool(
         "Runs sevDesk's DATEV export (booking batch as CSV in a ZIP) for a period, reports "
         "progress while it runs, and saves the ZIP as a new file in the output folder "
         "(SEVDESK_OUTPUT_DIR). Downloads only from sevDesk's export storage. Does not enshrine "
-        "anything. Without an output folder it does not run. Not available over HTTP."
+        "anything. Without an output folder it does not run. Over HTTP: a download page."
     ),
     toolset="reports",
     tier=Tier.READ,

@@ -288,7 +288,9 @@ class _Flow(Generic[I, P, O]):
             try:
                 result = await self.execute(args, prepared.plan, writer, progress)
             except Exception as exc:
-                _audit_quietly(audit_log, "failed", audit, progress, error=type(exc).__name__)
+                unknown = isinstance(exc, OutcomeUnknownError)  # sent, no answer: not "failed"
+                event = "outcome_unknown" if unknown else "failed"
+                _audit_quietly(audit_log, event, audit, progress, error=type(exc).__name__)
                 raise _with_progress(exc, progress) from exc
         if limit.cancelled_caught:
             _audit_quietly(audit_log, "outcome_unknown", audit, progress)
@@ -329,7 +331,8 @@ def _with_progress(exc: Exception, progress: Progress) -> Exception:
         if isinstance(exc, UpstreamError | SafetyError | ToolError)
         else ("An internal error stopped the action.")
     )
-    return ToolError(f"{said} {_progress_text(progress).strip()}")
+    kind = OutcomeUnknownError if isinstance(exc, OutcomeUnknownError) else ToolError
+    return kind(f"{said} {_progress_text(progress).strip()}")
 
 
 def refuse_hidden_characters(args: msgspec.Struct, where: str = "") -> None:

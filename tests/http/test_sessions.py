@@ -108,4 +108,5 @@ async def test_notifications_cancelled_ends_a_call_waiting_for_the_client() -> N
     async with serving(MemorySessionStore(), "bearer") as client:
         lines, status = await cancel_while_asking(client, client)
     assert status == 202
-    assert not any('"id":5' in line and '"result"' in line for line in lines)
+    assert any("elicitation/create" in line for line in lines)  # the call was waiting
+    assert not any('"id":5' in line for line in lines)  # and ended without any answer

@@ -21,7 +21,7 @@ from sevdesk_mcp.sevdesk.gate import WriteGate
 from tests.demo_account import DEMO_URL, demo_app, fake_client
 from tests.wire import open_wire
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.threat("S09")]  # no request leaves the allowed paths
 TOOL = "sevdesk_api_get"
 ADVANCED = {"SEVDESK_TOOLSETS": "meta,advanced"}
 CANARY = "canary-7f3e9a1c5b2d4e6f8a0b1c2d3e4f5a6b"

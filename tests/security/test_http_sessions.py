@@ -17,7 +17,7 @@ from sevdesk_mcp.http.settings import HttpSettings
 from tests.http.conformance.server import LIMITS, app_factory
 from tests.http.helpers import HANG_GUARD_S
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.threat("J09")]  # session attacks
 
 INITIALIZE: dict[str, Any] = {
     "jsonrpc": "2.0",

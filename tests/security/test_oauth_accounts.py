@@ -110,6 +110,7 @@ async def test_no_token_or_secret_reaches_a_log_a_page_or_a_result(
         assert token not in logs
 
 
+@pytest.mark.threat("F02")
 async def test_what_a_visitor_types_as_a_token_never_masks_other_text(tmp_path: Path) -> None:
     """Review finding: the consent page registered whatever was typed with the process-wide
     redactor before checking it, so any visitor could make every answer mask a word. Only a

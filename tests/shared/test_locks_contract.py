@@ -124,10 +124,10 @@ async def test_an_expired_lease_fails_its_check_and_frees_the_record(
 async def test_renewal_keeps_a_lease_past_its_length(
     shared_state: SharedState, other_instance: SharedState
 ) -> None:
-    holder = RedisRecordLocks(shared_state, lease_s=0.3, renew_s=0.05)
+    holder = RedisRecordLocks(shared_state, lease_s=2.0, renew_s=0.2)
     other = RedisRecordLocks(other_instance, wait_s=0.0)
     async with holder.hold(SCOPE, ["invoice/1"]) as held:
-        await anyio.sleep(0.6)
+        await anyio.sleep(3.0)  # past the lease: only the renewals keep it (stalls up to 1.8 s)
         await held.check()
         with pytest.raises(ToolError):
             async with other.hold(SCOPE, ["invoice/1"]):

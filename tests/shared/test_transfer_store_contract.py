@@ -5,6 +5,7 @@ Redis in the clear, every key expiring)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 import anyio
@@ -30,9 +31,10 @@ SMALL = Limits(
     max_records_per_account=3,
     max_records_per_grant=2,
     max_bytes_per_account=len(PDF) * 2,
-    upload_ttl_s=0.4,
-    download_ttl_s=0.4,
+    upload_ttl_s=600,
+    download_ttl_s=600,
 )
+SHORT = dataclasses.replace(SMALL, upload_ttl_s=0.4, download_ttl_s=0.4)
 
 
 def _store(request: pytest.FixtureRequest, limits: Limits | None = None) -> TransferStore:
@@ -49,8 +51,14 @@ def store(request: pytest.FixtureRequest) -> TransferStore:
 
 @pytest.fixture(params=["memory", "redis"])
 def small(request: pytest.FixtureRequest) -> TransferStore:
-    """A store with small limits and records that live 0.4 s."""
+    """A store with small limits (records live 10 minutes: no limit test races a clock)."""
     return _store(request, SMALL)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def short(request: pytest.FixtureRequest) -> TransferStore:
+    """A store with small limits and records that live 0.4 s."""
+    return _store(request, SHORT)
 
 
 @pytest.fixture
@@ -137,15 +145,15 @@ async def test_the_byte_limit_of_the_account(small: TransferStore) -> None:
     assert (await small.fill(slot.id, OWNER.account, Upload(PDF, "", "b.pdf"))).filled
 
 
-async def test_records_expire(small: TransferStore) -> None:
-    filled = await _filled(small)
-    delivery = await small.offer(OWNER, "a.pdf", "application/pdf", b"%PDF-1.4 small")
+async def test_records_expire(short: TransferStore) -> None:
+    filled = await _filled(short)
+    delivery = await short.offer(OWNER, "a.pdf", "application/pdf", b"%PDF-1.4 small")
     await anyio.sleep(0.6)
-    assert await small.download(delivery.id, OWNER.account) is None
+    assert await short.download(delivery.id, OWNER.account) is None
     with pytest.raises(TransferRefusedError):
-        await small.read_upload(filled.reference, OWNER.principal)
+        await short.read_upload(filled.reference, OWNER.principal)
     for _ in range(2):  # the expired ones no longer count
-        await small.request_upload(OWNER)
+        await short.request_upload(OWNER)
 
 
 async def test_uploaded_through_one_instance_it_is_read_through_another(

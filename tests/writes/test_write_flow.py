@@ -344,3 +344,25 @@ async def test_the_legacy_shim_asks_a_2025_client_and_executes_on_approval() -> 
         result = (await wire.recv())["result"]
     assert '"status":"done"' in result["content"][0]["text"]
     assert writes(fake) == [f"PUT /Invoice/{DRAFT_ID}/sendBy"]
+
+
+async def test_a_write_sent_without_an_answer_is_audited_as_unknown_not_failed(
+    tmp_path: Path,
+) -> None:
+    fake = build_demo()
+    log = tmp_path / "audit.jsonl"
+    fake.faults.timeout_after_write_next()
+    async with open_wire(write_app(fake, {"SEVDESK_AUDIT_LOG": str(log)})) as wire:
+        result = (
+            await wire.modern(
+                "tools/call",
+                {
+                    "name": "sevdesk_test_rename_contacts",
+                    "arguments": {"contact_ids": [410001], "name": "X"},
+                },
+            )
+        )["result"]
+    assert result["isError"] is True
+    events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
+    assert events[-1] == "outcome_unknown", events
+    assert writes(fake) == ["PUT /Contact/410001"]  # sent once, never retried

@@ -33,7 +33,6 @@ TX: Final = "rsm:SupplyChainTradeTransaction"
 AGREEMENT: Final = f"{TX}/ram:ApplicableHeaderTradeAgreement"
 DELIVERY: Final = f"{TX}/ram:ApplicableHeaderTradeDelivery"
 SETTLEMENT: Final = f"{TX}/ram:ApplicableHeaderTradeSettlement"
-SUMMATION: Final = f"{SETTLEMENT}/ram:SpecifiedTradeSettlementHeaderMonetarySummation"
 DT: Final = "udt:DateTimeString"
 
 

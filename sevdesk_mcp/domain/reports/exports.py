@@ -92,7 +92,10 @@ async def csv_export(client: SevdeskPort, kind: CsvKind, period: Period) -> Expo
 
 def _file(answer: JsonValue, fallback: str, media_type: str) -> ExportFile:
     if not isinstance(answer, dict):
-        raise MalformedResponseError("sevDesk's export answer holds no file (Q3 shape expected).")
+        raise MalformedResponseError(
+            "sevDesk's export answer holds no file. Try again; if it persists, export it in "
+            "sevDesk itself."
+        )
     found = wire.parse(answer, _FileAnswer)
     if not found.content:
         raise MalformedResponseError(
@@ -102,7 +105,10 @@ def _file(answer: JsonValue, fallback: str, media_type: str) -> ExportFile:
         raw = found.content.encode()
         data = base64.b64decode(raw, validate=True) if found.base64Encoded is not False else raw
     except (binascii.Error, ValueError):
-        raise MalformedResponseError("sevDesk's export file is not valid base64.") from None
+        raise MalformedResponseError(
+            "sevDesk's export file is not valid base64. Try again; if it persists, export it in "
+            "sevDesk itself."
+        ) from None
     return ExportFile(safe_name(found.filename or fallback), found.mimetype or media_type, data)
 
 

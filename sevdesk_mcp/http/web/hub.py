@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Final
 from urllib.parse import urlsplit
 
-from sevdesk_mcp.http.auth import oauth_account
 from sevdesk_mcp.http.oauth.core import Identify, Identity
 from sevdesk_mcp.http.settings import Site
 from sevdesk_mcp.http.web.attempts import Attempts, MemoryAttempts
@@ -125,8 +124,3 @@ class WebHub:
     def mac(self, value: str) -> str:
         """:returns: the CSRF token of the sign-in cookie ``value``."""
         return hmac.new(self._key, value.encode(), hashlib.sha256).hexdigest()
-
-
-def account_of(principal: str) -> str | None:
-    """:returns: the sevDesk account of an OAuth principal (``oauth:<account>:<grant>``)."""
-    return oauth_account(principal)

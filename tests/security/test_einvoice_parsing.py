@@ -94,12 +94,38 @@ XML_ATTACKS: dict[str, tuple[Callable[[], bytes], str]] = {
 }
 
 
+XML_ATTACKS |= {
+    "deep nesting, few elements": (lambda: b"<a>" * 5_000 + b"</a>" * 5_000, "depth"),
+    "doctype after a long prolog": (
+        lambda: b"<?xml version='1.0'?><!--" + b"x" * 70_000 + b"-->" + billion_laughs()[21:],
+        "dtd",
+    ),
+    "too many elements": (lambda: b"<a>" + b"<b/>" * (safexml.MAX_ELEMENTS + 1) + b"</a>", "size"),
+}
+
+
+@pytest.fixture(params=["fast", "defused"])
+def xml_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test once on each way of building the tree (see :mod:`safexml`)."""
+    if request.param == "defused":
+        monkeypatch.setattr(safexml, "FAST_ELEMENTS", -1)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("attack", XML_ATTACKS, ids=str)
-def test_xml_attacks_are_refused(attack: str) -> None:
+def test_xml_attacks_are_refused(attack: str, xml_path: str) -> None:
     make, reason = XML_ATTACKS[attack]
     error = refused(make())
     assert error.reason == reason
     assert "passwd" not in str(error) and "example.invalid" not in str(error)
+
+
+@pytest.mark.parametrize("attack", ["billion laughs", "utf-16 doctype", "xxe"])
+def test_the_c_builder_refuses_a_doctype_on_its_own(
+    attack: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(safexml, "_gate", lambda data, what: None)  # the second guard alone
+    assert refused(XML_ATTACKS[attack][0]()).reason == "dtd"
 
 
 def test_xinclude_is_never_processed() -> None:

@@ -2,8 +2,8 @@
 checked against EN 16931 and the XRechnung CIUS, turned into receipt suggestions; and the
 preflight of an outgoing invoice (``docs/einvoice.md``).
 
-- :mod:`.safexml`: XML only through ``defusedxml``: no DTD, entities or external references,
-  size cap before parsing, a depth-limited tree;
+- :mod:`.safexml`: every file through ``defusedxml``'s parser up to its root element (no DTD,
+  entities or external references), then a size- and depth-limited tree (ADR 0010);
 - :mod:`.pdf`: the invoice XML taken out of a ZUGFeRD/Factur-X PDF with ``pypdf`` under caps;
 - :mod:`.model`: the one model of an invoice, whatever its syntax (money as ``Decimal``);
 - :mod:`.ubl`, :mod:`.cii`: the two readers; :mod:`.read`: bytes in, invoice out;

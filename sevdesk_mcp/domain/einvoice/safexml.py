@@ -1,16 +1,26 @@
 """Safe XML parsing for e-invoices.
 
-``defusedxml``'s parser with DTDs, entities and external references forbidden, fed bytes (so
-expat detects the encoding and a UTF-16 DOCTYPE is still seen), building a tree that refuses
-more than :data:`MAX_DEPTH` levels or :data:`MAX_ELEMENTS` elements. The size is capped before
-any byte is parsed. Processing instructions and comments are dropped; nothing is included
-(no XInclude) or transformed. Every failure is one :class:`EInvoiceRefusedError`.
+No DTD, so no entity, parameter entity or external reference (the things only a DTD can
+declare), a tree of at most :data:`MAX_DEPTH` levels and :data:`MAX_ELEMENTS` elements, the size
+capped before any byte is parsed. Bytes are fed, so expat detects the encoding and a UTF-16
+DOCTYPE is still seen. Processing instructions and comments are dropped; nothing is included (no
+XInclude) or transformed. Every failure is one :class:`EInvoiceRefusedError`.
+
+Every file first goes through ``defusedxml``'s parser, with DTDs, entities and external
+references forbidden, up to the start of its root element: a DOCTYPE can stand only before it,
+so past that point nothing can declare an entity. Then (ADR 0010):
+
+- a file with at most :data:`FAST_ELEMENTS` ``<`` bytes (every element needs one; expat refuses
+  encodings in which ``<`` is another byte) is built by ElementTree's C parser, whose tree
+  builder refuses a DOCTYPE again, and its depth is checked on the finished tree;
+- anything larger is built by ``defusedxml``'s parser, counting depth and elements as the tree
+  grows.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Final
+from typing import Final, NoReturn
 from xml.parsers.expat import ExpatError
 
 from defusedxml import (  # type: ignore[import-untyped]
@@ -26,7 +36,33 @@ from sevdesk_mcp.errors import EInvoiceRefusedError
 MAX_XML_BYTES: Final = 20 * 1024 * 1024
 MAX_DEPTH: Final = 64
 MAX_ELEMENTS: Final = 500_000
+FAST_ELEMENTS: Final = 50_000
 _FEED: Final = 64 * 1024
+_PROLOG_FEED: Final = 4 * 1024
+
+
+class _RootReached(Exception):
+    """The prolog gate saw the root element start."""
+
+
+class _Prolog:
+    """A ``defusedxml`` target that stops at the root element."""
+
+    def start(self, tag: str, attrs: dict[str, str], /) -> NoReturn:
+        """:raises _RootReached: always."""
+        raise _RootReached
+
+    def close(self) -> None:
+        """Nothing was built."""
+
+
+class _NoDoctype(ET.TreeBuilder):
+    """ElementTree's C tree builder that refuses a DOCTYPE (the C parser calls ``doctype`` at
+    its start, before any declaration in it is read)."""
+
+    def doctype(self, name: str, pubid: str | None, system: str | None, /) -> NoReturn:
+        """:raises DTDForbidden: always."""
+        raise DTDForbidden(name, system, pubid)
 
 
 class _Limited(ET.TreeBuilder):
@@ -38,15 +74,11 @@ class _Limited(ET.TreeBuilder):
         self.count = 0
 
     def start(self, tag: str, attrs: dict[str, str], /) -> ET.Element:
+        """:raises EInvoiceRefusedError: past :data:`MAX_DEPTH` levels or :data:`MAX_ELEMENTS`."""
         self.depth += 1
         self.count += 1
         if self.depth > MAX_DEPTH:
-            raise EInvoiceRefusedError(
-                "depth",
-                f"The XML nests elements more than {MAX_DEPTH} levels deep; no e-invoice does "
-                "that. The file is refused as unsafe; ask the sender for a standard XRechnung "
-                "or ZUGFeRD file.",
-            )
+            raise _too_deep()
         if self.count > MAX_ELEMENTS:
             raise EInvoiceRefusedError(
                 "size",
@@ -73,14 +105,44 @@ def parse(data: bytes, what: str = "The XML file") -> ET.Element:
             f"{what} is larger than {MAX_XML_BYTES // (1024 * 1024)} MiB, the cap for an "
             "e-invoice. Ask the sender for the invoice without large attachments.",
         )
+    _gate(data, what)
+    if data.count(b"<") <= FAST_ELEMENTS:
+        parser = ET.XMLParser(target=_NoDoctype())  # noqa: S314 (the gate above ran defusedxml)
+        root = _built(data, parser, what)
+        _check_depth(root)
+        return root
     parser = DefusedXMLParser(
         target=_Limited(), forbid_dtd=True, forbid_entities=True, forbid_external=True
     )
+    return _built(data, parser, what)
+
+
+def _gate(data: bytes, what: str) -> None:
+    """Run ``defusedxml``'s parser over the prolog of ``data``, up to its root element.
+
+    :raises EInvoiceRefusedError: for a DTD, an entity, an external reference, a wrong encoding
+        or malformed XML before the root element.
+    """
+    gate = DefusedXMLParser(
+        target=_Prolog(), forbid_dtd=True, forbid_entities=True, forbid_external=True
+    )
     try:
-        for start in range(0, len(data), _FEED):
-            parser.feed(data[start : start + _FEED])
+        _built(data, gate, what, _PROLOG_FEED)
+    except _RootReached:
+        return
+
+
+def _built(data: bytes, parser: ET.XMLParser, what: str, piece: int = _FEED) -> ET.Element:
+    """:returns: the root ``parser`` builds from ``data``, fed in pieces of ``piece`` bytes.
+
+    :raises EInvoiceRefusedError: as :func:`parse`.
+    :raises _RootReached: from the prolog gate.
+    """
+    try:
+        for start in range(0, len(data), piece):
+            parser.feed(data[start : start + piece])
         root = parser.close()
-    except EInvoiceRefusedError:
+    except (EInvoiceRefusedError, _RootReached):
         raise
     except DefusedXmlException as exc:
         raise _forbidden(exc, what) from None
@@ -91,6 +153,25 @@ def parse(data: bytes, what: str = "The XML file") -> ET.Element:
     if not isinstance(root, ET.Element):
         raise _malformed(what, None)
     return root
+
+
+def _check_depth(root: ET.Element) -> None:
+    """:raises EInvoiceRefusedError: if ``root`` has elements deeper than :data:`MAX_DEPTH`."""
+    level = [root]
+    for _ in range(MAX_DEPTH):
+        level = [child for parent in level for child in parent]
+        if not level:
+            return
+    raise _too_deep()
+
+
+def _too_deep() -> EInvoiceRefusedError:
+    return EInvoiceRefusedError(
+        "depth",
+        f"The XML nests elements more than {MAX_DEPTH} levels deep; no e-invoice does "
+        "that. The file is refused as unsafe; ask the sender for a standard XRechnung "
+        "or ZUGFeRD file.",
+    )
 
 
 def _forbidden(exc: DefusedXmlException, what: str) -> EInvoiceRefusedError:

@@ -306,10 +306,11 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
     async def run() -> None:
         if not demo:
             await _check_token(account)
+        app = factory.build(account)  # one account for the process: one app, as over stdio
         try:
             service = await bind_service(
                 settings,
-                lambda: factory.build(account),
+                lambda: app,
                 principal=account.principal,
                 limits=limits_for(settings),
                 shared=shared,

@@ -1,7 +1,10 @@
 """``/mcp``: Streamable HTTP, both protocol eras; sessions for the 2025 era.
 
-- Every request gets a fresh server instance (``build_app()``, the server factory's ``build``).
-  2026-07-28 requests are stateless: nothing of one request is visible to the next.
+- Every request is served by the app of its account (``build_app()``: in bearer mode the one
+  app the server factory built at start, as over stdio; in OAuth mode the factory's ``build``
+  for the grant's account). An app holds no request state (that lives in the request's
+  ``Connection`` and context), so 2026-07-28 requests are stateless: nothing of one request
+  is visible to the next.
 - 2025-era requests, with sessions on (``SEVDESK_HTTP_SESSIONS=on``, the default, and a
   :class:`~sevdesk_mcp.http.sessions.SessionStore` given): ``initialize`` creates a session and
   answers its id in ``Mcp-Session-Id``; a request carrying that header is served in the
@@ -164,7 +167,7 @@ class SessionPeer(HttpPeer):
 class McpRoute:
     """The handler of ``/mcp``: ``POST``, and with sessions ``GET`` and ``DELETE``.
 
-    :param build_app: returns a fresh :class:`McpApp` (the factory's ``build(account)``).
+    :param build_app: returns the :class:`McpApp` serving the request's account.
     :param principal: who the requests act for (bound into sealed request state and sessions).
     :param sessions: where 2025-era sessions live; ``None`` serves every request statelessly
         (``SEVDESK_HTTP_SESSIONS=off``).

@@ -126,7 +126,7 @@ async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
 ) -> HttpService:
     """Bind the configured address and wire the routes.
 
-    :param build_app: returns a fresh app per request (the server factory's ``build``).
+    :param build_app: returns the app serving a request (see :class:`~.mcp_route.McpRoute`).
     :param sessions: the session store (tests); with ``settings.sessions`` and none given, one
         in this process's memory.
     :param shared: the stores several instances share (``SEVDESK_HTTP_STATE_URL``): the rate

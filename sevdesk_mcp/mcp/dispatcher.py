@@ -43,7 +43,7 @@ from sevdesk_mcp.mcp import envelope, methods
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import Peer, RequestContext, Subscriptions
 from sevdesk_mcp.mcp.envelope import Handshake, RequestMeta
-from sevdesk_mcp.mcp.jsonrpc import Request, encode, error_answer, result_answer
+from sevdesk_mcp.mcp.jsonrpc import Request, encode, encode_result, error_answer, result_answer
 from sevdesk_mcp.mcp.types import LEGACY_VERSIONS, META_SERVER_INFO, Era, JsonObject, LogLevel
 from sevdesk_mcp.safety.redact import REDACTOR
 
@@ -73,6 +73,7 @@ _SHARED: Final[dict[str, Handler]] = {
 }
 SUBSCRIPTION_METHODS: Final = frozenset({"resources/subscribe", "resources/unsubscribe"})
 MAX_URI_CHARS: Final = 2048
+_SHORT_IDS: Final = range(-999_999, 10_000_000)  # ids of at most 7 characters
 MODERN_METHODS: Final[dict[str, Handler]] = {"server/discover": methods.discover, **_SHARED}
 LEGACY_METHODS: Final[dict[str, Handler]] = {"ping": methods.ping, **_SHARED}
 
@@ -153,11 +154,21 @@ class Dispatcher:
         """:returns: the JSON-RPC answer to ``request``, redacted, and its JSON text: a clean
         answer is encoded once, for the redaction check and for sending.
 
+        The result is checked apart from its envelope, so the same result under another
+        request id is found clean again without a search; an id of fewer than 8 characters
+        cannot hold a secret (:data:`~sevdesk_mcp.safety.redact.MIN_SECRET_CHARS`).
+
         :raises TypeError: (or ``msgspec.EncodeError``) for an answer that is not JSON data,
             which :meth:`handle` would return for its transport to fail on.
         """
         answer = await self._answer(request, conn, meta)
-        return REDACTOR.scrub_encoded(answer, encode)
+        result, request_id = answer.get("result"), request.id
+        if not isinstance(result, dict) or not isinstance(request_id, int):
+            return REDACTOR.scrub_encoded(answer, encode)
+        if request_id not in _SHORT_IDS:
+            return REDACTOR.scrub_encoded(answer, encode)
+        result, data = REDACTOR.scrub_encoded(result, encode)  # a repeated result: looked up
+        return result_answer(request_id, result), encode_result(request_id, data)
 
     async def _answer(
         self, request: Request, conn: Connection, meta: RequestMeta | None

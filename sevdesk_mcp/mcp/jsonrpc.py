@@ -96,6 +96,12 @@ def encode(message: JsonObject) -> bytes:
     return _encoder.encode(message)
 
 
+def encode_result(request_id: int, result: bytes) -> bytes:
+    """:returns: the compact JSON bytes of a result answer whose result is encoded already
+    (the same bytes as :func:`encode` of :func:`result_answer`)."""
+    return _encoder.encode({"jsonrpc": "2.0", "id": request_id, "result": msgspec.Raw(result)})
+
+
 def decode(data: bytes) -> Message:
     """Decode one JSON-RPC message.
 

@@ -51,6 +51,8 @@ MIN_TOKEN_CHARS: Final = 16
 MIN_TOKEN_CLASSES: Final = 2  # of lower case, upper case, digits
 CLIENT_LOOKAHEAD_CHARS: Final = 64  # masked past the cut, so a run the cut ends is judged whole
 CLIENT_CACHE_SIZE: Final = 256  # masked client texts remembered (a log line repeats most)
+CLEAN_CACHE_BYTES: Final = 1024 * 1024  # encoded texts remembered as clean, in all
+CLEAN_ENTRY_BYTES: Final = 64 * 1024  # the largest text remembered (a whole tools/list fits)
 _SECRET_RUN: Final = re.compile(r"(?:[A-Za-z0-9._~+/=-]|%[0-9A-Fa-f]{2}){8,}")
 _SEGMENT_RUN: Final = re.compile(r"(?:[A-Za-z0-9._~+=-]|%(?!2[Ff])[0-9A-Fa-f]{2}){16,}")
 _TOKEN: Final = re.compile(rf"[A-Za-z0-9._~+=-]{{{MIN_TOKEN_CHARS},}}")
@@ -81,6 +83,34 @@ class Secret:
         return hash(self._value)
 
 
+class _CleanTexts:
+    """Encoded texts found clean under one set of rules, at most :data:`CLEAN_CACHE_BYTES`.
+
+    The same text under the same rules is clean again, so a repeated answer (``tools/list``,
+    a status, a reference list) is looked up, not searched: hashing 2 KB costs about 1 µs, the
+    probes about 1 µs each.
+    """
+
+    __slots__ = ("_seen", "_size")
+
+    def __init__(self) -> None:
+        self._seen: dict[bytes, None] = {}
+        self._size = 0
+
+    def __contains__(self, data: bytes) -> bool:
+        return data in self._seen
+
+    def add(self, data: bytes) -> None:
+        """Remember ``data`` as clean (a text over :data:`CLEAN_ENTRY_BYTES` is not kept)."""
+        if len(data) > CLEAN_ENTRY_BYTES:
+            return
+        if self._size + len(data) > CLEAN_CACHE_BYTES:
+            self._seen.clear()
+            self._size = 0
+        self._seen[data] = None
+        self._size += len(data)
+
+
 @dataclass(frozen=True, slots=True)
 class _Rules:
     """What the redactor knows, swapped whole when a secret is added (readers never lock)."""
@@ -91,6 +121,7 @@ class _Rules:
     pattern: re.Pattern[str] | None = None
     client_pieces: frozenset[str] = frozenset()
     client_masked: dict[tuple[str, int], str] = field(default_factory=dict, compare=False)
+    clean: _CleanTexts = field(default_factory=_CleanTexts, compare=False)
 
 
 class Redactor:
@@ -196,7 +227,8 @@ class Redactor:
     ) -> tuple[JsonObject, bytes]:
         """:returns: ``obj`` and ``encode(obj)`` if that JSON text holds no secret, else a
         redacted copy and its encoding: a clean object is encoded once, for the check and for
-        sending (as :meth:`scrub_object` checks it, on the encoded text).
+        sending (as :meth:`scrub_object` checks it, on the encoded text). A text found clean
+        before, under the same secrets, is not searched again.
 
         :raises TypeError: (or ``msgspec.EncodeError``) if the copy cannot be encoded either.
         """
@@ -205,9 +237,13 @@ class Redactor:
         except (TypeError, msgspec.EncodeError):
             obj = self.scrub_object(obj, deep=True)  # not plain JSON data: walk it
             return obj, encode(obj)
-        if self._rules.pattern is not None and self.finds(data.decode("utf-8")):
+        rules = self._rules
+        if rules.pattern is None or data in rules.clean:
+            return obj, data
+        if self.finds(data.decode("utf-8")):
             obj = self.scrub_object(obj, deep=True)
-            data = encode(obj)
+            return obj, encode(obj)
+        rules.clean.add(data)
         return obj, data
 
 

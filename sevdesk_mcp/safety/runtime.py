@@ -1,10 +1,11 @@
 """The safety runtime: confirmation nonces, browser approvals and the audit log, one per server
 factory.
 
-Every server instance the factory builds (one per request over HTTP) shares it, so a nonce issued
-in one request can be consumed in the next, exactly once, and an approval given on the local page
-is found by the retry. The approval pages are started on first use (``SEVDESK_CONFIRM=browser``),
-by the ``pages`` callable the composition root wires in (``cli``: the HTTP stack's page listener).
+Every server instance the factory builds (in OAuth mode one per request over HTTP) shares it,
+so a nonce issued in one request can be consumed in the next, exactly once, and an approval
+given on the local page is found by the retry. The approval pages are started on first use
+(``SEVDESK_CONFIRM=browser``), by the ``pages`` callable the composition root wires in (``cli``:
+the HTTP stack's page listener).
 
 The nonces, approvals and record locks are seams: the defaults keep them in this process; with
 the shared state (several HTTP instances) the composition root injects the Redis stores

@@ -59,6 +59,30 @@ def test_an_answer_is_encoded_once_when_clean_and_redacted_when_not() -> None:
         redactor.scrub_encoded(odd, msgspec.json.encode)
 
 
+@pytest.mark.threat("F02")
+def test_a_text_found_clean_is_searched_again_once_a_secret_is_added() -> None:
+    redactor = Redactor()
+    redactor.add("first-" + secrets.token_hex(16))
+    secret = "later-" + secrets.token_hex(16)
+    answer: dict[str, Any] = {"text": f"token {secret}"}
+    assert redactor.scrub_encoded(answer, msgspec.json.encode)[0] is answer  # clean, remembered
+    assert msgspec.json.encode(answer) in redactor._rules.clean
+    redactor.add(secret)
+    assert redactor.scrub_encoded(answer, msgspec.json.encode)[0] == {"text": f"token {MASK}"}
+
+
+def test_the_clean_text_memory_is_bounded() -> None:
+    redactor = Redactor()
+    redactor.add("some-" + secrets.token_hex(16))
+    big = {"text": "x" * 60_000}
+    for n in range(40):
+        redactor.scrub_encoded({"n": n, **big}, msgspec.json.encode)
+    assert redactor._rules.clean._size <= 1024 * 1024
+    huge: dict[str, Any] = {"text": "x" * 70_000}  # over the size of one remembered text
+    redactor.scrub_encoded(huge, msgspec.json.encode)
+    assert msgspec.json.encode(huge) not in redactor._rules.clean
+
+
 async def _answers(body: dict[str, Any]) -> tuple[Any, tuple[Any, bytes]]:
     request = jsonrpc.decode(msgspec.json.encode(body))
     assert isinstance(request, jsonrpc.Request)
@@ -68,11 +92,31 @@ async def _answers(body: dict[str, Any]) -> tuple[Any, tuple[Any, bytes]]:
 
 
 @pytest.mark.anyio
-async def test_the_encoded_answer_is_the_answer_the_dispatcher_returns() -> None:
+@pytest.mark.parametrize("request_id", [7, -999_999, 9_999_999, 10_000_000, 2**40, "req-7"])
+async def test_the_encoded_answer_is_the_answer_the_dispatcher_returns(
+    request_id: int | str,
+) -> None:
     params = {"name": "echo", "arguments": {"text": "hi"}, "_meta": META}
-    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+    body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
     handled, (answer, data) = await _answers(body)
     assert answer == handled and data == jsonrpc.encode(handled)
+
+
+@pytest.mark.anyio
+@pytest.mark.threat("F02")
+async def test_a_result_and_a_long_id_are_redacted_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sevdesk_mcp.safety import redact
+
+    redactor = Redactor()
+    monkeypatch.setattr("sevdesk_mcp.mcp.dispatcher.REDACTOR", redactor)
+    secret = "s3cr3t-" + secrets.token_hex(8)
+    redactor.add(secret)
+    params = {"name": "echo", "arguments": {"text": secret}, "_meta": META}
+    for request_id in (3, 3, 2**52):  # the second: a remembered result; the third: a long id
+        body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+        _, (answer, data) = await _answers(body)
+        assert secret not in data.decode() and redact.MASK in data.decode()
+        assert data == jsonrpc.encode(answer)
 
 
 def test_the_access_line_time_is_utc_to_the_millisecond() -> None:

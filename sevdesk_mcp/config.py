@@ -72,20 +72,20 @@ def load_config(env: Mapping[str, str]) -> Config:
 
     :raises ConfigError: if a value is invalid.
     """
-    read_only = _bool(env, "SEVDESK_READ_ONLY")
+    read_only = flag(env, "SEVDESK_READ_ONLY")
     tiers = _tiers(env)
     return Config(
         tiers=DEFAULT_TIERS if read_only else tiers,
         read_only=read_only,
         toolsets=_toolsets(env),
-        dry_run=_bool(env, "SEVDESK_DRY_RUN"),
+        dry_run=flag(env, "SEVDESK_DRY_RUN"),
         structured_output=_structured(env),
         api_url=_api_url(env),
         proxy=_proxy(env),
         output_dir=_output_dir(env),
         file_dirs=_file_dirs(env),
         confirm=_confirm(env),
-        confirm_open=_bool(env, "SEVDESK_CONFIRM_OPEN", default=True),
+        confirm_open=flag(env, "SEVDESK_CONFIRM_OPEN", default=True),
         audit_log=_audit_log(env),
         rate_per_s=_rate(env),
     )
@@ -99,7 +99,7 @@ def _confirm(env: Mapping[str, str]) -> ConfirmMode:
         return "browser"
     if value != "off":
         raise ConfigError("SEVDESK_CONFIRM", "use elicit (default), browser or off")
-    if not _bool(env, "SEVDESK_I_UNDERSTAND_NO_CONFIRM"):
+    if not flag(env, "SEVDESK_I_UNDERSTAND_NO_CONFIRM"):
         raise ConfigError(
             "SEVDESK_CONFIRM",
             "off runs binding actions without asking anyone; it needs "
@@ -315,7 +315,12 @@ def setting(env: Mapping[str, str], name: str) -> str | None:
     return value
 
 
-def _bool(env: Mapping[str, str], name: str, *, default: bool = False) -> bool:
+def flag(env: Mapping[str, str], name: str, *, default: bool = False, meaning: str = "") -> bool:
+    """:returns: the yes/no setting ``name`` (``default`` when unset).
+
+    :param meaning: what on and off mean, for the refusal (the accepted spellings otherwise).
+    :raises ConfigError: for a value that is neither.
+    """
     value = setting(env, name)
     if value is None:
         return default
@@ -323,7 +328,7 @@ def _bool(env: Mapping[str, str], name: str, *, default: bool = False) -> bool:
         return True
     if value.lower() in _FALSE:
         return False
-    raise ConfigError(name, f"not a yes/no value; {_BOOL_HELP}")
+    raise ConfigError(name, f"not a yes/no value; {meaning or _BOOL_HELP}")
 
 
 def _tiers(env: Mapping[str, str]) -> frozenset[Tier]:

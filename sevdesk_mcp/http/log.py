@@ -51,11 +51,9 @@ __all__ = [
     "MAX_PATH_CHARS",
     "MIN_PIECE_CHARS",
     "MIN_TOKEN_CHARS",
-    "SECRET_PIECES",
     "AccessLineHandler",
     "AccessLog",
     "AccessRecord",
-    "SecretPieces",
     "install_access_logger",
     "mask_client_text",
 ]
@@ -66,11 +64,6 @@ MAX_NOTE_CHARS: Final = 64
 MIN_PIECE_CHARS: Final = CLIENT_PIECE_CHARS
 LOGGER_NAME: Final = "sevdesk_mcp.http.access"
 _encoder = msgspec.json.Encoder()
-
-# The earlier names of the one redactor, for the code that registers bearer secrets with both:
-# registering a secret with the redactor is all rule 2 needs.
-SecretPieces = Redactor
-SECRET_PIECES: Final = REDACTOR
 
 
 def mask_client_text(text: str, max_chars: int, redactor: Redactor = REDACTOR) -> str:

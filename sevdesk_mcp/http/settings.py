@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from sevdesk_mcp.config import is_loopback, is_safe_url, read_secret_file, setting
+from sevdesk_mcp.config import flag, is_loopback, is_safe_url, read_secret_file, setting
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.http.limits import (
     MAX_CONNECTIONS,
@@ -30,7 +30,6 @@ from sevdesk_mcp.http.limits import (
     RATE_PER_S,
     Limits,
 )
-from sevdesk_mcp.http.log import SECRET_PIECES
 from sevdesk_mcp.http.oauth.settings import OAuthSettings, load_oauth_settings
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.shared.keys import DEFAULT_NAMESPACE
@@ -129,7 +128,13 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
             env, "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT", 1, MAX_CONNECTIONS
         ),
         oauth=load_oauth_settings(env) if auth == "oauth" else None,
-        sessions=_sessions(env),
+        sessions=flag(
+            env,
+            "SEVDESK_HTTP_SESSIONS",
+            default=True,
+            meaning="on: 2025-era clients get sessions and can be asked (the default); off: "
+            "every request stateless",
+        ),
         files=_files(env),
         state_url=_state_url(env),
         state_namespace=_state_namespace(env),
@@ -183,26 +188,7 @@ def _state_namespace(env: Mapping[str, str]) -> str:
 
 def _files(env: Mapping[str, str]) -> bool:
     """:returns: ``SEVDESK_HTTP_FILES`` (file transfer in OAuth mode; on by default)."""
-    from sevdesk_mcp.http.oauth.settings import _flag  # noqa: PLC0415 - one parser
-
-    return _flag(env, "SEVDESK_HTTP_FILES", default=True)
-
-
-def _sessions(env: Mapping[str, str]) -> bool:
-    """:returns: ``SEVDESK_HTTP_SESSIONS`` (default on).
-
-    :raises ConfigError: for anything but on/off values.
-    """
-    value = (setting(env, "SEVDESK_HTTP_SESSIONS") or "on").lower()
-    if value in ("on", "1", "true", "yes"):
-        return True
-    if value in ("off", "0", "false", "no"):
-        return False
-    raise ConfigError(
-        "SEVDESK_HTTP_SESSIONS",
-        "use on (2025-era clients get sessions and can be asked, the default) or off (every "
-        "request stateless)",
-    )
+    return flag(env, "SEVDESK_HTTP_FILES", default=True)
 
 
 def limits_for(settings: HttpSettings) -> Limits:
@@ -306,8 +292,7 @@ def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
 
 
 def _secret(variable: str, value: str) -> Secret:
-    REDACTOR.add(value)  # before any check can fail: it must never reach a log line
-    SECRET_PIECES.add(value)  # nor a piece of it the access log (``http.log``, rule 2)
+    REDACTOR.add(value)  # before any check can fail: never in a log line, nor a piece of it
     if not MIN_SECRET_CHARS <= len(value) <= MAX_SECRET_CHARS or not _SECRET.match(value):
         raise ConfigError(
             variable,

@@ -30,14 +30,15 @@ DAMAGED: Final = (
 )
 
 
-def derived_key(secret: str, purpose: str) -> bytes:
+def derived_key(secret: str, purpose: str, *, salt: bytes = _SALT) -> bytes:
     """:returns: the 256-bit key of ``purpose`` under the server secret (HKDF-SHA256), the same
     on every instance: ``state`` (values in Redis), ``cookie`` and ``signin`` (the web pages),
-    ``request-state`` (sealed MRTR request states)."""
+    ``request-state`` (sealed MRTR request states); the OAuth tokens' keys under their own
+    ``salt`` (``http.oauth.seal``)."""
     from cryptography.hazmat.primitives import hashes  # noqa: PLC0415 - see the imports
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: PLC0415
 
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=purpose.encode())
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=purpose.encode())
     return hkdf.derive(secret.encode("utf-8"))
 
 

@@ -24,12 +24,11 @@ from collections.abc import Sequence
 from typing import Final, Literal
 
 from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from sevdesk_mcp.errors import InvalidTokenError
 from sevdesk_mcp.safety.redact import Secret
+from sevdesk_mcp.shared.seal import derived_key
 
 Purpose = Literal["access", "refresh", "code", "authreq", "csrf"]
 PURPOSES: Final[tuple[Purpose, ...]] = ("access", "refresh", "code", "authreq", "csrf")
@@ -41,12 +40,6 @@ HEADER_BYTES: Final = 1 + KEY_ID_BYTES + NONCE_BYTES
 MAX_TOKEN_CHARS: Final = 4096
 _SALT: Final = b"mcp-server-sevdesk oauth v1"
 _BASE64URL: Final = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def derive_key(secret: str, purpose: str) -> bytes:
-    """:returns: the 256-bit key of ``purpose`` under ``secret`` (HKDF-SHA256)."""
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=purpose.encode())
-    return hkdf.derive(secret.encode("utf-8"))
 
 
 class _Key:
@@ -69,7 +62,7 @@ class Sealer:
         if not secrets:
             raise ValueError("sealing needs at least one secret")
         self._keys = {
-            purpose: [_Key(derive_key(s.reveal(), purpose)) for s in secrets]
+            purpose: [_Key(derived_key(s.reveal(), purpose, salt=_SALT)) for s in secrets]
             for purpose in PURPOSES
         }
         self._by_id = {

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from sevdesk_mcp.config import setting
+from sevdesk_mcp.config import flag, setting
 from sevdesk_mcp.errors import ConfigError
 
 ACCESS_TTL_S: Final = 3600
@@ -19,8 +19,6 @@ CLOCK_SKEW_S: Final = 60
 _HOST: Final = re.compile(
     r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$"
 )
-_TRUE: Final = ("1", "true", "yes", "on")
-_FALSE: Final = ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +48,8 @@ def load_oauth_settings(env: Mapping[str, str]) -> OAuthSettings:
     return OAuthSettings(
         state_dir=_state_dir(env),
         client_hosts=_client_hosts(env),
-        registration=_flag(env, "SEVDESK_HTTP_OAUTH_REGISTRATION", default=True),
-        loopback_clients=_flag(env, "SEVDESK_HTTP_OAUTH_LOOPBACK_CLIENTS", default=False),
+        registration=flag(env, "SEVDESK_HTTP_OAUTH_REGISTRATION", default=True),
+        loopback_clients=flag(env, "SEVDESK_HTTP_OAUTH_LOOPBACK_CLIENTS", default=False),
     )
 
 
@@ -84,12 +82,3 @@ def _client_hosts(env: Mapping[str, str]) -> frozenset[str] | None:
             "use a comma-separated list of host names, such as claude.ai (no scheme, no port)",
         )
     return frozenset(hosts)
-
-
-def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
-    value = (setting(env, name) or "").lower()
-    if not value:
-        return default
-    if value in _TRUE or value in _FALSE:
-        return value in _TRUE
-    raise ConfigError(name, "use one of 1, true, yes, on, 0, false, no, off")

@@ -133,7 +133,8 @@ class ToolInputError(ToolError):
 
 class FileAccessError(ToolInputError):
     """A local file cannot be read: outside the configured folders, not a regular file, too
-    large, of a type we do not take, changed while being read, or no folders in this mode."""
+    large, of a type we do not take, changed while being read, or no folders in this mode; or
+    a file cannot be written to the output folder."""
 
 
 class EInvoiceRefusedError(ToolInputError):

@@ -164,11 +164,18 @@ class FileAccess:
         """Write ``data`` to a new file in ``SEVDESK_OUTPUT_DIR``.
 
         :returns: the path written, or ``None`` when no output folder is set.
-        :raises OSError: if the folder is not writable or no free name was found.
+        :raises FileAccessError: if the folder is not writable or no free name was found.
         """
         if self.output_dir is None:
             return None
-        return deliver(self.output_dir, name, data)
+        try:
+            return deliver(self.output_dir, name, data)
+        except OSError as exc:
+            raise FileAccessError(
+                f"Could not write {safe_name(name)} to SEVDESK_OUTPUT_DIR "
+                f"({exc.strerror or exc}); check that the folder exists, is writable and has "
+                "free space."
+            ) from None
 
     def _candidate(self, given: str) -> Path:
         if self.remote:

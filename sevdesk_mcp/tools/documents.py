@@ -136,15 +136,8 @@ async def _pdf(args: GetInput, ctx: ToolContext) -> PdfResult:
     client = ctx.account.require_client()
     name, data = await document_detail.fetch_pdf(client, args.kind, args.document_id)
     uri = f"sevdesk://{KINDS[args.kind].resource}/{args.document_id}/pdf"
-    saved = None
-    if ctx.files.output_dir is not None:
-        try:
-            saved = str(ctx.files.deliver(name, data))
-        except OSError as exc:
-            raise ToolError(
-                f"Could not write the PDF to SEVDESK_OUTPUT_DIR ({exc.strerror or exc}); check "
-                "that the folder exists, is writable and has free space."
-            ) from None
+    path = ctx.files.deliver(name, data)
+    saved = None if path is None else str(path)
     note = (
         "Read the resource to view the PDF. It was rendered without marking the document as sent."
     )

@@ -93,7 +93,7 @@ NO_FOLDER: Final = (
 async def _save(files: FileAccess, found: exports.ExportFile, note: str) -> SavedFile:
     """:returns: where ``found`` went: a download page over HTTP, else a new file.
 
-    :raises ToolError: if the output folder cannot take the file.
+    :raises FileAccessError: if the output folder cannot take the file.
     :raises TransferRefusedError: if the account's download limits are reached.
     """
     if files.remote:
@@ -105,15 +105,9 @@ async def _save(files: FileAccess, found: exports.ExportFile, note: str) -> Save
             media_type=found.media_type,
             note=f"{note} Give the user the download page: it works once, for 10 minutes.",
         )
-    try:
-        path = files.deliver(found.name, found.data)
-    except OSError as exc:
-        raise ToolError(
-            f"Could not write {found.name} to {SETTING} ({exc.strerror or exc}); check that the "
-            "folder exists, is writable and has free space."
-        ) from None
+    path = files.deliver(found.name, found.data)
     return SavedFile(
-        saved_to=str(path),
+        saved_to=None if path is None else str(path),
         file_name=found.name,
         size_bytes=len(found.data),
         media_type=found.media_type,

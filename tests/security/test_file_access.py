@@ -190,3 +190,14 @@ async def test_the_upload_sends_the_bytes_its_preview_hashed(
     (temp,) = files_of(fake.store).temp.values()
     assert temp.sha256 == done["result"]["sha256"] == done["preview"]["facts"][3]["value"]
     assert temp.size != len(PDF)  # the previewed file, not its replacement
+
+
+@pytest.mark.threat("FA11")
+def test_an_output_folder_that_cannot_take_the_file_is_a_clear_refusal(tmp_path: Path) -> None:
+    gone = tmp_path / "removed"  # the folder was removed after the server started
+    access = FileAccess(output_dir=gone)
+    with pytest.raises(FileAccessError) as caught:
+        access.deliver("../Rechnung 1.pdf", PDF)
+    text = str(caught.value)
+    assert "Rechnung_1.pdf" in text and "SEVDESK_OUTPUT_DIR" in text and "writable" in text
+    assert not gone.exists()

@@ -20,10 +20,10 @@ import pytest
 
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.http.limits import MAX_CONNECTIONS, MAX_CONNECTIONS_PER_CLIENT
-from sevdesk_mcp.http.log import MAX_PATH_CHARS, SecretPieces, mask_client_text
+from sevdesk_mcp.http.log import MAX_PATH_CHARS, mask_client_text
 from sevdesk_mcp.http.server import _peer_address
 from sevdesk_mcp.http.settings import HttpSettings, limits_for, load_http_settings
-from sevdesk_mcp.safety.redact import MASK
+from sevdesk_mcp.safety.redact import MASK, Redactor
 from tests.http.helpers import (
     HANG_GUARD_S,
     RawClient,
@@ -209,7 +209,7 @@ async def test_a_piece_of_the_bearer_secret_in_an_mcp_method_is_masked_in_the_ac
 @pytest.mark.threat("F02")
 def test_masking_happens_before_the_cut_and_never_hides_ordinary_text() -> None:
     secret = "Q" + secrets.token_urlsafe(40)
-    pieces = SecretPieces()
+    pieces = Redactor()
     pieces.add(secret)
     assert mask_client_text("x" * 20 + secret, 24, pieces) == MASK  # no 4 characters left over
     assert mask_client_text("a/" + secret[:8], 200, pieces) == MASK  # 8 characters are enough

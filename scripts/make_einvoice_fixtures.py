@@ -55,6 +55,15 @@ class Tax(NamedTuple):
     reason: str | None = None
 
 
+class Allowance(NamedTuple):
+    """A document-level allowance (BG-20)."""
+
+    amount: Decimal
+    cat: str = "S"
+    rate: Decimal | None = D("19")
+    reason: str = "Rabatt"
+
+
 class Spec(NamedTuple):
     """Everything an invoice of this generator holds."""
 
@@ -72,6 +81,7 @@ class Spec(NamedTuple):
     )
     buyer: Party = Party("Holzwerkstatt Demo", street="Werkweg 2", zip="79100")
     lines: tuple[Line, ...] = (Line(),)
+    allowances: tuple[Allowance, ...] = ()
     taxes: tuple[Tax, ...] = (Tax(D("100.00"), D("19.00")),)
     line_total: Decimal = D("100.00")
     net: Decimal = D("100.00")
@@ -113,6 +123,7 @@ def ubl(spec: Spec) -> str:
         )
     if spec.terms:
         out.append(f"<cac:PaymentTerms>{_el('cbc:Note', spec.terms)}</cac:PaymentTerms>")
+    out.extend(_ubl_allowance(a) for a in spec.allowances)
     subtotals = "".join(
         f"<cac:TaxSubtotal>{_amount('cbc:TaxableAmount', t.taxable)}"
         f"{_amount('cbc:TaxAmount', t.tax)}"
@@ -133,6 +144,7 @@ def ubl(spec: Spec) -> str:
         f"{_amount('cbc:LineExtensionAmount', spec.line_total)}"
         f"{_amount('cbc:TaxExclusiveAmount', spec.net)}"
         f"{_amount('cbc:TaxInclusiveAmount', spec.gross)}"
+        f"{_amount('cbc:AllowanceTotalAmount', _allowance_total(spec))}"
         f"{_amount('cbc:PayableAmount', spec.due)}</cac:LegalMonetaryTotal>"
     )
     for line in spec.lines:
@@ -152,6 +164,33 @@ def ubl(spec: Spec) -> str:
     out.append("</ubl:Invoice>")
     text = "\n".join(o for o in out if o) + "\n"
     return text.replace('currencyID="EUR"', f'currencyID="{spec.currency}"')
+
+
+def _allowance_total(spec: Spec) -> Decimal | None:
+    return sum((a.amount for a in spec.allowances), D("0.00")) if spec.allowances else None
+
+
+def _ubl_allowance(allowance: Allowance) -> str:
+    return (
+        "<cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator>"
+        f"{_el('cbc:AllowanceChargeReason', allowance.reason)}"
+        f"{_amount('cbc:Amount', allowance.amount)}"
+        f"<cac:TaxCategory>{_el('cbc:ID', allowance.cat)}{_el('cbc:Percent', allowance.rate)}"
+        "<cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory>"
+        "</cac:AllowanceCharge>"
+    )
+
+
+def _cii_allowance(allowance: Allowance) -> str:
+    return (
+        "<ram:SpecifiedTradeAllowanceCharge><ram:ChargeIndicator><udt:Indicator>false"
+        "</udt:Indicator></ram:ChargeIndicator>"
+        f"{_el('ram:ActualAmount', allowance.amount)}{_el('ram:Reason', allowance.reason)}"
+        "<ram:CategoryTradeTax><ram:TypeCode>VAT</ram:TypeCode>"
+        f"{_el('ram:CategoryCode', allowance.cat)}"
+        f"{_el('ram:RateApplicablePercent', allowance.rate)}</ram:CategoryTradeTax>"
+        "</ram:SpecifiedTradeAllowanceCharge>"
+    )
 
 
 def _ubl_party(party: Party) -> str:
@@ -235,7 +274,8 @@ def cii(spec: Spec) -> str:
         "<rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter>"
         f"{_el('ram:ID', spec.profile)}</ram:GuidelineSpecifiedDocumentContextParameter>"
         "</rsm:ExchangedDocumentContext>\n"
-        f"<rsm:ExchangedDocument>{_el('ram:ID', spec.number)}<ram:TypeCode>380</ram:TypeCode>{date}"
+        f"<rsm:ExchangedDocument>{_el('ram:ID', spec.number)}"
+        f"{_el('ram:TypeCode', spec.type_code)}{date}"
         "</rsm:ExchangedDocument>\n<rsm:SupplyChainTradeTransaction>\n"
         f"{lines}<ram:ApplicableHeaderTradeAgreement>"
         f"{_el('ram:BuyerReference', spec.buyer_reference)}"
@@ -245,8 +285,11 @@ def cii(spec: Spec) -> str:
         "<ram:ApplicableHeaderTradeSettlement>"
         f"{_el('ram:TaxCurrencyCode', spec.tax_currency[0] if spec.tax_currency else None)}"
         f"{_el('ram:InvoiceCurrencyCode', spec.currency)}"
-        f"{means}{taxes}{terms}<ram:SpecifiedTradeSettlementHeaderMonetarySummation>"
-        f"{_el('ram:LineTotalAmount', spec.line_total)}{_el('ram:TaxBasisTotalAmount', spec.net)}"
+        f"{means}{taxes}{''.join(_cii_allowance(a) for a in spec.allowances)}{terms}"
+        "<ram:SpecifiedTradeSettlementHeaderMonetarySummation>"
+        f"{_el('ram:LineTotalAmount', spec.line_total)}"
+        f"{_el('ram:AllowanceTotalAmount', _allowance_total(spec))}"
+        f"{_el('ram:TaxBasisTotalAmount', spec.net)}"
         f'<ram:TaxTotalAmount currencyID="{spec.currency}">{spec.vat}</ram:TaxTotalAmount>'
         f"{_cii_tax_currency(spec)}"
         f"{_el('ram:GrandTotalAmount', spec.gross)}{_el('ram:DuePayableAmount', spec.due)}"
@@ -399,32 +442,41 @@ VARIANTS: Final[dict[str, tuple[Spec, tuple[str, ...], tuple[str, ...]]]] = {
         ("BR-E-10",),
     ),
     "BR-AE-02": (REVERSE._replace(buyer=BASE.buyer), ("BR-AE-02",), ("BR-AE-02",)),
-    # code lists: checked for UBL only (the CII lists of CEN 1.3.16 were not at hand), so the
-    # CII twin reports only the rules the bad code also breaks elsewhere
-    "BR-CL-01": (PLAIN._replace(type_code="999"), ("BR-CL-01",), ()),
+    # code lists: each CII twin breaks the same rule as the UBL one, against the CII lists
+    "BR-CL-01": (PLAIN._replace(type_code="999"), ("BR-CL-01",), ("BR-CL-01",)),
     "BR-CL-04": (  # every amount's currencyID too: the official pair
         PLAIN._replace(currency="EUX"),
         ("BR-CL-03", "BR-CL-04"),
-        (),
+        ("BR-CL-03", "BR-CL-04"),
     ),
     "BR-CL-05": (  # the VAT total in that currency too: the official pair
         PLAIN._replace(tax_currency=("XEU", D("19.00"))),
         ("BR-CL-03", "BR-CL-05"),
-        (),
+        ("BR-CL-03", "BR-CL-05"),
     ),
-    "BR-CL-14": (PLAIN._replace(buyer=BASE.buyer._replace(country="XX")), ("BR-CL-14",), ()),
-    "BR-CL-16": (PLAIN._replace(means="99"), ("BR-CL-16",), ()),
-    "BR-CL-17": (  # the S line then has no S breakdown
-        PLAIN._replace(taxes=(Tax(D("100.00"), D("19.00"), "X"),)),
-        ("BR-CL-17", "BR-S-01"),
-        ("BR-S-01",),
+    "BR-CL-14": (
+        PLAIN._replace(buyer=BASE.buyer._replace(country="XX")),
+        ("BR-CL-14",),
+        ("BR-CL-14",),
+    ),
+    "BR-CL-16": (PLAIN._replace(means="99"), ("BR-CL-16",), ("BR-CL-16",)),
+    "BR-CL-17": (  # a document-level allowance: BR-CL-17 in both syntaxes (a bad VAT
+        # breakdown category would be BR-CL-18 in CII)
+        PLAIN._replace(
+            allowances=(Allowance(D("10.00"), "X", None),),
+            net=D("90.00"),
+            gross=D("109.00"),
+            due=D("109.00"),
+        ),
+        ("BR-CL-17",),
+        ("BR-CL-17",),
     ),
     "BR-CL-18": (  # the S breakdown then has no S line
         PLAIN._replace(lines=(Line(cat="X"),)),
         ("BR-CL-18", "BR-S-08"),
-        ("BR-S-08",),
+        ("BR-CL-18", "BR-S-08"),
     ),
-    "BR-CL-23": (PLAIN._replace(lines=(Line(unit="PCS"),)), ("BR-CL-23",), ()),
+    "BR-CL-23": (PLAIN._replace(lines=(Line(unit="PCS"),)), ("BR-CL-23",), ("BR-CL-23",)),
     "BR-DE-1": (BASE._replace(means=None, iban=None), ("BR-DE-1",), ("BR-DE-1",)),
     "BR-DE-2": (BASE._replace(seller=SELLER._replace(contact=None)), ("BR-DE-2",), ("BR-DE-2",)),
     "BR-DE-3": (BASE._replace(seller=SELLER._replace(city=None)), ("BR-DE-3",), ("BR-DE-3",)),

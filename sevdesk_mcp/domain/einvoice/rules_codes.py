@@ -1,15 +1,23 @@
-"""EN 16931 code-list rules (BR-CL-*), for UBL documents, with the lists of the CEN 1.3.16
+"""EN 16931 code-list rules (BR-CL-*) for UBL and CII, with the lists of the CEN 1.3.16
 artefacts (:mod:`.codelists`); all are fatal there.
 
-Checked: BR-CL-01 type code, BR-CL-03 the currency of the total VAT amounts (BT-110/111),
-BR-CL-04 currency, BR-CL-05 VAT accounting currency, BR-CL-14
-country codes of the seller, buyer, tax representative and deliver-to addresses, BR-CL-16
-payment means codes, BR-CL-17 VAT categories of the breakdown and the document-level
-allowances and charges, BR-CL-18 line VAT categories, BR-CL-23 line quantity units. Not
-checked: BR-CL-03 on the other amounts (the model keeps only the VAT totals' currency), the
-identifier schemes (BR-CL-07/10/11/13/21/25/26), reason codes (BR-CL-19/20/22), MIME codes
-(BR-CL-24) and BR-CL-23 on base quantities, as the model does not carry them; and every
-BR-CL rule for CII, whose lists of this release were not at hand (:mod:`.codelists`).
+Checked in both syntaxes: BR-CL-01 type code, BR-CL-03 the currency of the total VAT amounts
+(BT-110/111), BR-CL-04 currency, BR-CL-05 VAT accounting currency, BR-CL-14 country codes of
+the seller, buyer, tax representative and deliver-to addresses, BR-CL-16 payment means codes,
+BR-CL-17/18 VAT categories, BR-CL-23 line quantity units.
+
+The syntaxes differ as their artefacts do. BR-CL-01: UBL has one list for ``Invoice`` and one
+for ``CreditNote``, CII one list for both. BR-CL-14: CII's country list has AN and lacks SS.
+BR-CL-17/18: in UBL, BR-CL-17 covers the VAT breakdown and the document-level allowances and
+charges (``cac:TaxCategory``), BR-CL-18 the lines (``cac:ClassifiedTaxCategory``); in CII,
+BR-CL-17 covers the allowances and charges (``ram:CategoryTradeTax``, document and line level,
+not the logistics charges) and BR-CL-18 the VAT breakdown and the lines
+(``ram:ApplicableTradeTax``).
+
+Not checked: BR-CL-03 on the other UBL amounts (the model keeps only the VAT totals'
+currency), the identifier schemes (BR-CL-07/10/11/13/21/25/26), reason codes (BR-CL-19/20/22),
+MIME codes (BR-CL-24), BR-CL-14 on the addresses the model does not carry (payee, ship-from,
+invoicee ...) and BR-CL-23 on base quantities, as the model does not carry them.
 """
 
 from __future__ import annotations
@@ -18,17 +26,21 @@ from collections.abc import Iterator
 
 from sevdesk_mcp.domain.einvoice import codelists
 from sevdesk_mcp.domain.einvoice.findings import Finding, error, line_xpath, xpath
-from sevdesk_mcp.domain.einvoice.model import Address, Invoice
+from sevdesk_mcp.domain.einvoice.model import Address, AllowanceCharge, Invoice
+
+_CATEGORIES = " UNTDID 5305 (S, Z, E, AE, K, G, O, L, M, B)."
 
 
 def check(invoice: Invoice) -> Iterator[Finding]:
-    """:returns: the findings of the code-list rules (none for CII)."""
-    if invoice.syntax == "cii":
-        return
-    yield from _header(invoice)
+    """:returns: the findings of the code-list rules for the invoice's syntax."""
+    yield from _type_code(invoice)
+    yield from _currencies(invoice)
     yield from _countries(invoice)
     yield from _payment(invoice)
-    yield from _categories(invoice)
+    if invoice.syntax == "cii":
+        yield from _cii_categories(invoice)
+    else:
+        yield from _ubl_categories(invoice)
     yield from _lines(invoice)
 
 
@@ -38,24 +50,36 @@ def _unknown(value: str | None, known: frozenset[str]) -> bool:
     return value is not None and (" " in value.strip() or value.strip() not in known)
 
 
-def _header(invoice: Invoice) -> Iterator[Finding]:
-    credit = invoice.syntax == "ubl-creditnote"
-    types = codelists.CREDIT_NOTE_TYPE_CODES if credit else codelists.INVOICE_TYPE_CODES
+def _cii(invoice: Invoice, path: str, leaf: str) -> str:
+    """:returns: ``path``, and for CII the code element ``leaf`` below it (as the CII
+    validator reports the element its rule fires on)."""
+    return f"{path}/{leaf}" if invoice.syntax == "cii" else path
+
+
+def _type_code(invoice: Invoice) -> Iterator[Finding]:
+    if invoice.syntax == "cii":
+        types, words = codelists.CII_TYPE_CODES, "an invoice or credit note"
+    elif invoice.syntax == "ubl-creditnote":
+        types, words = codelists.CREDIT_NOTE_TYPE_CODES, "a credit note"
+    else:
+        types, words = codelists.INVOICE_TYPE_CODES, "an invoice"
     if _unknown(invoice.type_code, types):
         yield error(
             "BR-CL-01",
-            f"The invoice type code (BT-3) is not a "
-            f"{'credit note' if credit else 'invoice'} code of UNTDID 1001 (e.g. 380 invoice, "
-            "381 credit note).",
+            f"The invoice type code (BT-3) is not {words} code of UNTDID 1001 (e.g. 380 "
+            "invoice, 381 credit note).",
             xpath(invoice, "BT-3"),
         )
-    for amount in invoice.totals.tax_amounts:
+
+
+def _currencies(invoice: Invoice) -> Iterator[Finding]:
+    for index, amount in enumerate(invoice.totals.tax_amounts, 1):
         if _unknown(amount.currency, codelists.CURRENCIES):
             yield error(
                 "BR-CL-03",
                 "A total VAT amount (BT-110/BT-111) names a currency (currencyID) that is not "
                 "an ISO 4217 currency code (e.g. EUR).",
-                xpath(invoice, "BT-110"),
+                xpath(invoice, "BT-110", index if invoice.syntax == "cii" else None),
             )
     for rule, term, value, words in (
         ("BR-CL-04", "BT-5", invoice.currency, "invoice currency"),
@@ -70,6 +94,7 @@ def _header(invoice: Invoice) -> Iterator[Finding]:
 
 
 def _countries(invoice: Invoice) -> Iterator[Finding]:
+    known = codelists.CII_COUNTRIES if invoice.syntax == "cii" else codelists.COUNTRIES
     representative = invoice.tax_representative
     addresses: tuple[tuple[str, Address | None, str], ...] = (
         ("seller's", invoice.seller.address, "BG-5"),
@@ -78,11 +103,11 @@ def _countries(invoice: Invoice) -> Iterator[Finding]:
         ("deliver-to", invoice.deliver_to, "BG-15"),
     )
     for who, address, group in addresses:
-        if address is not None and _unknown(address.country, codelists.COUNTRIES):
+        if address is not None and _unknown(address.country, known):
             yield error(
                 "BR-CL-14",
                 f"The {who} country code is not an ISO 3166-1 alpha-2 code (e.g. DE).",
-                xpath(invoice, group),
+                _cii(invoice, xpath(invoice, group), "ram:CountryID"),
             )
 
 
@@ -93,24 +118,61 @@ def _payment(invoice: Invoice) -> Iterator[Finding]:
                 "BR-CL-16",
                 "The payment means code (BT-81) is not one of UNTDID 4461 "
                 "(e.g. 58 SEPA credit transfer, 59 SEPA direct debit).",
-                xpath(invoice, "BG-16", index),
+                _cii(invoice, xpath(invoice, "BG-16", index), "ram:TypeCode"),
             )
 
 
-def _categories(invoice: Invoice) -> Iterator[Finding]:
-    charges = [c for c in invoice.allowances_charges if not c.logistics]
+def _document_charges(invoice: Invoice) -> list[AllowanceCharge]:
+    """:returns: the document-level allowances and charges (BG-20/21), without the CII
+    logistics charges."""
+    return [c for c in invoice.allowances_charges if not c.logistics]
+
+
+def _ubl_categories(invoice: Invoice) -> Iterator[Finding]:
     groups = (
         ("The VAT breakdown", "BG-23", [v.category for v in invoice.vat_breakdown]),
-        ("The document-level allowance or charge", "BG-20", [c.category for c in charges]),
+        (
+            "The document-level allowance or charge",
+            "BG-20",
+            [c.category for c in _document_charges(invoice)],
+        ),
     )
     for words, group, categories in groups:
         for index, category in enumerate(categories, 1):
             if _unknown(category, codelists.VAT_CATEGORIES):
                 yield error(
                     "BR-CL-17",
-                    f"{words} {index} has a VAT category that is not one of"
-                    " UNTDID 5305 (S, Z, E, AE, K, G, O, L, M, B).",
+                    f"{words} {index} has a VAT category that is not one of{_CATEGORIES}",
                     xpath(invoice, group, index),
+                )
+
+
+def _cii_categories(invoice: Invoice) -> Iterator[Finding]:
+    for index, vat in enumerate(invoice.vat_breakdown, 1):
+        if _unknown(vat.category, codelists.VAT_CATEGORIES):
+            yield error(
+                "BR-CL-18",
+                f"The VAT breakdown {index} has a VAT category (BT-118) that is not one of"
+                f"{_CATEGORIES}",
+                f"{xpath(invoice, 'BG-23', index)}/ram:CategoryCode",
+            )
+    leaf = "ram:CategoryTradeTax/ram:CategoryCode"
+    for index, charge in enumerate(_document_charges(invoice), 1):
+        if _unknown(charge.category, codelists.VAT_CATEGORIES):
+            yield error(
+                "BR-CL-17",
+                f"The document-level allowance or charge {index} has a VAT category that is "
+                f"not one of{_CATEGORIES}",
+                f"{xpath(invoice, 'BG-20', index)}/{leaf}",
+            )
+    for number, line in enumerate(invoice.lines, 1):
+        for index, charge in enumerate(line.allowances_charges, 1):
+            if _unknown(charge.category, codelists.VAT_CATEGORIES):
+                yield error(
+                    "BR-CL-17",
+                    f"Line {number}: allowance or charge {index} has a VAT category that is "
+                    f"not one of{_CATEGORIES}",
+                    f"{line_xpath(invoice, number, 'BG-27')}[{index}]/{leaf}",
                 )
 
 
@@ -119,8 +181,7 @@ def _lines(invoice: Invoice) -> Iterator[Finding]:
         if _unknown(line.category, codelists.VAT_CATEGORIES):
             yield error(
                 "BR-CL-18",
-                f"Line {index} has a VAT category (BT-151) that is not one of "
-                "UNTDID 5305 (S, Z, E, AE, K, G, O, L, M, B).",
+                f"Line {index} has a VAT category (BT-151) that is not one of{_CATEGORIES}",
                 line_xpath(invoice, index, "BT-151"),
             )
         if _unknown(line.unit, codelists.UNIT_CODES):

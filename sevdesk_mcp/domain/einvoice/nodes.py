@@ -26,16 +26,21 @@ def steps(path: str, namespaces: Mapping[str, str]) -> tuple[str, ...] | None:
     use (its cache is cleared past that), which was most of the reading time; a plain chain of
     child names is resolved here once per syntax.
     """
-    entry = _COMPILED.get(id(namespaces))
-    if entry is None or entry[0] is not namespaces:
-        entry = _COMPILED[id(namespaces)] = (namespaces, {})
-    known = entry[1]
+    known = _known(namespaces)
     if path in known:
         return known[path]
     if len(known) >= _MAX_COMPILED:
         known.clear()
     known[path] = found = _compiled(path, namespaces)
     return found
+
+
+def _known(namespaces: Mapping[str, str]) -> dict[str, tuple[str, ...] | None]:
+    """:returns: the paths compiled so far for ``namespaces`` (one dictionary per mapping)."""
+    entry = _COMPILED.get(id(namespaces))
+    if entry is None or entry[0] is not namespaces:
+        entry = _COMPILED[id(namespaces)] = (namespaces, {})
+    return entry[1]
 
 
 def _compiled(path: str, namespaces: Mapping[str, str]) -> tuple[str, ...] | None:
@@ -49,32 +54,42 @@ def _compiled(path: str, namespaces: Mapping[str, str]) -> tuple[str, ...] | Non
 
 
 def first(element: ET.Element, tags: tuple[str, ...]) -> ET.Element | None:
-    """:returns: the first element along ``tags`` in document order, as ``find`` would."""
-    tag, rest = tags[0], tags[1:]
-    for child in element:
-        if child.tag == tag:
-            if not rest:
-                return child
-            found = first(child, rest)
-            if found is not None:
-                return found
+    """:returns: the first element along ``tags`` in document order, as ``find`` would (each
+    step is ElementTree's own C look-up of a plain tag)."""
+    tag = tags[0]
+    if len(tags) == 1:
+        return element.find(tag)
+    rest = tags[1:]
+    child = element.find(tag)
+    if child is None:
+        return None
+    found = first(child, rest)
+    if found is not None:
+        return found
+    for child in element.findall(tag)[1:]:
+        found = first(child, rest)
+        if found is not None:
+            return found
     return None
 
 
 def every(element: ET.Element, tags: tuple[str, ...]) -> list[ET.Element]:
     """:returns: every element along ``tags`` in document order, as ``findall`` would."""
-    current = [element]
-    for tag in tags:
-        current = [child for parent in current for child in parent if child.tag == tag]
+    current = element.findall(tags[0])
+    for tag in tags[1:]:
+        current = [child for parent in current for child in parent.findall(tag)]
     return current
 
 
 class Node:
     """An element with look-ups in the syntax's namespaces (``None``: an absent element)."""
 
+    __slots__ = ("_known", "_ns", "el")
+
     def __init__(self, element: ET.Element | None, namespaces: Mapping[str, str]) -> None:
         self.el = element
         self._ns = namespaces
+        self._known = _known(namespaces)
 
     def child(self, path: str) -> Node:
         """:returns: the first element at ``path`` as a node (absent: a node of ``None``)."""
@@ -84,14 +99,14 @@ class Node:
         """:returns: the first element at ``path``, if any."""
         if self.el is None:
             return None
-        tags = steps(path, self._ns)
+        tags = self._known[path] if path in self._known else steps(path, self._ns)
         return self.el.find(path, dict(self._ns)) if tags is None else first(self.el, tags)
 
     def all(self, path: str) -> list[ET.Element]:
         """:returns: every element at ``path``."""
         if self.el is None:
             return []
-        tags = steps(path, self._ns)
+        tags = self._known[path] if path in self._known else steps(path, self._ns)
         return self.el.findall(path, dict(self._ns)) if tags is None else every(self.el, tags)
 
     def text(self, path: str) -> str | None:

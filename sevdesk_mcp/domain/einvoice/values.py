@@ -24,8 +24,12 @@ def text(element: ET.Element | None) -> str | None:
     """:returns: the element's text, whitespace collapsed and capped, or ``None`` if empty."""
     if element is None or element.text is None:
         return None
-    value = _SPACES.sub(" ", element.text[:MAX_TEXT]).strip()
-    return value or None
+    value = element.text[:MAX_TEXT]
+    if not value.isprintable() or "  " in value:
+        # every whitespace character but the space is unprintable: only then is there any
+        # run to collapse
+        value = _SPACES.sub(" ", value)
+    return value.strip() or None
 
 
 def amount(element: ET.Element | None, field: str) -> Decimal | None:

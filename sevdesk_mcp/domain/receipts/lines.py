@@ -46,15 +46,38 @@ def checked_lines(lines: list[ReceiptLine]) -> list[ReceiptLine]:
             raise ToolInputError(f"Position {index}: the net amount must be non-zero and sane.")
         if (net > ZERO) != (gross > ZERO):
             raise ToolInputError(f"Position {index}: net and gross need the same sign.")
-        expected = cents(net * line.tax_rate / HUNDRED)
+        expected = _tax(net, line.tax_rate)
         if gross - net != expected:
             raise ToolInputError(
                 f"Position {index}: net {net:f} at {line.tax_rate:f} % gives tax {expected:f} "
                 f"and gross {net + expected:f}, not {gross:f}. Check the receipt: give net and "
-                "gross as printed, or split positions with different rates."
+                f"gross as printed, or split positions with different rates.{_nearest(line)}"
             )
         out.append(line)
     return out
+
+
+def _tax(net: Decimal, rate: Decimal) -> Decimal:
+    """:returns: the tax sevDesk computes on ``net`` at ``rate`` percent (half-up, in cents)."""
+    return cents(net * rate / HUNDRED)
+
+
+def _nearest(line: ReceiptLine) -> str:
+    """:returns: when the printed net is the gross's share at the rate (a till receipt that
+    rounded its tax from the gross), the bookable net amounts nearest to the printed gross;
+    otherwise nothing."""
+    if cents(line.gross * HUNDRED / (HUNDRED + line.tax_rate)) != line.net:
+        return ""
+    cent = Decimal("0.01") if line.net > ZERO else Decimal("-0.01")
+    options = []
+    for net in (line.net - cent, line.net, line.net + cent):
+        gross = net + _tax(net, line.tax_rate)
+        if net != ZERO and abs(gross - line.gross) <= abs(cent):
+            options.append(f"net {net:f} (gross {gross:f})")
+    return (
+        " This receipt computed its tax from the gross; sevDesk computes it from the net, and no "
+        f"net gives exactly gross {line.gross:f}. Book the nearest: {' or '.join(options)}."
+    )
 
 
 def totals(lines: list[ReceiptLine]) -> tuple[Decimal, Decimal, Decimal]:

@@ -16,7 +16,8 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
   client; business records are always read fresh;
 - a whole list is read page by page: the first page asks for ``countAll``, and once it gives
   the total the other pages are read together (in offset order, inside the pacing budget);
-  without a total, one page after another;
+  without a total, one page after another; a reader that asked for it (``parsed.py``) gets each
+  page converted into its schema as it arrived;
 - answers are read with a cap on decoded bytes and unwrapped from the envelope;
 - one error boundary, :func:`_map_exceptions` (httpcore's ``map_exceptions``), wraps every
   call: nothing but an :class:`~sevdesk_mcp.errors.UpstreamError` leaves the client, besides
@@ -56,6 +57,7 @@ from sevdesk_mcp.errors import (
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.sevdesk import parsed
 from sevdesk_mcp.sevdesk.cache import VERSION_PATH, ReferenceCache, is_reference, key_of
 from sevdesk_mcp.sevdesk.envelope import many, unwrap
 from sevdesk_mcp.sevdesk.gate import WriteGate
@@ -272,16 +274,19 @@ class SevdeskClient:
         :raises UpstreamError: the classified failure.
         """
         base = encode_query(query or {})
+        kind = parsed.wanted(path)
         limit = min(PAGE_LIMIT, max_items + 1)
         first = {**base, "limit": str(limit), "offset": "0", "countAll": "true"}
         answer, total = await self._get(path, first)
         items = many(answer)
+        converted = [parsed.convert(items, kind)]
         full = len(items) == limit
         if full and total is not None and len(items) <= max_items:
             plan = page_plan(len(items), total, max_items)
             pages = await self._pages(path, base, plan, total) if plan else []
-            items += [row for page in pages for row in page]
-            full = bool(pages) and len(pages[-1]) == plan[-1][1]  # a full last page: it grew
+            items += [row for page, _ in pages for row in page]
+            converted += [records for _, records in pages]
+            full = bool(pages) and len(pages[-1][0]) == plan[-1][1]  # a full last page: it grew
         while full and len(items) <= max_items:
             await _tell(path, len(items), total)
             limit = min(PAGE_LIMIT, max_items + 1 - len(items))
@@ -289,27 +294,36 @@ class SevdeskClient:
             page, _ = await self._get(path, params)
             rows = many(page)
             items += rows
+            converted.append(parsed.convert(rows, kind))
             full = len(rows) == limit
-        return Page(items[:max_items], truncated=len(items) > max_items)
+        return Page(
+            items[:max_items],
+            truncated=len(items) > max_items,
+            parsed=parsed.joined(kind, converted, max_items),
+        )
 
     async def _pages(
         self, path: str, base: dict[str, str], plan: list[tuple[int, int]], total: int
-    ) -> list[list[dict[str, JsonValue]]]:
-        """:returns: the pages of ``plan`` (offset, limit), read together, in offset order.
+    ) -> list[tuple[list[dict[str, JsonValue]], list[object] | None]]:
+        """:returns: the pages of ``plan`` (offset, limit), read together, in offset order, each
+        with its objects converted as it arrived when the reader asked for that (``parsed.py``).
 
         :raises UpstreamError: the classified failure of any page (the others are cancelled).
         """
         read = plan[0][0] if plan else 0
+        kind = parsed.wanted(path)
         await _tell(path, read, total)
 
-        async def page(offset: int, limit: int) -> list[dict[str, JsonValue]]:
+        async def page(
+            offset: int, limit: int
+        ) -> tuple[list[dict[str, JsonValue]], list[object] | None]:
             nonlocal read
             params = {**base, "limit": str(limit), "offset": str(offset)}
             rows = many((await self._get(path, params))[0])
             read += len(rows)
             if read < total:
                 await _tell(path, read, total)
-            return rows
+            return rows, parsed.convert(rows, kind)
 
         return await in_order([functools.partial(page, o, n) for o, n in plan])
 

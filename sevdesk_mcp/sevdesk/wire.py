@@ -32,6 +32,8 @@ MAX_DAYS: Final = 36_500
 _DECIMAL_LIMIT: Final = Decimal(bounds.LIMIT)
 _SCALARS: Final = frozenset({str, int, bool, float, Decimal, dt.datetime, dt.date, type(None)})
 _UNIONS: Final = frozenset({typing.Union, types.UnionType})
+_CONTAINERS: Final = (dict, list)  # a tuple: ``dict | list`` would build a union per call
+_PLAIN: Final = frozenset({str, bool, type(None)})  # values the range check always passes
 Days = Annotated[int, msgspec.Meta(ge=-MAX_DAYS, le=MAX_DAYS)]  # payment terms, added to dates
 
 
@@ -266,17 +268,17 @@ def _has_empty(value: JsonValue) -> bool:
         return False
     if "" in inner:
         return True
-    return any(isinstance(item, dict | list) and _has_empty(item) for item in inner)
+    return any(isinstance(item, _CONTAINERS) and _has_empty(item) for item in inner)
 
 
 def _clean(value: JsonValue) -> JsonValue:
     """:returns: ``value`` without empty strings in its objects (at any depth)."""
     if isinstance(value, dict):
         return {
-            k: _clean(v) if isinstance(v, dict | list) else v for k, v in value.items() if v != ""
+            k: _clean(v) if isinstance(v, _CONTAINERS) else v for k, v in value.items() if v != ""
         }
     if isinstance(value, list):
-        return [_clean(v) if isinstance(v, dict | list) else v for v in value]
+        return [_clean(v) if isinstance(v, _CONTAINERS) else v for v in value]
     return value
 
 
@@ -285,7 +287,9 @@ def _fits(parsed: msgspec.Struct) -> bool:
     a flag, unset, or a whole number, decimal, date or relation well inside the ranges of
     :mod:`~sevdesk_mcp.sevdesk.bounds`; ``False`` sends it to the full check (which names the
     field), so this never passes what that check refuses."""
-    for name, value in zip(parsed.__struct_fields__, msgspec.structs.astuple(parsed), strict=True):
+    values = msgspec.structs.astuple(parsed)
+    for index, name in _ranged(type(parsed)):
+        value = values[index]
         kind = type(value)
         if value is None or kind is str or kind is bool:
             continue
@@ -302,6 +306,25 @@ def _fits(parsed: msgspec.Struct) -> bool:
         if not fits:
             return False
     return True
+
+
+@functools.cache
+def _ranged(kind: type[msgspec.Struct]) -> tuple[tuple[int, str], ...]:
+    """:returns: the position and name of each field of ``kind`` that can hold more than text,
+    a flag or nothing (the only values :func:`_fits` checks)."""
+    return tuple(
+        (index, field.name)
+        for index, field in enumerate(msgspec.structs.fields(kind))
+        if not _plain(field.type)
+    )
+
+
+def _plain(annotation: object) -> bool:
+    """:returns: whether a field of this type holds only text, a flag or nothing."""
+    origin = typing.get_origin(annotation)
+    if origin in _UNIONS:
+        return all(_plain(a) for a in typing.get_args(annotation))
+    return annotation in _PLAIN
 
 
 def _id_fits(value: int) -> bool:

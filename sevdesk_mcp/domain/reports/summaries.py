@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
+import anyio
 import msgspec
 
 from sevdesk_mcp.domain import banking, contacts, vouchers
@@ -26,8 +27,7 @@ from sevdesk_mcp.domain.money import ZERO, Money, money, totals_by_currency
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.sevdesk import dates, wire
-from sevdesk_mcp.sevdesk.page import Page
+from sevdesk_mcp.sevdesk import dates, parsed, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.together import both, each
 from sevdesk_mcp.sevdesk.wire_documents import Document
@@ -155,10 +155,16 @@ class Item:
 async def open_items(client: SevdeskPort, as_of: dt.date, top: int) -> OpenItems:
     """:returns: open receivables and payables as of ``as_of`` with aging and top contacts.
 
+    The contact list (the names) is needed only when there is an open item: it is read as soon
+    as the first list shows one, together with the rest of the documents, and not at all
+    without one.
+
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    receivables, payables, cut = await read_open_items(client, as_of)
-    names = await _contact_names(client) if receivables or payables else {}
+    signal = _Wanted()
+    (receivables, payables, cut), names = await both(
+        lambda: _read_and_tell(client, as_of, signal), lambda: _names_when_wanted(client, signal)
+    )
     note = f"Only the first {MAX_SCANNED} objects of a list were read." if cut else None
     return OpenItems(
         as_of=as_of,
@@ -168,22 +174,87 @@ async def open_items(client: SevdeskPort, as_of: dt.date, top: int) -> OpenItems
     )
 
 
-async def read_open_items(
-    client: SevdeskPort, as_of: dt.date
+class _Wanted:
+    """Whether the contact names are needed, told once the first open item is seen or once
+    every list was read without one."""
+
+    def __init__(self) -> None:
+        self.told = anyio.Event()
+        self.wanted = False
+
+    def found(self) -> None:
+        """An open item was seen: the names are needed."""
+        self.wanted = True
+        self.told.set()
+
+
+async def _read_and_tell(
+    client: SevdeskPort, as_of: dt.date, signal: _Wanted
 ) -> tuple[list[Item], list[Item], bool]:
-    """:returns: the open receivables, the open payables, and whether a list was cut short.
+    """:returns: what :func:`read_open_items` returns, telling ``signal`` on the way.
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
+    try:
+        return await read_open_items(client, as_of, signal.found)
+    finally:
+        signal.told.set()
+
+
+async def _names_when_wanted(client: SevdeskPort, signal: _Wanted) -> dict[int, str]:
+    """:returns: the contact names once an open item was seen; none without one.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    await signal.told.wait()
+    return await _contact_names(client) if signal.wanted else {}
+
+
+async def read_open_items(
+    client: SevdeskPort, as_of: dt.date, found: Callable[[], None] | None = None
+) -> tuple[list[Item], list[Item], bool]:
+    """:returns: the open receivables, the open payables, and whether a list was cut short.
+
+    :param found: told each time a list (invoices, credit notes, receipts) was read and holds
+        an open item.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+
+    def kept(items: list[Item]) -> list[Item]:
+        chosen = [i for i in items if i.issued <= as_of and i.amount]
+        if chosen and found is not None:
+            found()
+        return chosen
+
     (invoices, cut_invoices), (notes, cut_notes), (receipts, cut_receipts) = await both(
-        lambda: _open_documents(client, "/Invoice"),
-        lambda: _open_documents(client, "/CreditNote"),
-        lambda: _open_payables(client),
+        lambda: _open_document_items(client, "/Invoice", 1, kept),
+        lambda: _open_document_items(client, "/CreditNote", -1, kept),
+        lambda: _open_payable_items(client, kept),
     )
-    receivables = [_document_item(d, 1) for d in invoices] + [_document_item(d, -1) for d in notes]
-    payables = [_voucher_item(v) for v in receipts]
-    kept = [[i for i in side if i.issued <= as_of and i.amount] for side in (receivables, payables)]
-    return kept[0], kept[1], cut_invoices or cut_notes or cut_receipts
+    return invoices + notes, receipts, cut_invoices or cut_notes or cut_receipts
+
+
+async def _open_document_items(
+    client: SevdeskPort, path: str, sign: int, kept: Callable[[list[Item]], list[Item]]
+) -> tuple[list[Item], bool]:
+    """:returns: the open items of the documents at ``path`` as ``kept`` keeps them, and
+    whether a list was cut short.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    documents, cut = await _open_documents(client, path)
+    return kept([_document_item(d, sign) for d in documents]), cut
+
+
+async def _open_payable_items(
+    client: SevdeskPort, kept: Callable[[list[Item]], list[Item]]
+) -> tuple[list[Item], bool]:
+    """:returns: the open payables as ``kept`` keeps them, and whether a list was cut short.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    receipts, cut = await _open_payables(client)
+    return kept([_voucher_item(v) for v in receipts]), cut
 
 
 async def cash_position(client: SevdeskPort, on_date: dt.date) -> CashPosition:
@@ -239,9 +310,9 @@ def bucket(due: dt.date, as_of: dt.date) -> str:
 
 async def _open_documents(client: SevdeskPort, path: str) -> tuple[list[Document], bool]:
     # each status is asked for, then checked again and each document kept once (Q12)
-    pages = await each([_listing(client, path, {"status": s}) for s in OPEN_DOCUMENTS])
-    docs = {d.id: d for d in wire.parse_all([r for p in pages for r in p.items], Document)}
-    return [d for d in docs.values() if d.status in OPEN_DOCUMENTS], any(p.truncated for p in pages)
+    lists = await each([_listing(client, path, {"status": s}) for s in OPEN_DOCUMENTS])
+    docs = {d.id: d for found, _ in lists for d in found}
+    return [d for d in docs.values() if d.status in OPEN_DOCUMENTS], any(cut for _, cut in lists)
 
 
 async def _open_payables(client: SevdeskPort) -> tuple[list[Voucher], bool]:
@@ -256,8 +327,21 @@ async def _open_payables(client: SevdeskPort) -> tuple[list[Voucher], bool]:
 
 def _listing(
     client: SevdeskPort, path: str, query: dict[str, QueryValue]
-) -> Callable[[], Awaitable[Page]]:
-    return lambda: client.get_all(path, query, max_items=MAX_SCANNED)
+) -> Callable[[], Awaitable[tuple[list[Document], bool]]]:
+    return lambda: _documents(client, path, query)
+
+
+async def _documents(
+    client: SevdeskPort, path: str, query: dict[str, QueryValue]
+) -> tuple[list[Document], bool]:
+    """:returns: the documents of one list (converted page by page as they arrive), and
+    whether it was cut short.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    with parsed.pages_as(path, Document):
+        page = await client.get_all(path, query, max_items=MAX_SCANNED)
+    return parsed.records(page, Document), page.truncated
 
 
 def _receipts(
@@ -338,8 +422,11 @@ def _aging(items: Iterable[Item], as_of: dt.date) -> list[Aging]:
 
 
 async def _contact_names(client: SevdeskPort) -> dict[int, str]:
-    page = await client.get_all("/Contact", {"depth": 1}, max_items=contacts.MAX_SCANNED_CONTACTS)
-    return {c.id: contacts.display_name(c) for c in wire.parse_all(page.items, wire.Contact)}
+    with parsed.pages_as("/Contact", wire.Contact):
+        page = await client.get_all(
+            "/Contact", {"depth": 1}, max_items=contacts.MAX_SCANNED_CONTACTS
+        )
+    return {c.id: contacts.display_name(c) for c in parsed.records(page, wire.Contact)}
 
 
 @dataclass(frozen=True, slots=True)

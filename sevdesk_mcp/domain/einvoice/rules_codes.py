@@ -22,7 +22,8 @@ invoicee ...) and BR-CL-23 on base quantities, as the model does not carry them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Protocol, TypeVar
 
 from sevdesk_mcp.domain.einvoice import codelists
 from sevdesk_mcp.domain.einvoice.findings import Finding, error, line_xpath, xpath
@@ -129,61 +130,52 @@ def _document_charges(invoice: Invoice) -> list[AllowanceCharge]:
 
 
 def _ubl_categories(invoice: Invoice) -> Iterator[Finding]:
-    groups = (
-        ("The VAT breakdown", "BG-23", [v.category for v in invoice.vat_breakdown]),
-        (
-            "The document-level allowance or charge",
-            "BG-20",
-            [c.category for c in _document_charges(invoice)],
-        ),
-    )
-    for words, group, categories in groups:
-        for index, category in enumerate(categories, 1):
-            if _unknown(category, codelists.VAT_CATEGORIES):
-                yield error(
-                    "BR-CL-17",
-                    f"{words} {index} has a VAT category that is not one of{_CATEGORIES}",
-                    xpath(invoice, group, index),
-                )
+    for index, _ in _bad_categories(invoice.vat_breakdown):
+        yield _category("BR-CL-17", f"The VAT breakdown {index}", xpath(invoice, "BG-23", index))
+    for index, _ in _bad_categories(_document_charges(invoice)):
+        where = xpath(invoice, "BG-20", index)
+        yield _category("BR-CL-17", f"The document-level allowance or charge {index}", where)
 
 
 def _cii_categories(invoice: Invoice) -> Iterator[Finding]:
-    for index, vat in enumerate(invoice.vat_breakdown, 1):
-        if _unknown(vat.category, codelists.VAT_CATEGORIES):
-            yield error(
-                "BR-CL-18",
-                f"The VAT breakdown {index} has a VAT category (BT-118) that is not one of"
-                f"{_CATEGORIES}",
-                f"{xpath(invoice, 'BG-23', index)}/ram:CategoryCode",
-            )
     leaf = "ram:CategoryTradeTax/ram:CategoryCode"
-    for index, charge in enumerate(_document_charges(invoice), 1):
-        if _unknown(charge.category, codelists.VAT_CATEGORIES):
-            yield error(
-                "BR-CL-17",
-                f"The document-level allowance or charge {index} has a VAT category that is "
-                f"not one of{_CATEGORIES}",
-                f"{xpath(invoice, 'BG-20', index)}/{leaf}",
-            )
+    for index, _ in _bad_categories(invoice.vat_breakdown):
+        where = f"{xpath(invoice, 'BG-23', index)}/ram:CategoryCode"
+        yield _category("BR-CL-18", f"The VAT breakdown {index}", where, " (BT-118)")
+    for index, _ in _bad_categories(_document_charges(invoice)):
+        where = f"{xpath(invoice, 'BG-20', index)}/{leaf}"
+        yield _category("BR-CL-17", f"The document-level allowance or charge {index}", where)
     for number, line in enumerate(invoice.lines, 1):
-        for index, charge in enumerate(line.allowances_charges, 1):
-            if _unknown(charge.category, codelists.VAT_CATEGORIES):
-                yield error(
-                    "BR-CL-17",
-                    f"Line {number}: allowance or charge {index} has a VAT category that is "
-                    f"not one of{_CATEGORIES}",
-                    f"{line_xpath(invoice, number, 'BG-27')}[{index}]/{leaf}",
-                )
+        for index, _ in _bad_categories(line.allowances_charges):
+            where = f"{line_xpath(invoice, number, 'BG-27')}[{index}]/{leaf}"
+            yield _category("BR-CL-17", f"Line {number}: allowance or charge {index}", where)
+
+
+class _Categorised(Protocol):
+    @property
+    def category(self) -> str | None: ...
+
+
+C = TypeVar("C", bound=_Categorised)
+
+
+def _bad_categories(items: Iterable[C]) -> list[tuple[int, C]]:
+    """:returns: the items (numbered from 1) whose VAT category is not of UNTDID 5305."""
+    return [
+        (n, i) for n, i in enumerate(items, 1) if _unknown(i.category, codelists.VAT_CATEGORIES)
+    ]
+
+
+def _category(rule: str, what: str, where: str, term: str = "") -> Finding:
+    return error(rule, f"{what} has a VAT category{term} that is not one of{_CATEGORIES}", where)
 
 
 def _lines(invoice: Invoice) -> Iterator[Finding]:
+    for index, _ in _bad_categories(invoice.lines):
+        yield _category(
+            "BR-CL-18", f"Line {index}", line_xpath(invoice, index, "BT-151"), " (BT-151)"
+        )
     for index, line in enumerate(invoice.lines, 1):
-        if _unknown(line.category, codelists.VAT_CATEGORIES):
-            yield error(
-                "BR-CL-18",
-                f"Line {index} has a VAT category (BT-151) that is not one of{_CATEGORIES}",
-                line_xpath(invoice, index, "BT-151"),
-            )
         if _unknown(line.unit, codelists.UNIT_CODES):
             yield error(
                 "BR-CL-23",

@@ -291,8 +291,12 @@ def deliver(directory: Path, name: str, data: bytes) -> Path:
             fd = os.open(path, flags, 0o600)
         except FileExistsError:
             continue
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        except OSError:
+            path.unlink(missing_ok=True)  # no half-written file left behind (a full disk)
+            raise
         return path
     raise FileExistsError(f"no free file name for {stem}{suffix} in the output folder")
 

@@ -101,6 +101,16 @@ XML_ATTACKS |= {
         "dtd",
     ),
     "too many elements": (lambda: b"<a>" + b"<b/>" * (safexml.MAX_ELEMENTS + 1) + b"</a>", "size"),
+    "too many attributes": (
+        lambda: (
+            b"<r " + b"".join(b'a%d="" ' % n for n in range(safexml.MAX_ATTRIBUTES + 1)) + b"/>"
+        ),
+        "size",
+    ),
+    "many character references, one element": (
+        lambda: b"<r>" + b"&#x1F600;" * 500_000 + b"</r>",
+        "not_invoice",
+    ),
 }
 
 

@@ -48,10 +48,13 @@ def checked_lines(lines: list[ReceiptLine]) -> list[ReceiptLine]:
             raise ToolInputError(f"Position {index}: net and gross need the same sign.")
         expected = _tax(net, line.tax_rate)
         if gross - net != expected:
+            advice = _nearest(line) or (
+                " Check the receipt: give net and gross as printed, or split positions with "
+                "different rates."
+            )
             raise ToolInputError(
                 f"Position {index}: net {net:f} at {line.tax_rate:f} % gives tax {expected:f} "
-                f"and gross {net + expected:f}, not {gross:f}. Check the receipt: give net and "
-                f"gross as printed, or split positions with different rates.{_nearest(line)}"
+                f"and gross {net + expected:f}, not {gross:f}.{advice}"
             )
         out.append(line)
     return out

@@ -264,21 +264,25 @@ async def test_the_audit_line_comes_before_the_request_and_carries_no_token(tmp_
     assert oct(log.stat().st_mode & 0o777) == "0o600"
 
 
+async def _rename_one(app: McpApp) -> Any:
+    """:returns: the result of renaming contact 410001 to "X" through ``app``."""
+    async with open_wire(app) as wire:
+        answer = await wire.modern(
+            "tools/call",
+            {
+                "name": "sevdesk_test_rename_contacts",
+                "arguments": {"contact_ids": [410001], "name": "X"},
+            },
+        )
+    return answer["result"]
+
+
 async def test_if_the_audit_line_cannot_be_written_nothing_is_sent(tmp_path: Path) -> None:
     fake = build_demo()
     log = tmp_path / "audit.jsonl"
     app = write_app(fake, {"SEVDESK_AUDIT_LOG": str(log)})
     log.mkdir()  # the file can no longer be written
-    async with open_wire(app) as wire:
-        result = (
-            await wire.modern(
-                "tools/call",
-                {
-                    "name": "sevdesk_test_rename_contacts",
-                    "arguments": {"contact_ids": [410001], "name": "X"},
-                },
-            )
-        )["result"]
+    result = await _rename_one(app)
     assert result["isError"] is True
     assert "could not be written" in result["content"][0]["text"]
     assert writes(fake) == []
@@ -352,16 +356,7 @@ async def test_a_write_sent_without_an_answer_is_audited_as_unknown_not_failed(
     fake = build_demo()
     log = tmp_path / "audit.jsonl"
     fake.faults.timeout_after_write_next()
-    async with open_wire(write_app(fake, {"SEVDESK_AUDIT_LOG": str(log)})) as wire:
-        result = (
-            await wire.modern(
-                "tools/call",
-                {
-                    "name": "sevdesk_test_rename_contacts",
-                    "arguments": {"contact_ids": [410001], "name": "X"},
-                },
-            )
-        )["result"]
+    result = await _rename_one(write_app(fake, {"SEVDESK_AUDIT_LOG": str(log)}))
     assert result["isError"] is True
     events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
     assert events[-1] == "outcome_unknown", events

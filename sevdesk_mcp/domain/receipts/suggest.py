@@ -14,8 +14,9 @@ there and the answer says so (:mod:`.accounting_types`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Final
+from typing import Final, Protocol, TypeVar
 
 import msgspec
 
@@ -44,6 +45,14 @@ KEYWORDS: Final[dict[str, tuple[str, ...]]] = {  # SKR03 numbers; lower-case wor
     "4900": ("messe", "sonstig", "gebühr", "beitrag", "innung"),
     "8400": ("erlös", "verkauf", "barverkauf", "sale"),
 }
+
+
+class _Numbered(Protocol):
+    @property
+    def number(self) -> str: ...
+
+
+N = TypeVar("N", bound=_Numbered)
 
 
 class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,17 +84,15 @@ async def suggest(
     if await client.system_version() != "2.0":
         return await _suggest_legacy(client, description, rate)
     guides = await Guides.load(client)
-    words = set(_WORD.findall(description.casefold()))
-    scored: list[tuple[int, Guide, str]] = []
-    for guide in guides.by_number.values():
-        if RECEIPT_TYPES[kind] not in guide.kinds:
-            continue
-        own = f"{guide.name} {guide.description or ''}"
-        score, reason = _score(own, guide.number, words, description.casefold())
-        if score:
-            scored.append((score, guide, reason))
-    scored.sort(key=lambda s: (-s[0], s[1].number))
-    found = [_suggestion(g, reason, kind, rate) for _, g, reason in scored[:MAX_SUGGESTIONS]]
+    best = _best(
+        description,
+        (
+            (guide, f"{guide.name} {guide.description or ''}", guide.number)
+            for guide in guides.by_number.values()
+            if RECEIPT_TYPES[kind] in guide.kinds
+        ),
+    )
+    found = [_suggestion(g, reason, kind, rate) for g, reason in best]
     note = (
         "Suggestions only: the human decides. Check the receipt's tax rule and rate against "
         "'allowed'."
@@ -104,14 +111,8 @@ async def _suggest_legacy(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     types = await v1.AccountingTypes.load(client)
-    words = set(_WORD.findall(description.casefold()))
-    scored: list[tuple[int, v1.LegacyAccount, str]] = []
-    for account in types.all:
-        score, reason = _score(account.name, account.skr03 or "", words, description.casefold())
-        if score:
-            scored.append((score, account, reason))
-    scored.sort(key=lambda s: (-s[0], s[1].number))
-    found = [_legacy(a, reason, rate) for _, a, reason in scored[:MAX_SUGGESTIONS]]
+    best = _best(description, ((a, a.name, a.skr03 or "") for a in types.all))
+    found = [_legacy(a, reason, rate) for a, reason in best]
     note = (
         "Suggestions only: the human decides. Bookkeeping 1.0: give the accounting type's number "
         "as account_number and a tax_type; sevDesk's API does not say whether an accounting "
@@ -124,7 +125,6 @@ async def _suggest_legacy(
 
 
 def _legacy(account: v1.LegacyAccount, reason: str, rate: Decimal | None) -> Suggestion:
-    fits = None if rate is None else any(rate in r for r in v1.TAX_TYPE_RATES.values())
     return Suggestion(
         account_number=account.number,
         account_name=account.name,
@@ -132,8 +132,22 @@ def _legacy(account: v1.LegacyAccount, reason: str, rate: Decimal | None) -> Sug
         reason=reason,
         allowed=f"accounting type {account.id} (bookkeeping 1.0) with tax type "
         f"{v1.allowed_tax_types()}",
-        rate_fits=fits,
+        rate_fits=_rate_fits(rate, v1.TAX_TYPE_RATES.values()),
     )
+
+
+def _best(description: str, candidates: Iterable[tuple[N, str, str]]) -> list[tuple[N, str]]:
+    """:returns: up to :data:`MAX_SUGGESTIONS` of ``candidates`` (each with its own text and
+    SKR03 number) that match ``description``, best first, then by number, each with why."""
+    text = description.casefold()
+    words = set(_WORD.findall(text))
+    scored: list[tuple[int, N, str]] = []
+    for candidate, own_text, skr03 in candidates:
+        score, reason = _score(own_text, skr03, words, text)
+        if score:
+            scored.append((score, candidate, reason))
+    scored.sort(key=lambda s: (-s[0], s[1].number))
+    return [(candidate, reason) for _, candidate, reason in scored[:MAX_SUGGESTIONS]]
 
 
 def _score(own_text: str, skr03: str, words: set[str], text: str) -> tuple[int, str]:
@@ -150,12 +164,16 @@ def _score(own_text: str, skr03: str, words: set[str], text: str) -> tuple[int, 
 
 
 def _suggestion(guide: Guide, reason: str, kind: ReceiptKind, rate: Decimal | None) -> Suggestion:
-    fits = None if rate is None else any(rate in rates for rates in guide.rules.values())
     return Suggestion(
         account_number=guide.number,
         account_name=guide.name,
         account_id=guide.account_id,
         reason=reason,
         allowed=guide.allowed(kind),
-        rate_fits=fits,
+        rate_fits=_rate_fits(rate, guide.rules.values()),
     )
+
+
+def _rate_fits(rate: Decimal | None, allowed: Iterable[frozenset[Decimal]]) -> bool | None:
+    """:returns: whether ``rate`` is one of the ``allowed`` rates; ``None`` if none was asked."""
+    return None if rate is None else any(rate in rates for rates in allowed)

@@ -5,7 +5,6 @@ by document date, credit notes negative. A sale without a country is named, neve
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
 from decimal import Decimal
 from typing import Final
 
@@ -16,6 +15,7 @@ from sevdesk_mcp.domain.money import ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports.books import Books, Record, read_books
 from sevdesk_mcp.domain.reports.period import Period
+from sevdesk_mcp.domain.reports.sales import grouped, sales
 from sevdesk_mcp.safety.fence import fence
 
 OSS_RULES: Final = frozenset({18, 19, 20})
@@ -67,17 +67,11 @@ async def oss_figures(client: SevdeskPort, period: Period) -> OssReport:
 
 def compute(books: Books, period: Period) -> OssReport:
     """:returns: the OSS figures of ``period`` from ``books``."""
-    groups: defaultdict[tuple[str, Decimal], list[OssSource]] = defaultdict(list)
-    lost = []
-    for record in books.records:
-        if record.draft or record.rule not in OSS_RULES or record.day not in period:
-            continue
-        country = books.countries.get(record.country_id or 0, "")
-        for rate, source in _by_rate(record):
-            if country and country != "DE":
-                groups[country, rate].append(source)
-            else:
-                lost.append(source)
+    groups, lost = grouped(
+        (_member_state(books, record, rate), source)
+        for record in sales(books, period, OSS_RULES)
+        for rate, source in _by_rate(record)
+    )
     lines = [
         OssLine(
             country=country,
@@ -95,6 +89,11 @@ def compute(books: Books, period: Period) -> OssReport:
         without_country=lost,
         rule=RULE,
     )
+
+
+def _member_state(books: Books, record: Record, rate: Decimal) -> tuple[str, Decimal] | None:
+    country = books.countries.get(record.country_id or 0, "")
+    return (country, rate) if country and country != "DE" else None
 
 
 def _by_rate(record: Record) -> list[tuple[Decimal, OssSource]]:

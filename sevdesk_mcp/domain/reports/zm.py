@@ -6,7 +6,6 @@ customer's VAT id is named, never dropped."""
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
 from decimal import Decimal
 from typing import Final
 
@@ -17,6 +16,7 @@ from sevdesk_mcp.domain.money import ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports.books import Books, Record, read_books
 from sevdesk_mcp.domain.reports.period import Period
+from sevdesk_mcp.domain.reports.sales import grouped, sales
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
 
@@ -68,20 +68,11 @@ async def eu_sales_list(client: SevdeskPort, period: Period) -> ZmReport:
 
 def compute(books: Books, period: Period) -> ZmReport:
     """:returns: the EU sales list of ``period`` from ``books``."""
-    groups: defaultdict[tuple[str, str], list[ZmSource]] = defaultdict(list)
-    missing = []
-    for record in books.records:
-        if record.draft or not record.revenue or record.rule not in KINDS:
-            continue
-        if record.day not in period:
-            continue
-        source = _source(record)
-        contact = books.contacts.get(record.contact_id) if record.contact_id else None
-        vat_id = _vat_id(contact)
-        if not vat_id:
-            missing.append(source)
-            continue
-        groups[vat_id, KINDS[record.rule or 0]].append(source)
+    groups, missing = grouped(
+        (_line_key(books, record), _source(record))
+        for record in sales(books, period, KINDS)
+        if record.revenue
+    )
     lines = [
         ZmLine(
             vat_id=vat_id,
@@ -99,6 +90,12 @@ def compute(books: Books, period: Period) -> ZmReport:
         missing_vat_id=missing,
         rule=RULE,
     )
+
+
+def _line_key(books: Books, record: Record) -> tuple[str, str] | None:
+    contact = books.contacts.get(record.contact_id) if record.contact_id else None
+    vat_id = _vat_id(contact)
+    return (vat_id, KINDS[record.rule or 0]) if vat_id else None
 
 
 def _source(record: Record) -> ZmSource:

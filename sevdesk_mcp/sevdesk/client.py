@@ -36,12 +36,13 @@ import functools
 import math
 import secrets
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 import anyio
 import httpx
+import msgspec
 
 from sevdesk_mcp import __version__
 from sevdesk_mcp.errors import (
@@ -59,7 +60,7 @@ from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk import parsed
 from sevdesk_mcp.sevdesk.cache import VERSION_PATH, ReferenceCache, is_reference, key_of
-from sevdesk_mcp.sevdesk.envelope import many, unwrap
+from sevdesk_mcp.sevdesk.envelope import decoded, many, objects_of
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.observe import OBSERVER
 from sevdesk_mcp.sevdesk.pacing import Pacer
@@ -76,6 +77,7 @@ _NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _TRANSIENT: Final = (httpx.TransportError, httpx.DecodingError)  # a read may try once more
 _RETRIED: Final = (*_TRANSIENT, UnavailableError, RateLimitedError)
 _jitter = secrets.SystemRandom()
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,9 +215,7 @@ class SevdeskClient:
         :raises UpstreamError: the classified failure.
         :raises WriteRefusedError: if the GET would change data.
         """
-        if check_path(path).endswith("/getPdf"):
-            params["preventSendBy"] = "true"
-        self.gate.check("GET", path, params, None)
+        self._check_get(path, params)
         if is_reference(path):
             answer, total = await self._reference.get(
                 key_of(path, params), lambda: self._run("GET", path, params, None, is_write=False)
@@ -225,6 +225,31 @@ class SevdeskClient:
         if self._witness is not None:
             self._witness.saw(path, params, answer)
         return answer, total
+
+    def _check_get(self, path: str, params: dict[str, str]) -> None:
+        """:raises WriteRefusedError: if the GET would change data."""
+        if check_path(path).endswith("/getPdf"):
+            params["preventSendBy"] = "true"
+        self.gate.check("GET", path, params, None)
+
+    async def _rows(
+        self, path: str, params: dict[str, str], kind: type[msgspec.Struct] | None
+    ) -> tuple[parsed.Rows, int | None]:
+        """:returns: one page of a list, read straight into ``kind`` when a reader asked for it
+        and nothing needs the dicts at once (a witness records them, the cache keeps them),
+        and the list's ``total`` (when ``countAll`` was asked and sent).
+
+        :raises UpstreamError: the classified failure.
+        :raises WriteRefusedError: if the GET would change data.
+        """
+        if kind is None or self._witness is not None or is_reference(path):
+            answer, total = await self._get(path, params)
+            return parsed.Rows.of(many(answer), kind), total
+        self._check_get(path, params)
+        objects, total = await self._bounded(
+            _Call("GET", path, write=False), lambda call: self._read(call, params)
+        )
+        return parsed.Rows.read(objects, kind), total
 
     async def send(
         self,
@@ -277,53 +302,53 @@ class SevdeskClient:
         kind = parsed.wanted(path)
         limit = min(PAGE_LIMIT, max_items + 1)
         first = {**base, "limit": str(limit), "offset": "0", "countAll": "true"}
-        answer, total = await self._get(path, first)
-        items = many(answer)
-        converted = [parsed.convert(items, kind)]
-        full = len(items) == limit
-        if full and total is not None and len(items) <= max_items:
-            plan = page_plan(len(items), total, max_items)
-            pages = await self._pages(path, base, plan, total) if plan else []
-            items += [row for page, _ in pages for row in page]
-            converted += [records for _, records in pages]
-            full = bool(pages) and len(pages[-1][0]) == plan[-1][1]  # a full last page: it grew
-        while full and len(items) <= max_items:
-            await _tell(path, len(items), total)
-            limit = min(PAGE_LIMIT, max_items + 1 - len(items))
-            params = {**base, "limit": str(limit), "offset": str(len(items))}
-            page, _ = await self._get(path, params)
-            rows = many(page)
-            items += rows
-            converted.append(parsed.convert(rows, kind))
-            full = len(rows) == limit
-        return Page(
-            items[:max_items],
-            truncated=len(items) > max_items,
-            parsed=parsed.joined(kind, converted, max_items),
+        rows, total = await self._rows(path, first, kind)
+        pages, count = [rows], rows.count
+        full = count == limit
+        if full and total is not None and count <= max_items:
+            plan = page_plan(count, total, max_items)
+            more = await self._pages(path, base, plan, total, kind) if plan else []
+            pages += more
+            count += sum(p.count for p in more)
+            full = bool(more) and more[-1].count == plan[-1][1]  # a full last page: it grew
+        while full and count <= max_items:
+            await _tell(path, count, total)
+            limit = min(PAGE_LIMIT, max_items + 1 - count)
+            params = {**base, "limit": str(limit), "offset": str(count)}
+            rows, _ = await self._rows(path, params, kind)
+            pages.append(rows)
+            count += rows.count
+            full = rows.count == limit
+        return Page.later(
+            functools.partial(parsed.items_of, pages, max_items),
+            truncated=count > max_items,
+            parsed=parsed.joined(kind, pages, max_items),
         )
 
     async def _pages(
-        self, path: str, base: dict[str, str], plan: list[tuple[int, int]], total: int
-    ) -> list[tuple[list[dict[str, JsonValue]], list[object] | None]]:
+        self,
+        path: str,
+        base: dict[str, str],
+        plan: list[tuple[int, int]],
+        total: int,
+        kind: type[msgspec.Struct] | None,
+    ) -> list[parsed.Rows]:
         """:returns: the pages of ``plan`` (offset, limit), read together, in offset order, each
-        with its objects converted as it arrived when the reader asked for that (``parsed.py``).
+        converted into ``kind`` as it arrived when the reader asked for that (``parsed.py``).
 
         :raises UpstreamError: the classified failure of any page (the others are cancelled).
         """
         read = plan[0][0] if plan else 0
-        kind = parsed.wanted(path)
         await _tell(path, read, total)
 
-        async def page(
-            offset: int, limit: int
-        ) -> tuple[list[dict[str, JsonValue]], list[object] | None]:
+        async def page(offset: int, limit: int) -> parsed.Rows:
             nonlocal read
             params = {**base, "limit": str(limit), "offset": str(offset)}
-            rows = many((await self._get(path, params))[0])
-            read += len(rows)
+            rows, _ = await self._rows(path, params, kind)
+            read += rows.count
             if read < total:
                 await _tell(path, read, total)
-            return rows, parsed.convert(rows, kind)
+            return rows
 
         return await in_order([functools.partial(page, o, n) for o, n in plan])
 
@@ -354,25 +379,32 @@ class SevdeskClient:
         is_write: bool,
     ) -> tuple[JsonValue, int | None]:
         call = _Call(method, path, write=is_write)
+        if is_write:
+            return await self._bounded(call, lambda c: self._write(c, params, json)), None
+        objects, total = await self._bounded(call, lambda c: self._read(c, params))
+        return decoded(objects), total
+
+    async def _bounded(self, call: _Call, work: Callable[[_Call], Awaitable[R]]) -> R:
+        """:returns: what ``work`` returns for ``call``, inside the error boundary and the
+        call's budget; the call's observer hears of the answer.
+
+        :raises UpstreamError: the classified failure.
+        """
         budget_s = self._limits.budget_s
-        total = None
         with _map_exceptions(call, budget_s), anyio.fail_after(budget_s):
-            if is_write:
-                answer = await self._write(call, params, json)
-            else:
-                answer, total = await self._read(call, params)
+            result = await work(call)
         observer = OBSERVER.get()
         if observer is not None:
-            await observer.answered(method, path)
-        return answer, total
+            await observer.answered(call.method, call.path)
+        return result
 
-    async def _read(self, call: _Call, params: dict[str, str]) -> tuple[JsonValue, int | None]:
+    async def _read(self, call: _Call, params: dict[str, str]) -> tuple[msgspec.Raw, int | None]:
         while True:
             call.attempts += 1
             try:
                 status, body, headers = await self._exchange(call, params, None)
-                answer = _finish(status, body, headers)
-                return answer, total_of(body) if "countAll" in params else None
+                objects = _finish(status, body, headers)
+                return objects, total_of(body) if "countAll" in params else None
             except _RETRIED as exc:
                 if isinstance(exc, _TRANSIENT):
                     call.network_failures += 1
@@ -400,7 +432,7 @@ class SevdeskClient:
         self, call: _Call, params: dict[str, str], json: JsonObject | Upload | None
     ) -> JsonValue:
         try:
-            return _finish(*await self._exchange(call, params, json))
+            return decoded(_finish(*await self._exchange(call, params, json)))
         except UpstreamValidationError as exc:
             if exc.status < 500:
                 raise
@@ -449,7 +481,7 @@ async def _tell(path: str, read: int, total: int | None) -> None:
         await observer.listed(path, read, total)
 
 
-def _finish(status: int, body: bytes, headers: httpx.Headers) -> JsonValue:
+def _finish(status: int, body: bytes, headers: httpx.Headers) -> msgspec.Raw:
     if status == 429:
         wait = retry_after_s(headers.get("retry-after"))
         hint = f"try again in {wait:.0f} s" if wait is not None else "try again shortly"
@@ -462,7 +494,7 @@ def _finish(status: int, body: bytes, headers: httpx.Headers) -> JsonValue:
         )
     if status in _RETRY_STATUSES:
         raise UnavailableError(f"sevDesk is unavailable right now (HTTP {status}); try later.")
-    return unwrap(status, body)
+    return objects_of(status, body)
 
 
 def _announces_more(declared: str, cap: int) -> bool:

@@ -50,6 +50,16 @@ def unwrap(status: int, body: bytes) -> JsonValue:
     :raises UpstreamError: the classified error for an error answer (in any status).
     :raises MalformedResponseError: for a body that is not sevDesk's JSON envelope.
     """
+    return decoded(objects_of(status, body))
+
+
+def objects_of(status: int, body: bytes) -> msgspec.Raw:
+    """:returns: the ``objects`` of a success answer as the JSON text sevDesk sent (checked to be
+    JSON: msgspec reads every value it skips).
+
+    :raises UpstreamError: the classified error for an error answer (in any status).
+    :raises MalformedResponseError: for a body that is not sevDesk's JSON envelope.
+    """
     try:
         envelope = msgspec.json.decode(body, type=_Envelope)
     except (msgspec.DecodeError, RecursionError):
@@ -60,9 +70,17 @@ def unwrap(status: int, body: bytes) -> JsonValue:
         ) from None
     if envelope.error is not None or status >= 300:
         raise classify(status, envelope.error)
-    # Amounts that arrive as JSON numbers (paidAmount, Q4) become Decimal, never float.
+    return envelope.objects
+
+
+def decoded(objects: msgspec.Raw) -> JsonValue:
+    """:returns: the ``objects`` of :func:`objects_of` as Python values; amounts that arrive as
+    JSON numbers (``paidAmount``, Q4) become :class:`~decimal.Decimal`, never float.
+
+    :raises MalformedResponseError: if they are nested too deeply to read.
+    """
     try:
-        value: JsonValue = _OBJECTS.decode(envelope.objects)
+        value: JsonValue = _OBJECTS.decode(objects)
     except (msgspec.DecodeError, RecursionError):
         raise _shape("`objects` cannot be read (nested too deeply)") from None
     return value

@@ -3,9 +3,12 @@ importing the HTTP client."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sevdesk_mcp.jsontypes import JsonValue
+
+Items = list[dict[str, JsonValue]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,14 +19,31 @@ class Parsed:
     records: list[object]
 
 
-@dataclass(frozen=True, slots=True)
 class Page:
     """Objects of a list, and whether more existed than were asked for.
 
     ``parsed`` holds them converted into a schema when the reader asked for that while the
-    pages arrived (``parsed.py``); ``None`` otherwise.
+    pages arrived (``parsed.py``); ``None`` otherwise. A page read straight into its schema
+    builds its ``items`` (dicts) only when they are first asked for (:meth:`later`).
     """
 
-    items: list[dict[str, JsonValue]]
-    truncated: bool
-    parsed: Parsed | None = None
+    __slots__ = ("_items", "parsed", "truncated")
+
+    def __init__(self, items: Items, truncated: bool, parsed: Parsed | None = None) -> None:
+        self._items: Items | Callable[[], Items] = items
+        self.truncated = truncated
+        self.parsed = parsed
+
+    @classmethod
+    def later(cls, items: Callable[[], Items], truncated: bool, parsed: Parsed | None) -> Page:
+        """:returns: a page whose ``items`` are built by ``items`` when first asked for."""
+        page = cls([], truncated, parsed)
+        page._items = items
+        return page
+
+    @property
+    def items(self) -> Items:
+        """:returns: the objects as sevDesk sent them (decoded into dicts)."""
+        if callable(self._items):
+            self._items = self._items()
+        return self._items

@@ -33,6 +33,7 @@ def test_the_same_elements_as_elementtree(file: Path) -> None:
         assert steps(path, namespaces) is not None, path
         assert node.find(path) is root.find(path, dict(namespaces)), path
         assert node.all(path) == root.findall(path, dict(namespaces)), path
+        assert [n.el for n in node.nodes(path)] == node.all(path), path
 
 
 @pytest.mark.parametrize("path", [".", "*", "cbc:ID[1]", "//cbc:ID", "x:ID", "a//b", ""])

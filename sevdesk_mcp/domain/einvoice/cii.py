@@ -6,20 +6,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Final
 
+from sevdesk_mcp.domain.einvoice import amounts, pieces
 from sevdesk_mcp.domain.einvoice import values as v
-from sevdesk_mcp.domain.einvoice.model import (
-    Address,
-    AllowanceCharge,
-    Contact,
-    Invoice,
-    Line,
-    Party,
-    PaymentMeans,
-    Period,
-    Totals,
-    VatBreakdown,
-)
-from sevdesk_mcp.domain.einvoice.nodes import Node, TotalPaths, tax_amounts, totals
+from sevdesk_mcp.domain.einvoice.model import AllowanceCharge, Invoice, Party, Totals
+from sevdesk_mcp.domain.einvoice.nodes import Node
 from sevdesk_mcp.domain.einvoice.profiles import profile_of
 
 ROOT_NS: Final = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
@@ -35,8 +25,57 @@ DELIVERY: Final = f"{TX}/ram:ApplicableHeaderTradeDelivery"
 SETTLEMENT: Final = f"{TX}/ram:ApplicableHeaderTradeSettlement"
 DT: Final = "udt:DateTimeString"
 
-
-TOTALS: Final = TotalPaths(
+ADDRESS: Final = pieces.AddressPaths(
+    street="ram:LineOne", city="ram:CityName", post_code="ram:PostcodeCode", country="ram:CountryID"
+)
+PERIOD: Final = pieces.PeriodPaths(start=f"ram:StartDateTime/{DT}", end=f"ram:EndDateTime/{DT}")
+CONTACT: Final = pieces.ContactPaths(
+    names=("ram:PersonName", "ram:DepartmentName"),
+    phone="ram:TelephoneUniversalCommunication/ram:CompleteNumber",
+    email="ram:EmailURIUniversalCommunication/ram:URIID",
+)
+REPRESENTATIVE: Final = pieces.RepresentativePaths(
+    name="ram:Name",
+    vat_id="ram:SpecifiedTaxRegistration/ram:ID",
+    address="ram:PostalTradeAddress",
+    address_paths=ADDRESS,
+)
+CHARGE: Final = amounts.ChargePaths(
+    indicator="ram:ChargeIndicator/udt:Indicator",
+    amount="ram:ActualAmount",
+    base="ram:BasisAmount",
+    percent="ram:CalculationPercent",
+    category="ram:CategoryTradeTax/ram:CategoryCode",
+    rate="ram:CategoryTradeTax/ram:RateApplicablePercent",
+    reason="ram:Reason",
+    reason_code="ram:ReasonCode",
+)
+LINE: Final = amounts.LinePaths(
+    id="ram:AssociatedDocumentLineDocument/ram:LineID",
+    name="ram:SpecifiedTradeProduct/ram:Name",
+    description="ram:SpecifiedTradeProduct/ram:Description",
+    quantity="ram:SpecifiedLineTradeDelivery/ram:BilledQuantity",
+    settlement="ram:SpecifiedLineTradeSettlement",
+    net="ram:SpecifiedTradeSettlementLineMonetarySummation/ram:LineTotalAmount",
+    category="ram:ApplicableTradeTax/ram:CategoryCode",
+    rate="ram:ApplicableTradeTax/ram:RateApplicablePercent",
+    period="ram:BillingSpecifiedPeriod",
+    period_paths=PERIOD,
+    charges="ram:SpecifiedTradeAllowanceCharge",
+    charge_paths=CHARGE,
+    agreement="ram:SpecifiedLineTradeAgreement",
+    price="ram:NetPriceProductTradePrice/ram:ChargeAmount",
+    gross_price="ram:GrossPriceProductTradePrice/ram:ChargeAmount",
+)
+BREAKDOWN: Final = amounts.BreakdownPaths(
+    taxable="ram:BasisAmount",
+    tax="ram:CalculatedAmount",
+    category="ram:CategoryCode",
+    rate="ram:RateApplicablePercent",
+    exemption_reason="ram:ExemptionReason",
+    exemption_code="ram:ExemptionReasonCode",
+)
+TOTALS: Final = amounts.TotalPaths(
     line_net="ram:LineTotalAmount",
     allowances="ram:AllowanceTotalAmount",
     charges="ram:ChargeTotalAmount",
@@ -46,10 +85,16 @@ TOTALS: Final = TotalPaths(
     rounding="ram:RoundingAmount",
     due="ram:DuePayableAmount",
 )
-
-
-def _node(element: ET.Element | None) -> Node:
-    return Node(element, NS)
+ACCOUNT: Final = "ram:PayeePartyCreditorFinancialAccount"
+MEANS: Final = pieces.MeansPaths(
+    code="ram:TypeCode",
+    text="ram:Information",
+    ibans=(f"{ACCOUNT}/ram:IBANID", f"{ACCOUNT}/ram:ProprietaryID"),
+    bic="ram:PayeeSpecifiedCreditorFinancialInstitution/ram:BICID",
+    card="ram:ApplicableTradeSettlementFinancialCard",
+    mandate=None,
+    debited_account="ram:PayerPartyDebtorFinancialAccount/ram:IBANID",
+)
 
 
 def read(root: ET.Element) -> Invoice:
@@ -57,12 +102,12 @@ def read(root: ET.Element) -> Invoice:
 
     :raises EInvoiceRefusedError: if an amount is no decimal number.
     """
-    doc = _node(root)
+    doc = Node(root, NS)
     spec = doc.text(
         "rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID"
     )
-    settlement = _node(doc.find(SETTLEMENT))
-    terms = _node(settlement.find("ram:SpecifiedTradePaymentTerms"))
+    settlement = doc.child(SETTLEMENT)
+    terms = settlement.child("ram:SpecifiedTradePaymentTerms")
     return Invoice(
         syntax="cii",
         profile=profile_of(spec),
@@ -83,42 +128,37 @@ def read(root: ET.Element) -> Invoice:
             v.text(e.find("ram:IssuerAssignedID", NS)) or ""
             for e in settlement.all("ram:InvoiceReferencedDocument")
         ],
-        notes=[
-            t
-            for e in doc.all("rsm:ExchangedDocument/ram:IncludedNote/ram:Content")
-            if (t := v.text(e))
-        ],
-        seller=_party(_node(doc.find(f"{AGREEMENT}/ram:SellerTradeParty"))),
-        buyer=_party(_node(doc.find(f"{AGREEMENT}/ram:BuyerTradeParty"))),
-        tax_representative=_representative(
-            _node(doc.find(f"{AGREEMENT}/ram:SellerTaxRepresentativeTradeParty"))
+        notes=doc.texts("rsm:ExchangedDocument/ram:IncludedNote/ram:Content"),
+        seller=_party(doc.child(f"{AGREEMENT}/ram:SellerTradeParty")),
+        buyer=_party(doc.child(f"{AGREEMENT}/ram:BuyerTradeParty")),
+        tax_representative=pieces.representative(
+            doc.child(f"{AGREEMENT}/ram:SellerTaxRepresentativeTradeParty"), REPRESENTATIVE
         ),
-        deliver_to=_address(
-            _node(doc.find(f"{DELIVERY}/ram:ShipToTradeParty/ram:PostalTradeAddress"))
+        deliver_to=pieces.address(
+            doc.child(f"{DELIVERY}/ram:ShipToTradeParty/ram:PostalTradeAddress"), ADDRESS
         ),
         delivery_date=doc.date(
             f"{DELIVERY}/ram:ActualDeliverySupplyChainEvent/ram:OccurrenceDateTime/{DT}"
         ),
-        period=_period(_node(settlement.find("ram:BillingSpecifiedPeriod"))),
+        period=pieces.period(settlement.child("ram:BillingSpecifiedPeriod"), PERIOD),
         lines=[
-            _line(_node(e), i)
-            for i, e in enumerate(doc.all(f"{TX}/ram:IncludedSupplyChainTradeLineItem"), 1)
+            amounts.line(n, i, LINE)
+            for i, n in enumerate(doc.nodes(f"{TX}/ram:IncludedSupplyChainTradeLineItem"), 1)
         ],
         allowances_charges=_document_charges(settlement),
-        vat_breakdown=[_breakdown(_node(e)) for e in settlement.all("ram:ApplicableTradeTax")],
+        vat_breakdown=[
+            amounts.breakdown(n, BREAKDOWN) for n in settlement.nodes("ram:ApplicableTradeTax")
+        ],
         totals=_totals(settlement),
         payment_means=[
-            _means(_node(e)) for e in settlement.all("ram:SpecifiedTradeSettlementPaymentMeans")
+            pieces.means(n, MEANS)
+            for n in settlement.nodes("ram:SpecifiedTradeSettlementPaymentMeans")
         ],
         payment_terms=terms.text("ram:Description"),
         creditor_id=settlement.text("ram:CreditorReferenceID"),
-        attachment_names=[
-            t
-            for e in doc.all(
-                f"{AGREEMENT}/ram:AdditionalReferencedDocument/ram:AttachmentBinaryObject"
-            )
-            if (t := e.get("filename"))
-        ],
+        attachment_names=doc.attributes(
+            f"{AGREEMENT}/ram:AdditionalReferencedDocument/ram:AttachmentBinaryObject", "filename"
+        ),
     )
 
 
@@ -128,151 +168,45 @@ def _party(party: Node) -> Party:
     registrations = {
         e.get("schemeID"): v.text(e) for e in party.all("ram:SpecifiedTaxRegistration/ram:ID")
     }
-    contact = _node(party.find("ram:DefinedTradeContact"))
-    identifiers = [t for e in party.all("ram:ID") if (t := v.text(e))]
-    identifiers += [t for e in party.all("ram:GlobalID") if (t := v.text(e))]
     return Party(
         name=party.text("ram:Name"),
         trading_name=party.text("ram:SpecifiedLegalOrganization/ram:TradingBusinessName"),
-        identifiers=identifiers,
+        identifiers=party.texts("ram:ID", "ram:GlobalID"),
         legal_id=party.text("ram:SpecifiedLegalOrganization/ram:ID"),
         vat_id=registrations.get("VA"),
         tax_number=registrations.get("FC"),
-        address=_address(_node(party.find("ram:PostalTradeAddress"))),
-        contact=None
-        if contact.el is None
-        else Contact(
-            name=contact.text("ram:PersonName") or contact.text("ram:DepartmentName"),
-            phone=contact.text("ram:TelephoneUniversalCommunication/ram:CompleteNumber"),
-            email=contact.text("ram:EmailURIUniversalCommunication/ram:URIID"),
-        ),
+        address=pieces.address(party.child("ram:PostalTradeAddress"), ADDRESS),
+        contact=pieces.contact(party.child("ram:DefinedTradeContact"), CONTACT),
         electronic_address=party.text("ram:URIUniversalCommunication/ram:URIID"),
     )
 
 
-def _representative(node: Node) -> Party | None:
-    if node.el is None:
-        return None
-    return Party(
-        name=node.text("ram:Name"),
-        vat_id=node.text("ram:SpecifiedTaxRegistration/ram:ID"),
-        address=_address(_node(node.find("ram:PostalTradeAddress"))),
-    )
-
-
-def _address(node: Node) -> Address | None:
-    if node.el is None:
-        return None
-    return Address(
-        street=node.text("ram:LineOne"),
-        city=node.text("ram:CityName"),
-        post_code=node.text("ram:PostcodeCode"),
-        country=node.text("ram:CountryID"),
-    )
-
-
-def _period(node: Node) -> Period | None:
-    if node.el is None:
-        return None
-    return Period(
-        start=node.date(f"ram:StartDateTime/{DT}"), end=node.date(f"ram:EndDateTime/{DT}")
-    )
-
-
-def _line(node: Node, index: int) -> Line:
-    where = f"Line {index}"
-    settle = _node(node.find("ram:SpecifiedLineTradeSettlement"))
-    agreement = _node(node.find("ram:SpecifiedLineTradeAgreement"))
-    quantity = node.find("ram:SpecifiedLineTradeDelivery/ram:BilledQuantity")
-    return Line(
-        id=node.text("ram:AssociatedDocumentLineDocument/ram:LineID"),
-        name=node.text("ram:SpecifiedTradeProduct/ram:Name"),
-        description=node.text("ram:SpecifiedTradeProduct/ram:Description"),
-        quantity=v.amount(quantity, f"{where}: quantity"),
-        unit=None if quantity is None else quantity.get("unitCode"),
-        net=settle.amount(
-            "ram:SpecifiedTradeSettlementLineMonetarySummation/ram:LineTotalAmount",
-            f"{where}: net amount",
-        ),
-        price=agreement.amount(
-            "ram:NetPriceProductTradePrice/ram:ChargeAmount", f"{where}: net price"
-        ),
-        gross_price=agreement.amount(
-            "ram:GrossPriceProductTradePrice/ram:ChargeAmount", f"{where}: gross price"
-        ),
-        category=settle.text("ram:ApplicableTradeTax/ram:CategoryCode"),
-        rate=settle.amount(
-            "ram:ApplicableTradeTax/ram:RateApplicablePercent", f"{where}: VAT rate"
-        ),
-        period=_period(_node(settle.find("ram:BillingSpecifiedPeriod"))),
-        allowances_charges=[
-            _charge(_node(e)) for e in settle.all("ram:SpecifiedTradeAllowanceCharge")
-        ],
-    )
-
-
-def _charge(node: Node, logistics: bool = False) -> AllowanceCharge:
-    field = "An allowance or charge"
-    if logistics:
-        return AllowanceCharge(
-            charge=True,
-            amount=node.amount("ram:AppliedAmount", f"{field}: amount"),
-            category=node.text("ram:AppliedTradeTax/ram:CategoryCode"),
-            rate=node.amount("ram:AppliedTradeTax/ram:RateApplicablePercent", f"{field}: VAT rate"),
-            reason=node.text("ram:Description"),
-            logistics=True,
-        )
-    return AllowanceCharge(
-        charge=(node.text("ram:ChargeIndicator/udt:Indicator") or "").lower() == "true",
-        amount=node.amount("ram:ActualAmount", f"{field}: amount"),
-        base=node.amount("ram:BasisAmount", f"{field}: base amount"),
-        percent=node.amount("ram:CalculationPercent", f"{field}: percentage"),
-        category=node.text("ram:CategoryTradeTax/ram:CategoryCode"),
-        rate=node.amount("ram:CategoryTradeTax/ram:RateApplicablePercent", f"{field}: VAT rate"),
-        reason=node.text("ram:Reason"),
-        reason_code=node.text("ram:ReasonCode"),
-    )
-
-
 def _document_charges(settlement: Node) -> list[AllowanceCharge]:
-    found = [_charge(_node(e)) for e in settlement.all("ram:SpecifiedTradeAllowanceCharge")]
-    found += [
-        _charge(_node(e), logistics=True)
-        for e in settlement.all("ram:SpecifiedLogisticsServiceCharge")
+    found = [
+        amounts.charge(n, CHARGE) for n in settlement.nodes("ram:SpecifiedTradeAllowanceCharge")
     ]
+    found += [_logistics(n) for n in settlement.nodes("ram:SpecifiedLogisticsServiceCharge")]
     return found
 
 
-def _breakdown(node: Node) -> VatBreakdown:
-    return VatBreakdown(
-        taxable=node.amount("ram:BasisAmount", "VAT breakdown: taxable amount"),
-        tax=node.amount("ram:CalculatedAmount", "VAT breakdown: tax amount"),
-        category=node.text("ram:CategoryCode"),
-        rate=node.amount("ram:RateApplicablePercent", "VAT breakdown: rate"),
-        exemption_reason=node.text("ram:ExemptionReason"),
-        exemption_code=node.text("ram:ExemptionReasonCode"),
+def _logistics(node: Node) -> AllowanceCharge:
+    field = "An allowance or charge"
+    return AllowanceCharge(
+        charge=True,
+        amount=node.amount("ram:AppliedAmount", f"{field}: amount"),
+        category=node.text("ram:AppliedTradeTax/ram:CategoryCode"),
+        rate=node.amount("ram:AppliedTradeTax/ram:RateApplicablePercent", f"{field}: VAT rate"),
+        reason=node.text("ram:Description"),
+        logistics=True,
     )
 
 
 def _totals(settlement: Node) -> Totals:
     money = settlement.child("ram:SpecifiedTradeSettlementHeaderMonetarySummation")
-    amounts = tax_amounts(money.all("ram:TaxTotalAmount"))
-    return totals(
+    vat = amounts.tax_amounts(money.all("ram:TaxTotalAmount"))
+    return amounts.totals(
         money,
         TOTALS,
-        amounts,
+        vat,
         (settlement.text("ram:InvoiceCurrencyCode"), settlement.text("ram:TaxCurrencyCode")),
-    )
-
-
-def _means(node: Node) -> PaymentMeans:
-    account = "ram:PayeePartyCreditorFinancialAccount"
-    return PaymentMeans(
-        code=node.text("ram:TypeCode"),
-        text=node.text("ram:Information"),
-        ibans=[t for e in node.all(f"{account}/ram:IBANID") if (t := v.text(e))]
-        + [t for e in node.all(f"{account}/ram:ProprietaryID") if (t := v.text(e))],
-        bic=node.text("ram:PayeeSpecifiedCreditorFinancialInstitution/ram:BICID"),
-        card=node.find("ram:ApplicableTradeSettlementFinancialCard") is not None,
-        debited_account=node.text("ram:PayerPartyDebtorFinancialAccount/ram:IBANID"),
     )

@@ -1,17 +1,16 @@
-"""What the UBL and CII readers share: an element with namespaced look-ups, and the document
-totals, which both syntaxes hold in the same shape under their own element names."""
+"""What the UBL and CII readers look up with: an element with namespaced look-ups, fast for
+the plain child paths the readers use (the pieces they build alike are in :mod:`.pieces` and
+:mod:`.amounts`)."""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
 from sevdesk_mcp.domain.einvoice import values as v
-from sevdesk_mcp.domain.einvoice.model import TaxAmount, Totals
 
 _PLAIN: Final = re.compile(r"^[A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)?$")
 _COMPILED: Final[dict[int, tuple[Mapping[str, str], dict[str, tuple[str, ...] | None]]]] = {}
@@ -86,14 +85,20 @@ class Node:
 
     __slots__ = ("_known", "_ns", "el")
 
-    def __init__(self, element: ET.Element | None, namespaces: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        element: ET.Element | None,
+        namespaces: Mapping[str, str],
+        known: dict[str, tuple[str, ...] | None] | None = None,
+    ) -> None:
+        """``known``: the paths compiled for ``namespaces``, as a node's children share them."""
         self.el = element
         self._ns = namespaces
-        self._known = _known(namespaces)
+        self._known = _known(namespaces) if known is None else known
 
     def child(self, path: str) -> Node:
         """:returns: the first element at ``path`` as a node (absent: a node of ``None``)."""
-        return Node(self.find(path), self._ns)
+        return Node(self.find(path), self._ns, self._known)
 
     def find(self, path: str) -> ET.Element | None:
         """:returns: the first element at ``path``, if any."""
@@ -109,6 +114,20 @@ class Node:
         tags = self._known[path] if path in self._known else steps(path, self._ns)
         return self.el.findall(path, dict(self._ns)) if tags is None else every(self.el, tags)
 
+    def nodes(self, path: str) -> list[Node]:
+        """:returns: every element at ``path`` as a node."""
+        found = self.all(path)
+        # most such lists are empty: no comprehension for them (it is a call before 3.12)
+        return [Node(e, self._ns, self._known) for e in found] if found else []
+
+    def texts(self, *paths: str) -> list[str]:
+        """:returns: the cleaned texts at each of ``paths`` in turn that are not empty."""
+        return [t for path in paths for e in self.all(path) if (t := v.text(e))]
+
+    def attributes(self, path: str, name: str) -> list[str]:
+        """:returns: the values of the attribute ``name`` at ``path`` that are not empty."""
+        return [t for e in self.all(path) if (t := e.get(name))]
+
     def text(self, path: str) -> str | None:
         """:returns: the cleaned text at ``path``, if any."""
         return v.text(self.find(path))
@@ -123,61 +142,3 @@ class Node:
     def date(self, path: str) -> str | None:
         """:returns: the date at ``path`` as ISO text, if any."""
         return v.date(self.find(path))
-
-
-@dataclass(frozen=True, slots=True)
-class TotalPaths:
-    """Where one syntax keeps each document total (BG-22), relative to its totals element."""
-
-    line_net: str
-    allowances: str
-    charges: str
-    net: str
-    gross: str
-    prepaid: str
-    rounding: str
-    due: str
-
-
-def totals(
-    money: Node, paths: TotalPaths, amounts: list[TaxAmount], currencies: tuple[str | None, ...]
-) -> Totals:
-    """:returns: the document totals; ``amounts`` are the total VAT amounts as written,
-        ``currencies`` the invoice currency and the VAT accounting currency (or ``None``).
-
-    :raises EInvoiceRefusedError: if an amount is no decimal number.
-    """
-    currency, tax_currency = currencies
-    return Totals(
-        line_net=money.amount(paths.line_net, "Sum of line net amounts"),
-        allowances=money.amount(paths.allowances, "Sum of allowances"),
-        charges=money.amount(paths.charges, "Sum of charges"),
-        net=money.amount(paths.net, "Total without VAT"),
-        vat=_in_currency(amounts, currency),
-        vat_accounting=_in_currency(amounts, tax_currency) if tax_currency else None,
-        gross=money.amount(paths.gross, "Total with VAT"),
-        prepaid=money.amount(paths.prepaid, "Paid amount"),
-        rounding=money.amount(paths.rounding, "Rounding amount"),
-        due=money.amount(paths.due, "Amount due"),
-        tax_amounts=amounts,
-    )
-
-
-def tax_amounts(elements: list[ET.Element]) -> list[TaxAmount]:
-    """:returns: the total VAT amounts (BT-110, BT-111) with their currencies.
-
-    :raises EInvoiceRefusedError: if one is no decimal number.
-    """
-    amounts = []
-    for element in elements:
-        value = v.amount(element, "Total VAT amount")
-        if value is not None:
-            amounts.append(TaxAmount(amount=value, currency=element.get("currencyID")))
-    return amounts
-
-
-def _in_currency(amounts: list[TaxAmount], currency: str | None) -> Decimal | None:
-    found = [a.amount for a in amounts if a.currency == currency]
-    if not found and len(amounts) == 1 and amounts[0].currency is None:
-        return amounts[0].amount
-    return found[0] if found else None

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from typing import Final
 
+from sevdesk_mcp.domain.einvoice import amounts, pieces
 from sevdesk_mcp.domain.einvoice import values as v
-from sevdesk_mcp.domain.einvoice.model import (
-    Address,
-    AllowanceCharge,
-    Contact,
-    Invoice,
-    Line,
-    Party,
-    PaymentMeans,
-    Period,
-    Syntax,
-    Totals,
-    VatBreakdown,
-)
-from sevdesk_mcp.domain.einvoice.nodes import Node, TotalPaths, tax_amounts, totals
+from sevdesk_mcp.domain.einvoice.model import Invoice, Party, Syntax, Totals
+from sevdesk_mcp.domain.einvoice.nodes import Node
 from sevdesk_mcp.domain.einvoice.profiles import profile_of
 
 INVOICE_NS: Final = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
@@ -29,8 +19,62 @@ NS: Final = {
     "cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
 }
 
-
-TOTALS: Final = TotalPaths(
+ADDRESS: Final = pieces.AddressPaths(
+    street="cbc:StreetName",
+    city="cbc:CityName",
+    post_code="cbc:PostalZone",
+    country="cac:Country/cbc:IdentificationCode",
+)
+PERIOD: Final = pieces.PeriodPaths(start="cbc:StartDate", end="cbc:EndDate")
+CONTACT: Final = pieces.ContactPaths(
+    names=("cbc:Name",), phone="cbc:Telephone", email="cbc:ElectronicMail"
+)
+REPRESENTATIVE: Final = pieces.RepresentativePaths(
+    name="cac:PartyName/cbc:Name",
+    vat_id="cac:PartyTaxScheme/cbc:CompanyID",
+    address="cac:PostalAddress",
+    address_paths=ADDRESS,
+)
+CHARGE: Final = amounts.ChargePaths(
+    indicator="cbc:ChargeIndicator",
+    amount="cbc:Amount",
+    base="cbc:BaseAmount",
+    percent="cbc:MultiplierFactorNumeric",
+    category="cac:TaxCategory/cbc:ID",
+    rate="cac:TaxCategory/cbc:Percent",
+    reason="cbc:AllowanceChargeReason",
+    reason_code="cbc:AllowanceChargeReasonCode",
+)
+"""A document-level allowance or charge (BG-20, BG-21)."""
+LINE_CHARGE: Final = replace(CHARGE, category=None, rate=None)
+"""A line-level allowance or charge (BG-27, BG-28), which has no VAT category in EN 16931."""
+INVOICE_LINE: Final = amounts.LinePaths(
+    id="cbc:ID",
+    name="cac:Item/cbc:Name",
+    description="cac:Item/cbc:Description",
+    quantity="cbc:InvoicedQuantity",
+    settlement=None,
+    net="cbc:LineExtensionAmount",
+    category="cac:Item/cac:ClassifiedTaxCategory/cbc:ID",
+    rate="cac:Item/cac:ClassifiedTaxCategory/cbc:Percent",
+    period="cac:InvoicePeriod",
+    period_paths=PERIOD,
+    charges="cac:AllowanceCharge",
+    charge_paths=LINE_CHARGE,
+    agreement=None,
+    price="cac:Price/cbc:PriceAmount",
+    gross_price="cac:Price/cac:AllowanceCharge/cbc:BaseAmount",
+)
+CREDIT_LINE: Final = replace(INVOICE_LINE, quantity="cbc:CreditedQuantity")
+BREAKDOWN: Final = amounts.BreakdownPaths(
+    taxable="cbc:TaxableAmount",
+    tax="cbc:TaxAmount",
+    category="cac:TaxCategory/cbc:ID",
+    rate="cac:TaxCategory/cbc:Percent",
+    exemption_reason="cac:TaxCategory/cbc:TaxExemptionReason",
+    exemption_code="cac:TaxCategory/cbc:TaxExemptionReasonCode",
+)
+TOTALS: Final = amounts.TotalPaths(
     line_net="cbc:LineExtensionAmount",
     allowances="cbc:AllowanceTotalAmount",
     charges="cbc:ChargeTotalAmount",
@@ -40,10 +84,20 @@ TOTALS: Final = TotalPaths(
     rounding="cbc:PayableRoundingAmount",
     due="cbc:PayableAmount",
 )
-
-
-def _node(element: ET.Element | None) -> Node:
-    return Node(element, NS)
+MEANS: Final = pieces.MeansPaths(
+    code="cbc:PaymentMeansCode",
+    text="cbc:InstructionNote",
+    ibans=("cac:PayeeFinancialAccount/cbc:ID",),
+    bic="cac:PayeeFinancialAccount/cac:FinancialInstitutionBranch/cbc:ID",
+    card="cac:CardAccount",
+    mandate="cac:PaymentMandate/cbc:ID",
+    debited_account="cac:PaymentMandate/cac:PayerFinancialAccount/cbc:ID",
+)
+CREDITOR_IDS: Final = (
+    "cac:AccountingSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID",
+    "cac:PayeeParty/cac:PartyIdentification/cbc:ID",
+)
+"""Where the SEPA creditor id (BT-90) may stand, in the order searched."""
 
 
 def read(root: ET.Element) -> Invoice:
@@ -52,10 +106,12 @@ def read(root: ET.Element) -> Invoice:
     :raises EInvoiceRefusedError: if an amount is no decimal number.
     """
     credit = root.tag == f"{{{CREDIT_NS}}}CreditNote"
-    doc = _node(root)
+    doc = Node(root, NS)
     spec = doc.text("cbc:CustomizationID")
     syntax: Syntax = "ubl-creditnote" if credit else "ubl-invoice"
-    line_tag = "cac:CreditNoteLine" if credit else "cac:InvoiceLine"
+    line_tag, line_paths = (
+        ("cac:CreditNoteLine", CREDIT_LINE) if credit else ("cac:InvoiceLine", INVOICE_LINE)
+    )
     due = doc.date("cac:PaymentMeans/cbc:PaymentDueDate") if credit else doc.date("cbc:DueDate")
     currency = doc.text("cbc:DocumentCurrencyCode")
     return Invoice(
@@ -76,29 +132,30 @@ def read(root: ET.Element) -> Invoice:
             v.text(e.find("cbc:ID", NS)) or ""
             for e in doc.all("cac:BillingReference/cac:InvoiceDocumentReference")
         ],
-        notes=[t for e in doc.all("cbc:Note") if (t := v.text(e))],
-        seller=_party(_node(doc.find("cac:AccountingSupplierParty/cac:Party"))),
-        buyer=_party(_node(doc.find("cac:AccountingCustomerParty/cac:Party"))),
-        tax_representative=_representative(doc),
-        deliver_to=_address(_node(doc.find("cac:Delivery/cac:DeliveryLocation/cac:Address"))),
+        notes=doc.texts("cbc:Note"),
+        seller=_party(doc.child("cac:AccountingSupplierParty/cac:Party")),
+        buyer=_party(doc.child("cac:AccountingCustomerParty/cac:Party")),
+        tax_representative=pieces.representative(
+            doc.child("cac:TaxRepresentativeParty"), REPRESENTATIVE
+        ),
+        deliver_to=pieces.address(
+            doc.child("cac:Delivery/cac:DeliveryLocation/cac:Address"), ADDRESS
+        ),
         delivery_date=doc.date("cac:Delivery/cbc:ActualDeliveryDate"),
-        period=_period(_node(doc.find("cac:InvoicePeriod"))),
-        lines=[_line(_node(e), credit, i) for i, e in enumerate(doc.all(line_tag), 1)],
-        allowances_charges=[
-            _charge(_node(e), "cac:TaxCategory") for e in doc.all("cac:AllowanceCharge")
+        period=pieces.period(doc.child("cac:InvoicePeriod"), PERIOD),
+        lines=[amounts.line(n, i, line_paths) for i, n in enumerate(doc.nodes(line_tag), 1)],
+        allowances_charges=[amounts.charge(n, CHARGE) for n in doc.nodes("cac:AllowanceCharge")],
+        vat_breakdown=[
+            amounts.breakdown(n, BREAKDOWN) for n in doc.nodes("cac:TaxTotal/cac:TaxSubtotal")
         ],
-        vat_breakdown=_breakdown(doc),
         totals=_totals(doc),
-        payment_means=[_means(_node(e)) for e in doc.all("cac:PaymentMeans")],
+        payment_means=[pieces.means(n, MEANS) for n in doc.nodes("cac:PaymentMeans")],
         payment_terms=doc.text("cac:PaymentTerms/cbc:Note"),
         creditor_id=_creditor(doc),
-        attachment_names=[
-            t
-            for e in doc.all(
-                "cac:AdditionalDocumentReference/cac:Attachment/cbc:EmbeddedDocumentBinaryObject"
-            )
-            if (t := e.get("filename"))
-        ],
+        attachment_names=doc.attributes(
+            "cac:AdditionalDocumentReference/cac:Attachment/cbc:EmbeddedDocumentBinaryObject",
+            "filename",
+        ),
     )
 
 
@@ -106,140 +163,38 @@ def _party(party: Node) -> Party:
     if party.el is None:
         return Party()
     vat_id = tax_number = None
-    for scheme in party.all("cac:PartyTaxScheme"):
-        node = _node(scheme)
+    for node in party.nodes("cac:PartyTaxScheme"):
         if node.text("cac:TaxScheme/cbc:ID") == "VAT":
             vat_id = node.text("cbc:CompanyID")
         else:
             tax_number = node.text("cbc:CompanyID")
-    contact = _node(party.find("cac:Contact"))
     return Party(
         name=party.text("cac:PartyLegalEntity/cbc:RegistrationName"),
         trading_name=party.text("cac:PartyName/cbc:Name"),
-        identifiers=[t for e in party.all("cac:PartyIdentification/cbc:ID") if (t := v.text(e))],
+        identifiers=party.texts("cac:PartyIdentification/cbc:ID"),
         legal_id=party.text("cac:PartyLegalEntity/cbc:CompanyID"),
         vat_id=vat_id,
         tax_number=tax_number,
-        address=_address(_node(party.find("cac:PostalAddress"))),
-        contact=None
-        if contact.el is None
-        else Contact(
-            name=contact.text("cbc:Name"),
-            phone=contact.text("cbc:Telephone"),
-            email=contact.text("cbc:ElectronicMail"),
-        ),
+        address=pieces.address(party.child("cac:PostalAddress"), ADDRESS),
+        contact=pieces.contact(party.child("cac:Contact"), CONTACT),
         electronic_address=party.text("cbc:EndpointID"),
     )
 
 
-def _representative(doc: Node) -> Party | None:
-    node = _node(doc.find("cac:TaxRepresentativeParty"))
-    if node.el is None:
-        return None
-    return Party(
-        name=node.text("cac:PartyName/cbc:Name"),
-        vat_id=node.text("cac:PartyTaxScheme/cbc:CompanyID"),
-        address=_address(_node(node.find("cac:PostalAddress"))),
-    )
-
-
-def _address(node: Node) -> Address | None:
-    if node.el is None:
-        return None
-    return Address(
-        street=node.text("cbc:StreetName"),
-        city=node.text("cbc:CityName"),
-        post_code=node.text("cbc:PostalZone"),
-        country=node.text("cac:Country/cbc:IdentificationCode"),
-    )
-
-
-def _period(node: Node) -> Period | None:
-    if node.el is None:
-        return None
-    return Period(start=node.date("cbc:StartDate"), end=node.date("cbc:EndDate"))
-
-
-def _line(node: Node, credit: bool, index: int) -> Line:
-    where = f"Line {index}"
-    quantity = node.find("cbc:CreditedQuantity" if credit else "cbc:InvoicedQuantity")
-    return Line(
-        id=node.text("cbc:ID"),
-        name=node.text("cac:Item/cbc:Name"),
-        description=node.text("cac:Item/cbc:Description"),
-        quantity=v.amount(quantity, f"{where}: quantity"),
-        unit=None if quantity is None else quantity.get("unitCode"),
-        net=node.amount("cbc:LineExtensionAmount", f"{where}: net amount"),
-        price=node.amount("cac:Price/cbc:PriceAmount", f"{where}: net price"),
-        gross_price=node.amount(
-            "cac:Price/cac:AllowanceCharge/cbc:BaseAmount", f"{where}: gross price"
-        ),
-        category=node.text("cac:Item/cac:ClassifiedTaxCategory/cbc:ID"),
-        rate=node.amount("cac:Item/cac:ClassifiedTaxCategory/cbc:Percent", f"{where}: VAT rate"),
-        period=_period(_node(node.find("cac:InvoicePeriod"))),
-        allowances_charges=[_charge(_node(e), None) for e in node.all("cac:AllowanceCharge")],
-    )
-
-
-def _charge(node: Node, category: str | None) -> AllowanceCharge:
-    field = "An allowance or charge"
-    return AllowanceCharge(
-        charge=(node.text("cbc:ChargeIndicator") or "").lower() == "true",
-        amount=node.amount("cbc:Amount", f"{field}: amount"),
-        base=node.amount("cbc:BaseAmount", f"{field}: base amount"),
-        percent=node.amount("cbc:MultiplierFactorNumeric", f"{field}: percentage"),
-        category=node.text(f"{category}/cbc:ID") if category else None,
-        rate=node.amount(f"{category}/cbc:Percent", f"{field}: VAT rate") if category else None,
-        reason=node.text("cbc:AllowanceChargeReason"),
-        reason_code=node.text("cbc:AllowanceChargeReasonCode"),
-    )
-
-
-def _breakdown(doc: Node) -> list[VatBreakdown]:
-    out = []
-    for element in doc.all("cac:TaxTotal/cac:TaxSubtotal"):
-        node = _node(element)
-        out.append(
-            VatBreakdown(
-                taxable=node.amount("cbc:TaxableAmount", "VAT breakdown: taxable amount"),
-                tax=node.amount("cbc:TaxAmount", "VAT breakdown: tax amount"),
-                category=node.text("cac:TaxCategory/cbc:ID"),
-                rate=node.amount("cac:TaxCategory/cbc:Percent", "VAT breakdown: rate"),
-                exemption_reason=node.text("cac:TaxCategory/cbc:TaxExemptionReason"),
-                exemption_code=node.text("cac:TaxCategory/cbc:TaxExemptionReasonCode"),
-            )
-        )
-    return out
-
-
 def _totals(doc: Node) -> Totals:
     money = doc.child("cac:LegalMonetaryTotal")
-    amounts = tax_amounts(doc.all("cac:TaxTotal/cbc:TaxAmount"))
-    return totals(
+    vat = amounts.tax_amounts(doc.all("cac:TaxTotal/cbc:TaxAmount"))
+    return amounts.totals(
         money,
         TOTALS,
-        amounts,
+        vat,
         (doc.text("cbc:DocumentCurrencyCode"), doc.text("cbc:TaxCurrencyCode")),
     )
 
 
-def _means(node: Node) -> PaymentMeans:
-    return PaymentMeans(
-        code=node.text("cbc:PaymentMeansCode"),
-        text=node.text("cbc:InstructionNote"),
-        ibans=[t for e in node.all("cac:PayeeFinancialAccount/cbc:ID") if (t := v.text(e))],
-        bic=node.text("cac:PayeeFinancialAccount/cac:FinancialInstitutionBranch/cbc:ID"),
-        card=node.find("cac:CardAccount") is not None,
-        mandate=node.text("cac:PaymentMandate/cbc:ID"),
-        debited_account=node.text("cac:PaymentMandate/cac:PayerFinancialAccount/cbc:ID"),
-    )
-
-
 def _creditor(doc: Node) -> str | None:
-    for element in doc.all("cac:AccountingSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID"):
-        if element.get("schemeID") == "SEPA":
-            return v.text(element)
-    for element in doc.all("cac:PayeeParty/cac:PartyIdentification/cbc:ID"):
-        if element.get("schemeID") == "SEPA":
-            return v.text(element)
+    for path in CREDITOR_IDS:
+        for element in doc.all(path):
+            if element.get("schemeID") == "SEPA":
+                return v.text(element)
     return None

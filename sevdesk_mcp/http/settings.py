@@ -148,16 +148,10 @@ def _state_url(env: Mapping[str, str]) -> str | None:
     :raises ConfigError: if both are set, the file is unreadable, or the URL is not a
         ``redis://`` or ``rediss://`` URL.
     """
-    value = setting(env, "SEVDESK_HTTP_STATE_URL")
-    path = setting(env, "SEVDESK_HTTP_STATE_URL_FILE")
-    if value and path:
-        raise ConfigError(
-            "SEVDESK_HTTP_STATE_URL", "set either it or SEVDESK_HTTP_STATE_URL_FILE, not both"
-        )
-    if path:
-        value = read_secret_file("SEVDESK_HTTP_STATE_URL_FILE", path, "a Redis URL")
-    if value is None:
+    found = _direct_or_file(env, "SEVDESK_HTTP_STATE_URL", "a Redis URL")
+    if found is None:
         return None
+    value = found[1]
     try:
         parts = urlsplit(value)
         passwords = [parts.password, *parse_qs(parts.query).get("password", [])]
@@ -262,26 +256,15 @@ def _auth(env: Mapping[str, str]) -> AuthMode | None:
 
 
 def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
-    direct = setting(env, "SEVDESK_HTTP_SECRET")
-    path = setting(env, "SEVDESK_HTTP_SECRET_FILE")
-    if direct and path:
-        raise ConfigError(
-            "SEVDESK_HTTP_SECRET", "set either it or SEVDESK_HTTP_SECRET_FILE, not both"
-        )
-    if path:
-        current = _secret(
-            "SEVDESK_HTTP_SECRET_FILE",
-            read_secret_file("SEVDESK_HTTP_SECRET_FILE", path, "a secret"),
-        )
-    elif direct:
-        current = _secret("SEVDESK_HTTP_SECRET", direct)
-    else:
+    found = _direct_or_file(env, "SEVDESK_HTTP_SECRET", "a secret")
+    if found is None:
         raise ConfigError(
             "SEVDESK_HTTP_SECRET",
             "bearer mode needs a shared secret, and OAuth mode a secret to seal its tokens with; "
             "set it (or SEVDESK_HTTP_SECRET_FILE) to the output of: "
             "mcp-server-sevdesk generate-secret",
         )
+    current = _secret(*found)
     previous = setting(env, "SEVDESK_HTTP_SECRET_PREVIOUS")
     if previous is None:
         return (current,)
@@ -289,6 +272,22 @@ def _secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
     if old == current:
         raise ConfigError("SEVDESK_HTTP_SECRET_PREVIOUS", "must differ from the current secret")
     return (current, old)
+
+
+def _direct_or_file(env: Mapping[str, str], name: str, what: str) -> tuple[str, str] | None:
+    """:returns: the variable the value came from and the value: ``name`` itself, or the file
+        that ``<name>_FILE`` names; ``None`` if neither is set.
+
+    :param what: the value in plain words, for a refusal of the file (``"a secret"``).
+    :raises ConfigError: if both are set, or the file is unreadable or too large.
+    """
+    direct = setting(env, name)
+    path = setting(env, f"{name}_FILE")
+    if direct and path:
+        raise ConfigError(name, f"set either it or {name}_FILE, not both")
+    if path:
+        return f"{name}_FILE", read_secret_file(f"{name}_FILE", path, what)
+    return None if direct is None else (name, direct)
 
 
 def _secret(variable: str, value: str) -> Secret:

@@ -8,6 +8,7 @@ from typing import Final
 from sevdesk_mcp.prompts.model import MONTH, NUMBER, PERIOD, Argument, Step, Workflow
 
 CONTACT: Final = Argument("contact", "The customer or supplier, by name", completion="contact")
+NUMBER_HINT: Final = "a document number of letters, digits, spaces and . _ / -"
 FILE: Final = Argument(
     "file",
     "The file: a path inside the allowed folders, or an upload reference (upload:…)",
@@ -50,7 +51,7 @@ CHASE_OVERDUE: Final = Workflow(
             "invoice_number",
             "One invoice, by its number (such as RE-1042)",
             NUMBER,
-            "a document number of letters, digits, spaces and . _ / -",
+            NUMBER_HINT,
             completion="invoice_number",
         ),
     ),
@@ -192,7 +193,7 @@ INVOICE_FROM_ORDER: Final = Workflow(
             "order_number",
             "The order, by its number (such as AB-1007)",
             NUMBER,
-            "a document number of letters, digits, spaces and . _ / -",
+            NUMBER_HINT,
             required=True,
             completion="order_number",
         ),

@@ -170,9 +170,7 @@ class MemoryApprovalStore:
                 return Outcome("new", self._create(binding, preview, bound))
             if current.basis.digest != bound.digest:
                 del self._items[current.id]
-                what = tuple(changes(current.basis, bound))
-                renewed = self._create(binding, preview, bound, call=current.call, changed=what)
-                return Outcome("changed", renewed)
+                return Outcome("changed", self._create(binding, preview, bound, current))
             if current.status != "pending":
                 del self._items[current.id]
             return Outcome(current.status, current)
@@ -227,26 +225,22 @@ class MemoryApprovalStore:
             del self._items[approval_id]
 
     def _create(
-        self,
-        binding: Binding,
-        preview: Preview,
-        basis: Basis,
-        *,
-        call: str | None = None,
-        changed: tuple[str, ...] = (),
+        self, binding: Binding, preview: Preview, basis: Basis, replaces: Approval | None = None
     ) -> Approval:
+        """:returns: a new approval, stored (for ``replaces``, see :func:`new_approval`).
+
+        :raises TooManyApprovalsError: if ``max_pending`` of the account already wait.
+        """
         waiting = self._waiting(binding.account)
         if len(waiting) >= self._max_pending:
             raise too_many(self._max_pending, [a.reference for a in waiting])
-        taken = {a.reference for a in self._items.values()}
         approval = new_approval(
             binding,
             preview,
             basis,
             expires=self._clock() + self._ttl_s,
-            reference=new_reference(taken),
-            call=call,
-            changed=changed,
+            taken={a.reference for a in self._items.values()},
+            replaces=replaces,
         )
         self._items[approval.id] = approval
         return approval
@@ -258,22 +252,26 @@ def new_approval(  # noqa: PLR0913 - the parts of a new approval
     basis: Basis,
     *,
     expires: float,
-    reference: str,
-    call: str | None = None,
-    changed: tuple[str, ...] = (),
+    taken: Collection[str] = (),
+    replaces: Approval | None = None,
 ) -> Approval:
-    """:returns: a new pending approval with fresh secrets (id, CSRF token, cookie)."""
+    """:returns: a new pending approval with fresh secrets (id, CSRF token, cookie) and a
+        reference code not one of ``taken``.
+
+    :param replaces: the approval for another basis this one replaces: the new one keeps its
+        call id and names what changed.
+    """
     return Approval(
         id=secrets.token_urlsafe(ID_BYTES),
-        reference=reference,
+        reference=new_reference(taken),
         binding=binding,
         preview=preview,
         basis=basis,
-        call=call or secrets.token_hex(8),
+        call=secrets.token_hex(8) if replaces is None else replaces.call,
         expires=expires,
         csrf=secrets.token_urlsafe(TOKEN_BYTES),
         cookie=secrets.token_urlsafe(TOKEN_BYTES),
-        changed=changed,
+        changed=() if replaces is None else tuple(changes(replaces.basis, basis)),
     )
 
 

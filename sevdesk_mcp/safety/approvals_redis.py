@@ -40,10 +40,9 @@ from sevdesk_mcp.safety.approvals import (
     Outcome,
     Status,
     new_approval,
-    new_reference,
     too_many,
 )
-from sevdesk_mcp.safety.basis import Basis, basis_of, changes
+from sevdesk_mcp.safety.basis import Basis, basis_of
 from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.shared.redis import SharedState, guard
 
@@ -193,8 +192,7 @@ class RedisApprovalStore:
             return Outcome("new", new) if done else None
         approval, status, member = current
         if approval.basis.digest != bound.digest:
-            what = tuple(changes(approval.basis, bound))
-            new = self._new(binding, preview, bound, call=approval.call, changed=what)
+            new = self._new(binding, preview, bound, replaces=approval)
             done = await self._store(binding_key, expected, new, old=(expected, member))
             return Outcome("changed", new) if done else None
         if status == "pending":
@@ -208,25 +206,10 @@ class RedisApprovalStore:
         return Outcome("approved" if kind == "approved" else "declined", used_up)
 
     def _new(
-        self,
-        binding: Binding,
-        preview: Preview,
-        basis: Basis,
-        *,
-        call: str | None = None,
-        changed: tuple[str, ...] = (),
+        self, binding: Binding, preview: Preview, basis: Basis, replaces: Approval | None = None
     ) -> Approval:
         expires = time.time() + self._ttl_s
-        reference = new_reference()
-        return new_approval(
-            binding,
-            preview,
-            basis,
-            expires=expires,
-            reference=reference,
-            call=call,
-            changed=changed,
-        )
+        return new_approval(binding, preview, basis, expires=expires, replaces=replaces)
 
     async def _store(
         self, binding_key: str, expected: str, new: Approval, *, old: tuple[str, str]

@@ -25,7 +25,7 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.errors import AuthenticationError, InvalidTokenError, OAuthError, UpstreamError
+from sevdesk_mcp.errors import AuthenticationError, OAuthError, UpstreamError
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.oauth.authorize import (
     consent_view,
@@ -158,11 +158,8 @@ async def _identify(server: AuthServer, token: str, lang: Lang) -> tuple[Identit
 
 
 def _open_request(server: AuthServer, sealed: str, nonce: str | None) -> AuthRequest | None:
-    try:
-        request = _decode_request.decode(server.sealer.open("authreq", sealed))
-    except (InvalidTokenError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if request.exp < server.now() or nonce is None:
+    request = server.open_claims("authreq", sealed, _decode_request)
+    if request is None or nonce is None:
         return None
     return request if hmac.compare_digest(request.nonce.encode(), nonce.encode()) else None
 

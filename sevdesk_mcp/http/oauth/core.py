@@ -11,12 +11,14 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeVar
 
-from sevdesk_mcp.errors import OAuthError
+import msgspec
+
+from sevdesk_mcp.errors import InvalidTokenError, OAuthError
 from sevdesk_mcp.http.oauth.claims import AccessClaims, RefreshClaims, encode
 from sevdesk_mcp.http.oauth.clients import ClientResolver
-from sevdesk_mcp.http.oauth.seal import Sealer
+from sevdesk_mcp.http.oauth.seal import Purpose, Sealer
 from sevdesk_mcp.http.oauth.settings import ACCESS_TTL_S, OAuthSettings
 from sevdesk_mcp.http.oauth.store import Grant, GrantStore
 from sevdesk_mcp.http.settings import Site
@@ -43,6 +45,18 @@ class Identity(Protocol):
 
 
 Identify = Callable[[Secret], Awaitable[Identity]]
+
+
+class Expiring(Protocol):
+    """Sealed claims with an expiry."""
+
+    @property
+    def exp(self) -> int:
+        """:returns: the expiry, in seconds since the epoch."""
+        ...
+
+
+ClaimsT = TypeVar("ClaimsT", bound=Expiring)
 
 
 def scope_of(tiers: Iterable[Tier]) -> str:
@@ -114,6 +128,17 @@ class AuthServer:
     def now(self) -> int:
         """:returns: the current time in whole seconds."""
         return int(self.clock())
+
+    def open_claims(
+        self, purpose: Purpose, sealed: str, decoder: msgspec.msgpack.Decoder[ClaimsT]
+    ) -> ClaimsT | None:
+        """:returns: the claims sealed for ``purpose``, or ``None`` if they do not open or
+        decode, or have expired."""
+        try:
+            claims = decoder.decode(self.sealer.open(purpose, sealed))
+        except (InvalidTokenError, msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        return claims if claims.exp >= self.now() else None
 
     def check_resource(self, resource: str | None) -> None:
         """RFC 8707: ``resource`` is optional; when sent it must name this server's ``/mcp``.

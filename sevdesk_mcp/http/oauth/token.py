@@ -25,7 +25,7 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.errors import AuthenticationError, InvalidTokenError, OAuthError, UpstreamError
+from sevdesk_mcp.errors import AuthenticationError, OAuthError, UpstreamError
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.oauth.claims import CodeClaims, RefreshClaims
 from sevdesk_mcp.http.oauth.core import AuthServer, new_id, tiers_of
@@ -89,7 +89,7 @@ async def _code_grant(
         raise OAuthError(
             "invalid_request", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 . _ ~ -."
         )
-    code = _open_code(server, form.get("code", ""))
+    code = server.open_claims("code", form.get("code", ""), _decode_code)
     server.check_resource(form.get("resource"))
     if (
         code is None
@@ -106,14 +106,6 @@ async def _code_grant(
     grant = await _new_grant(server, code)
     await server.store.link_code(code.code_id, grant.id)
     return server.tokens(grant, code.sevdesk)
-
-
-def _open_code(server: AuthServer, sealed: str) -> CodeClaims | None:
-    try:
-        code = _decode_code.decode(server.sealer.open("code", sealed))
-    except (InvalidTokenError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return code if code.exp >= server.now() else None
 
 
 async def _new_grant(server: AuthServer, code: CodeClaims) -> Grant:
@@ -137,7 +129,7 @@ async def _new_grant(server: AuthServer, code: CodeClaims) -> Grant:
 async def _refresh_grant(
     server: AuthServer, form: dict[str, str], client_id: str
 ) -> dict[str, object]:
-    refresh = _open_refresh(server, form.get("refresh_token", ""))
+    refresh = server.open_claims("refresh", form.get("refresh_token", ""), _decode_refresh)
     if refresh is None or refresh.client != client_id:
         raise OAuthError("invalid_grant", BAD_REFRESH)
     server.check_resource(form.get("resource"))
@@ -152,14 +144,6 @@ async def _refresh_grant(
         raise OAuthError("invalid_grant", BAD_REFRESH)
     await _still_the_account(server, rotated, refresh.sevdesk)
     return server.tokens(rotated, refresh.sevdesk)
-
-
-def _open_refresh(server: AuthServer, sealed: str) -> RefreshClaims | None:
-    try:
-        refresh = _decode_refresh.decode(server.sealer.open("refresh", sealed))
-    except (InvalidTokenError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return refresh if refresh.exp >= server.now() else None
 
 
 async def _still_the_account(server: AuthServer, grant: Grant, sevdesk: str) -> None:

@@ -15,7 +15,7 @@ A link alone, passed on by the model or anyone, opens nothing without the accoun
 from __future__ import annotations
 
 import datetime as dt
-from typing import Final
+from typing import Final, Literal
 
 from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.http.connection import Exchange
@@ -35,14 +35,9 @@ ACCEPT: Final = ".pdf,.png,.jpg,.jpeg,.xml,application/pdf,image/png,image/jpeg,
 async def upload_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /upload?id=``."""
     lang = lang_of(exchange)
-    store, session = await _signed_in(hub, exchange, lang)
-    if store is None or session is None:
-        return
-    slot = await store.slot(query_id(exchange) or "", session.account)
-    if slot is None:
-        await _gone(exchange, lang, session, "upload_gone")
-        return
-    await send_html(exchange, 200, _upload_page(store, slot, session, lang))
+    found = await _shown(hub, exchange, lang, "upload")
+    if found is not None:
+        await send_html(exchange, 200, _upload_page(*found, lang))
 
 
 async def upload_post(hub: WebHub, exchange: Exchange) -> None:
@@ -83,13 +78,10 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
 async def download_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /download?id=``: the page with the download button."""
     lang = lang_of(exchange)
-    store, session = await _signed_in(hub, exchange, lang)
-    if store is None or session is None:
+    found = await _shown(hub, exchange, lang, "download")
+    if found is None:
         return
-    record = await store.peek(query_id(exchange) or "", session.account)
-    if record is None:
-        await _gone(exchange, lang, session, "download_gone")
-        return
+    _, record, session = found
     t = TEXT[lang]
     content = (
         f"<h1>{t['download_title']}</h1>"
@@ -127,15 +119,26 @@ async def download_post(hub: WebHub, exchange: Exchange) -> None:
     await exchange.respond(200, headers, data)
 
 
-async def _signed_in(
-    hub: WebHub, exchange: Exchange, lang: Lang
-) -> tuple[TransferStore | None, Session | None]:
-    if hub.transfers is None:
+async def _shown(
+    hub: WebHub, exchange: Exchange, lang: Lang, kind: Literal["upload", "download"]
+) -> tuple[TransferStore, Record, Session] | None:
+    """:returns: the store, the signed-in account's empty upload slot or delivery named by
+    ``?id=`` (as ``kind`` says) and the session; ``None`` once the refusal or the page
+    saying it is gone was sent."""
+    store = hub.transfers
+    if store is None:
         t = TEXT[lang]
         await send_html(exchange, 404, message_page(lang, t["error_title"], t["not_found"]))
-        return None, None
+        return None
     session = await require_session(exchange, hub.sessions, lang)
-    return hub.transfers, session
+    if session is None:
+        return None
+    look_up = store.slot if kind == "upload" else store.peek
+    record = await look_up(query_id(exchange) or "", session.account)
+    if record is None:
+        await _gone(exchange, lang, session, f"{kind}_gone")
+        return None
+    return store, record, session
 
 
 async def _gone(exchange: Exchange, lang: Lang, session: Session, key: str) -> None:

@@ -6,6 +6,11 @@ client never retries a command: one that timed out may have been applied, and a 
 single-use claim would refuse its own first use. Every Redis failure leaves :func:`guard` as
 :class:`~sevdesk_mcp.errors.StateUnavailableError`.
 
+After a failure to reach Redis, :func:`guard` closes the idle connections of every client of
+the process: a connection opened before Redis went away may still look open when it comes back
+(its end of stream not yet noticed) and would fail the first command sent on it; closed, each is
+opened anew on its next use.
+
 The client is asyncio's (the server runs on asyncio); under trio the shared state is refused at
 start-up.
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import weakref
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -36,6 +42,7 @@ if TYPE_CHECKING:  # the names the stores annotate with; they never import redis
     Script: TypeAlias = redis.commands.core.AsyncScript
 
 log = logging.getLogger("sevdesk_mcp.shared")
+_CLIENTS: weakref.WeakSet[Any] = weakref.WeakSet()  # every open client, for guard()
 
 VARIABLE: Final = "SEVDESK_HTTP_STATE_URL"
 TIMEOUT_S: Final = 2.0
@@ -92,7 +99,16 @@ async def guard() -> AsyncIterator[None]:
     try:
         yield
     except (exceptions.RedisError, OSError) as exc:
+        if isinstance(exc, exceptions.ConnectionError | exceptions.TimeoutError | OSError):
+            await _close_idle()
         raise StateUnavailableError(UNREACHABLE.format(what=type(exc).__name__)) from None
+
+
+async def _close_idle() -> None:
+    """Close the idle connections of every client (see the module's text); closing one that
+    is already broken cannot fail."""
+    for client in list(_CLIENTS):
+        await client.connection_pool.disconnect(inuse_connections=False)
 
 
 class Outage:
@@ -165,4 +181,5 @@ def open_state(
         retry_on_timeout=False,
         decode_responses=False,
     )
+    _CLIENTS.add(client)
     return SharedState(client, Keys(namespace), Seal(secrets))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 from sevdesk_mcp.errors import ConfigError, StateUnavailableError
@@ -92,6 +93,36 @@ async def test_a_server_that_returns_is_used_again() -> None:
         assert not await state.ping()
         server.start()
         assert await state.ping()
+    finally:
+        server.stop()
+        await state.aclose()
+
+
+@pytest.mark.anyio
+async def test_after_an_outage_no_connection_from_before_it_is_used_again() -> None:
+    """A connection opened before Redis went away may still look open when it is back and fail
+    the first command sent on it (seen in test_outage): the first failure closes every idle
+    connection, so the first command after Redis returns succeeds."""
+    server = RedisProcess().start()
+    state = open_state(server.url, [SECRET])
+    try:
+
+        async def put(key: str) -> None:
+            await state.client.set(key, b"v")
+
+        async with guard(), anyio.create_task_group() as tg:  # several pooled connections
+            for n in range(3):
+                tg.start_soon(put, f"k{n}")
+        pool = state.client.connection_pool
+        assert len(pool._available_connections) == 3
+        server.stop()
+        with pytest.raises(StateUnavailableError):
+            async with guard():
+                await state.client.get("k0")
+        assert not any(c.is_connected for c in pool._available_connections)
+        server.start()  # empty: nothing was persisted
+        async with guard():
+            assert await state.client.get("k0") is None
     finally:
         server.stop()
         await state.aclose()

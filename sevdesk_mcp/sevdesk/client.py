@@ -24,7 +24,11 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
   the gate's :class:`~sevdesk_mcp.errors.WriteRefusedError` and cancellation. A body that cannot
   be decoded (a broken gzip stream) counts as a network failure of a read, and as an unknown
   outcome of a write;
-- the token is registered with the redactor and never appears in a repr, error or log line.
+- the token is registered with the redactor and never appears in a repr, error or log line;
+- every client of the process verifies sevDesk's certificate with one TLS context
+  (:func:`tls_context`: certifi's authorities, as httpx's default without the environment):
+  loading them costs about 3 MiB and some milliseconds a context, and OAuth mode keeps a client
+  per signed-in account.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import email.utils
 import functools
 import math
 import secrets
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -160,6 +165,7 @@ class SevdeskClient:
             trust_env=False,
             proxy=proxy,
             transport=transport,
+            verify=tls_context() if transport is None else True,
             timeout=httpx.Timeout(limits.read_s, connect=limits.connect_s),
         )
 
@@ -472,6 +478,15 @@ class SevdeskClient:
                 raise MalformedResponseError(f"sevDesk's answer is larger than {cap // MiB} MiB.")
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """:returns: the process's one TLS context for sevDesk: certificates verified against
+    certifi's authorities, as httpx verifies by default (``SSL_CERT_FILE`` and ``SSL_CERT_DIR``
+    are not read: the client ignores the environment). A context is safe to share between
+    connections and clients."""
+    return httpx.create_ssl_context(trust_env=False)
 
 
 async def _tell(path: str, read: int, total: int | None) -> None:

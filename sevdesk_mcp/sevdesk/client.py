@@ -27,7 +27,7 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
 - the token is registered with the redactor and never appears in a repr, error or log line;
 - every client of the process verifies sevDesk's certificate with one TLS context
   (:func:`tls_context`: certifi's authorities, as httpx's default without the environment):
-  loading them costs about 3 MiB and some milliseconds a context, and OAuth mode keeps a client
+  loading them costs about 1 MiB and 16 ms a context, and OAuth mode keeps a client
   per signed-in account.
 """
 

@@ -6,10 +6,10 @@ client never retries a command: one that timed out may have been applied, and a 
 single-use claim would refuse its own first use. Every Redis failure leaves :func:`guard` as
 :class:`~sevdesk_mcp.errors.StateUnavailableError`.
 
-After a failure to reach Redis, :func:`guard` closes the idle connections of every client of
-the process: a connection opened before Redis went away may still look open when it comes back
-(its end of stream not yet noticed) and would fail the first command sent on it; closed, each is
-opened anew on its next use.
+After a failure to reach Redis (not a slow answer), :func:`guard` closes the idle connections
+of every client of the process: a connection opened before Redis went away may still look open
+when it comes back (its end of stream not yet noticed) and would fail the first command sent on
+it; closed, each is opened anew on its next use.
 
 The client is asyncio's (the server runs on asyncio); under trio the shared state is refused at
 start-up.
@@ -99,16 +99,21 @@ async def guard() -> AsyncIterator[None]:
     try:
         yield
     except (exceptions.RedisError, OSError) as exc:
-        if isinstance(exc, exceptions.ConnectionError | exceptions.TimeoutError | OSError):
+        if isinstance(exc, exceptions.ConnectionError | ConnectionError):  # not a slow answer
             await _close_idle()
         raise StateUnavailableError(UNREACHABLE.format(what=type(exc).__name__)) from None
 
 
 async def _close_idle() -> None:
-    """Close the idle connections of every client (see the module's text); closing one that
-    is already broken cannot fail."""
+    """Close the idle connections of every client (see the module's text). A close that fails
+    (a client whose loop has ended, a close that times out) is passed over: the caller reports
+    the outage either way. A connection another task takes while they close fails that task's
+    command as the outage would."""
     for client in list(_CLIENTS):
-        await client.connection_pool.disconnect(inuse_connections=False)
+        try:
+            await client.connection_pool.disconnect(inuse_connections=False)
+        except Exception as exc:  # any failure to close leaves the outage as it is
+            log.debug("closing idle Redis connections failed: %s", type(exc).__name__)
 
 
 class Outage:

@@ -6,6 +6,7 @@ import anyio
 import pytest
 
 from sevdesk_mcp.errors import ConfigError, StateUnavailableError
+from sevdesk_mcp.shared import redis as shared_redis
 from sevdesk_mcp.shared.keys import Keys, digest
 from sevdesk_mcp.shared.redis import SharedState, check_url, guard, open_state
 from sevdesk_mcp.shared.seal import Seal
@@ -126,3 +127,19 @@ async def test_after_an_outage_no_connection_from_before_it_is_used_again() -> N
     finally:
         server.stop()
         await state.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_close_that_fails_still_reports_the_outage(monkeypatch: pytest.MonkeyPatch) -> None:
+    class _Pool:
+        async def disconnect(self, inuse_connections: bool = True) -> None:
+            raise RuntimeError("event loop is closed")
+
+    class _Client:
+        connection_pool = _Pool()
+
+    broken = _Client()
+    monkeypatch.setattr(shared_redis, "_CLIENTS", [broken])
+    with pytest.raises(StateUnavailableError, match="SEVDESK_HTTP_STATE_URL"):
+        async with guard():
+            raise ConnectionError("gone")  # a reset, as the socket reports it

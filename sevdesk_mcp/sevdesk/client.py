@@ -19,10 +19,10 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
   without a total, one page after another; a reader that asked for it (``parsed.py``) gets each
   page converted into its schema as it arrived;
 - answers are read with a cap on decoded bytes and unwrapped from the envelope;
-- one error boundary, :func:`_map_exceptions` (httpcore's ``map_exceptions``), wraps every
-  call: nothing but an :class:`~sevdesk_mcp.errors.UpstreamError` leaves the client, besides
-  the gate's :class:`~sevdesk_mcp.errors.WriteRefusedError` and cancellation. A body that cannot
-  be decoded (a broken gzip stream) counts as a network failure of a read, and as an unknown
+- one error boundary (``boundary.py``, httpcore's ``map_exceptions``) wraps every call:
+  nothing but an :class:`~sevdesk_mcp.errors.UpstreamError` leaves the client, besides the
+  gate's :class:`~sevdesk_mcp.errors.WriteRefusedError` and cancellation. A body that cannot be
+  decoded (a broken gzip stream) counts as a network failure of a read, and as an unknown
   outcome of a write;
 - the token is registered with the redactor and never appears in a repr, error or log line;
 - every client of the process verifies sevDesk's certificate with one TLS context
@@ -33,7 +33,6 @@ Rules (sevdesk-api section 1 and threat cases S01-S09):
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import email.utils
 import functools
@@ -41,7 +40,7 @@ import math
 import secrets
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -52,18 +51,16 @@ import msgspec
 from sevdesk_mcp import __version__
 from sevdesk_mcp.errors import (
     MalformedResponseError,
-    OutcomeUnknownError,
     RateLimitedError,
     RejectedError,
     UnavailableError,
-    UpstreamError,
-    UpstreamTimeoutError,
     UpstreamValidationError,
 )
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk import parsed
+from sevdesk_mcp.sevdesk.boundary import Call, map_exceptions
 from sevdesk_mcp.sevdesk.cache import VERSION_PATH, ReferenceCache, is_reference, key_of
 from sevdesk_mcp.sevdesk.envelope import decoded, many, objects_of
 from sevdesk_mcp.sevdesk.gate import WriteGate
@@ -78,7 +75,6 @@ from sevdesk_mcp.sevdesk.witness import Witness
 MiB: Final = 1024 * 1024
 USER_AGENT: Final = f"mcp-server-sevdesk/{__version__}"
 _RETRY_STATUSES: Final = frozenset({502, 503, 504})
-_NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _TRANSIENT: Final = (httpx.TransportError, httpx.DecodingError)  # a read may try once more
 _RETRIED: Final = (*_TRANSIENT, UnavailableError, RateLimitedError)
 _jitter = secrets.SystemRandom()
@@ -102,19 +98,6 @@ class Limits:
     backoff_base_s: float = 0.25
     backoff_cap_s: float = 2.0
     max_retry_after_s: float = 10.0
-
-
-@dataclass(slots=True)
-class _Call:
-    """One call as the error boundary sees it: what it asks, and how far it got."""
-
-    method: str
-    path: str
-    write: bool
-    sent: bool = False
-    status: int | None = None
-    attempts: int = 0
-    network_failures: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +185,7 @@ class SevdeskClient:
 
         :raises UnavailableError: if closing a connection failed.
         """
-        with _map_exceptions(_Call("CLOSE", "", write=False), self._limits.budget_s):
+        with map_exceptions(Call("CLOSE", "", write=False), self._limits.budget_s):
             await self._http.aclose()
 
     async def get(self, path: str, query: Mapping[str, QueryValue] | None = None) -> JsonValue:
@@ -253,7 +236,7 @@ class SevdeskClient:
             return parsed.Rows.of(many(answer), kind), total
         self._check_get(path, params)
         objects, total = await self._bounded(
-            _Call("GET", path, write=False), lambda call: self._read(call, params)
+            Call("GET", path, write=False), lambda call: self._read(call, params)
         )
         return parsed.Rows.read(objects, kind), total
 
@@ -384,27 +367,27 @@ class SevdeskClient:
         *,
         is_write: bool,
     ) -> tuple[JsonValue, int | None]:
-        call = _Call(method, path, write=is_write)
+        call = Call(method, path, write=is_write)
         if is_write:
             return await self._bounded(call, lambda c: self._write(c, params, json)), None
         objects, total = await self._bounded(call, lambda c: self._read(c, params))
         return decoded(objects), total
 
-    async def _bounded(self, call: _Call, work: Callable[[_Call], Awaitable[R]]) -> R:
+    async def _bounded(self, call: Call, work: Callable[[Call], Awaitable[R]]) -> R:
         """:returns: what ``work`` returns for ``call``, inside the error boundary and the
         call's budget; the call's observer hears of the answer.
 
         :raises UpstreamError: the classified failure.
         """
         budget_s = self._limits.budget_s
-        with _map_exceptions(call, budget_s), anyio.fail_after(budget_s):
+        with map_exceptions(call, budget_s), anyio.fail_after(budget_s):
             result = await work(call)
         observer = OBSERVER.get()
         if observer is not None:
             await observer.answered(call.method, call.path)
         return result
 
-    async def _read(self, call: _Call, params: dict[str, str]) -> tuple[msgspec.Raw, int | None]:
+    async def _read(self, call: Call, params: dict[str, str]) -> tuple[msgspec.Raw, int | None]:
         while True:
             call.attempts += 1
             try:
@@ -419,7 +402,7 @@ class SevdeskClient:
                     raise
             await anyio.sleep(wait)
 
-    def _retry_wait(self, call: _Call, error: Exception) -> float | None:
+    def _retry_wait(self, call: Call, error: Exception) -> float | None:
         if (
             call.attempts > self._limits.max_get_retries
             or call.network_failures > self._limits.max_network_retries
@@ -435,7 +418,7 @@ class SevdeskClient:
         return _jitter.uniform(0, ceiling)
 
     async def _write(
-        self, call: _Call, params: dict[str, str], json: JsonObject | Upload | None
+        self, call: Call, params: dict[str, str], json: JsonObject | Upload | None
     ) -> JsonValue:
         try:
             return decoded(_finish(*await self._exchange(call, params, json)))
@@ -450,7 +433,7 @@ class SevdeskClient:
             ) from None
 
     async def _exchange(
-        self, call: _Call, params: dict[str, str], json: JsonObject | Upload | None
+        self, call: Call, params: dict[str, str], json: JsonObject | Upload | None
     ) -> tuple[int, bytes, httpx.Headers]:
         if isinstance(json, Upload):  # multipart with the one field ``file`` (§1)
             files = {"file": (json.name, json.data, json.media_type)}
@@ -519,73 +502,6 @@ def _announces_more(declared: str, cap: int) -> bool:
         return False
     digits = declared.lstrip("0")
     return len(digits) > len(str(cap)) or int(digits or "0") > cap
-
-
-@contextlib.contextmanager
-def _map_exceptions(call: _Call, budget_s: float) -> Iterator[None]:
-    """The one error boundary at sevDesk, as httpcore's ``map_exceptions``: every failure of
-    ``call`` leaves as an :class:`~sevdesk_mcp.errors.UpstreamError`.
-
-    Before sending, a failure is unavailable (nothing changed). Once a write may have reached
-    sevDesk, anything but a definite answer (a network error, the budget, a 5xx, a body that
-    cannot be decoded or read) is an unknown outcome. A read's network or decoding failure,
-    after the retries of :meth:`SevdeskClient._read`, is unavailable or malformed.
-
-    :raises UpstreamError: the classified failure.
-    """
-    try:
-        yield
-    except httpx.InvalidURL:  # built before sending: never reached sevDesk
-        raise UnavailableError(
-            "The request to sevDesk could not be built (an invalid URL); nothing was sent. "
-            "Check SEVDESK_API_URL."
-        ) from None
-    except (httpx.HTTPError, httpx.StreamError, TimeoutError) as exc:
-        raise _translated(exc, call, budget_s) from None
-    except (UnavailableError, MalformedResponseError):
-        # a 5xx or a garbled answer after a write reached sevDesk says nothing about whether
-        # it was applied (Q33): unknown, never "try later"
-        if call.write and call.sent:
-            raise _unknown(call) from None
-        raise
-
-
-def _translated(
-    exc: httpx.HTTPError | httpx.StreamError | TimeoutError, call: _Call, budget_s: float
-) -> UpstreamError:
-    """:returns: our error for an httpx error or the end of the budget (never their text)."""
-    if isinstance(exc, _NOT_SENT) and call.write:
-        return UnavailableError(
-            "sevDesk could not be reached; nothing was sent or changed. Try again later."
-        )
-    if call.write and call.sent:
-        return _unknown(call)
-    if isinstance(exc, TimeoutError) and call.write:  # still waiting for its turn to be sent
-        return UnavailableError(
-            f"sevDesk could not be asked within {budget_s:g} s; nothing was sent or changed. "
-            "Try again later."
-        )
-    if isinstance(exc, TimeoutError):
-        return UpstreamTimeoutError(
-            f"sevDesk did not answer within {budget_s:g} s; try again later."
-        )
-    if isinstance(exc, httpx.DecodingError):
-        return MalformedResponseError(
-            "sevDesk's answer arrived garbled: its body could not be decoded (a broken or cut-off "
-            "compressed stream). Try again, and report it if it persists."
-        )
-    return UnavailableError("sevDesk could not be reached (network error); try again later.")
-
-
-def _unknown(call: _Call) -> OutcomeUnknownError:
-    what = f"sevDesk answered HTTP {call.status} without a usable result"
-    if call.status is None:
-        what = "no answer arrived"
-    return OutcomeUnknownError(
-        f"{call.method} {call.path} was sent to sevDesk, but {what}: it may or may not have been "
-        "applied. It was not retried. Check the record in sevDesk (or read it again) before "
-        "trying again."
-    )
 
 
 def retry_after_s(value: str | None) -> float | None:

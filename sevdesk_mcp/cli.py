@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import dataclasses
 import functools
 import gc
 import logging
@@ -39,6 +38,7 @@ from typing import TYPE_CHECKING, Final
 
 import anyio
 import httpx
+import msgspec
 from anyio.abc import TaskStatus
 
 from sevdesk_mcp import __version__
@@ -300,7 +300,7 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
         return _serve_oauth(config, settings, demo=demo, shared=shared)
     factory = _factory(config, approval_pages, shared)
     account = _demo_account(config, shared) if demo else _account(config, shared=shared)
-    account = dataclasses.replace(account, principal=HTTP_PRINCIPAL)
+    account = msgspec.structs.replace(account, principal=HTTP_PRINCIPAL)
     install_access_logger()
 
     async def run() -> None:

@@ -25,7 +25,7 @@ from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import catalog
-from sevdesk_mcp.tools.define import prepare
+from sevdesk_mcp.tools.define import ToolDef, prepare
 from sevdesk_mcp.tools.registry import AnyTool, Registry, select_tools
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class ServerFactory:
         self,
         config: Config,
         *,
-        catalog_tools: Sequence[AnyTool] = catalog.ALL_TOOLS,
+        catalog_tools: Sequence[AnyTool] = catalog.CATALOG,
         codec: RequestStateCodec | None = None,
         pages: Callable[[], Pages] | None = None,
         safety: SafetyRuntime | None = None,
@@ -80,8 +80,9 @@ class ServerFactory:
     def surface(self, config: Config) -> tuple[tuple[AnyTool, ...], str]:
         """:returns: the selected tools and the instructions for ``config``, cached per tier set.
 
-        The tools' schemas are built here, once per process and tool (about 20 ms for the whole
-        catalog), so the first ``tools/list`` does not wait for them.
+        The product's tools come with their schemas from the index (``tools/lazy.py``); the
+        schemas of tools given as definitions (tests) are built here, once per process and
+        tool, so the first ``tools/list`` does not wait for them.
 
         :raises ToolDefinitionError: if a selected tool's Structs have no schema of the allowed
             form.
@@ -90,7 +91,7 @@ class ServerFactory:
         key = (config.tiers, toolsets)
         if key not in self._cache:
             tools = select_tools(self._catalog, config, toolsets)
-            prepare(tools)
+            prepare(t for t in tools if isinstance(t, ToolDef))
             self._cache[key] = (tools, instructions(tools, config))
         return self._cache[key]
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import anyio
+from msgspec.structs import replace
 
 from sevdesk_mcp.errors import INVALID_PARAMS, ProtocolError, ResourceNotFoundError
 from sevdesk_mcp.mcp.app import McpApp

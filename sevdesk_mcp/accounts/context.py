@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from sevdesk_mcp.config import Config
 from sevdesk_mcp.errors import ToolError
@@ -15,8 +16,7 @@ from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.witness import Witness
 
 
-@dataclass(frozen=True, slots=True)
-class AccountContext:
+class AccountContext(msgspec.Struct, frozen=True):
     """One account: its frozen configuration and its sevDesk client.
 
     Over stdio and in bearer mode there is one per process; in OAuth mode one per account.

@@ -17,7 +17,6 @@ Four guards, each on its own (a test per guard):
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Final
 from urllib.parse import parse_qsl
@@ -72,8 +71,7 @@ _KEY: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _PLAIN: Final = re.compile(r"^-?[0-9][0-9.:+\-TZ ]{0,39}$")  # numbers, ids, dates
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Shown:
+class Shown(msgspec.Struct, frozen=True):
     """The cleaned answer: JSON text, how many objects it had and showed, what was cut."""
 
     data: str
@@ -133,7 +131,7 @@ def capped(client: SevdeskClient) -> SevdeskClient:
     """:returns: a view of ``client`` that refuses answers larger than 1 MiB before reading
     them whole (the client's own cap is larger)."""
     view = client.view(gate=client.gate, stamp=None)
-    limits = dataclasses.replace(view._limits, max_response_bytes=MAX_READ_BYTES)
+    limits = msgspec.structs.replace(view._limits, max_response_bytes=MAX_READ_BYTES)
     view._limits = limits  # the view is this module's own copy
     return view
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Final, Literal
 
@@ -138,8 +137,7 @@ class TransactionList(msgspec.Struct, frozen=True, kw_only=True):
     note: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class TransactionSearch:
+class TransactionSearch(msgspec.Struct, frozen=True):
     """What to look for."""
 
     account_id: int | None = None

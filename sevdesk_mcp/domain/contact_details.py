@@ -13,8 +13,9 @@ ignores a filter it does not know and then answers everything (Q12).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -35,8 +36,7 @@ MAX_ROWS: Final = 100
 WAY_LABELS: Final[dict[WayType, str]] = {"EMAIL": "email", "PHONE": "phone"}
 
 
-@dataclass(frozen=True, slots=True)
-class AddressChange:
+class AddressChange(msgspec.Struct, frozen=True):
     """Invoice address fields to set; ``None`` leaves a field of an existing address as it is."""
 
     street: str | None = None
@@ -49,17 +49,15 @@ class AddressChange:
         return any(v is not None for v in (self.street, self.zip, self.city, self.country_id))
 
 
-@dataclass(frozen=True, slots=True)
-class DetailChanges:
+class DetailChanges(msgspec.Struct, frozen=True):
     """The email address, phone number and invoice address wanted for a contact."""
 
     email: str | None = None
     phone: str | None = None
-    address: AddressChange = field(default_factory=AddressChange)
+    address: AddressChange = msgspec.field(default_factory=AddressChange)
 
 
-@dataclass(frozen=True, slots=True)
-class DetailWrite:
+class DetailWrite(msgspec.Struct, frozen=True):
     """One planned request: ``POST /<word>`` when ``ident`` is ``None``, else
     ``PUT /<word>/<ident>``, with the exact body; ``label`` says what it writes."""
 

@@ -8,8 +8,9 @@ half-way names what was already written, and reads the contact back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.contact_details import DetailChanges, DetailWrite, plan_details, send_detail
 from sevdesk_mcp.domain.contact_writes import (
@@ -48,8 +49,7 @@ LABELS: Final[dict[ContactField, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class UpdatePlan:
+class UpdatePlan(msgspec.Struct, frozen=True):
     """Every request ``execute_update`` sends, in order: the PUT of ``body`` to the contact
     (none when ``body`` is empty; ``labels`` say what it changes), then ``details``."""
 

@@ -10,7 +10,6 @@ with a PUT.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
 
 import msgspec
@@ -38,8 +37,7 @@ ACTIVE: Final = 1000
 MAX_NAMED_MATCHES: Final = 5
 
 
-@dataclass(frozen=True, slots=True)
-class NewContact:
+class NewContact(msgspec.Struct, frozen=True):
     """An organisation (``name``) or a person (first and family name) with an optional invoice
     address (given when ``city`` is) and email address and phone number."""
 
@@ -68,8 +66,7 @@ def full_name(new: NewContact) -> str:
     return " ".join(p for p in (new.first_name, new.family_name) if p)
 
 
-@dataclass(frozen=True, slots=True)
-class CreatePlan:
+class CreatePlan(msgspec.Struct, frozen=True):
     """The exact bodies ``execute_create`` sends, in order."""
 
     contact: JsonObject

@@ -11,8 +11,9 @@ with their English meaning. Each ``execute_*`` sends one request, once, and read
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.document_facts import document_facts
 from sevdesk_mcp.domain.document_types import KINDS, KindName
@@ -68,8 +69,7 @@ RECORDED: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ActionPlan:
+class ActionPlan(msgspec.Struct, frozen=True):
     """One request about one document; ``flag`` is the ``saveInvoice`` body sent before it
     that marks a draft invoice as e-invoice (:mod:`sevdesk_mcp.domain.einvoice.outgoing`)."""
 
@@ -83,8 +83,7 @@ class ActionPlan:
     kept: JsonObject | None = None  # what the marking save must leave unchanged
 
 
-@dataclass(frozen=True, slots=True)
-class Email:
+class Email(msgspec.Struct, frozen=True):
     """An email sevDesk sends with the document's PDF attached."""
 
     to: str

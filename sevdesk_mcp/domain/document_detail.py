@@ -11,8 +11,9 @@ import base64
 import binascii
 import datetime as dt
 import re
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.document_types import (
     KINDS,
@@ -139,13 +140,12 @@ def _tax(version: str, raw: dict[str, JsonValue], doc: Document) -> TaxInfo:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Lists:
+class _Lists(msgspec.Struct, frozen=True):
     """The lists a document's relations are found in (empty where its kind needs none)."""
 
-    storno: list[Document] = field(default_factory=list)  # cancellation invoices (SR)
-    notes: list[Document] = field(default_factory=list)  # credit notes
-    invoices: list[Document] = field(default_factory=list)  # every invoice (for an order)
+    storno: list[Document] = msgspec.field(default_factory=list)  # cancellation invoices (SR)
+    notes: list[Document] = msgspec.field(default_factory=list)  # credit notes
+    invoices: list[Document] = msgspec.field(default_factory=list)  # every invoice (for an order)
 
 
 async def _relation_lists(client: SevdeskPort, kind: DocumentKind) -> _Lists:

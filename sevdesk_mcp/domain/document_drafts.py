@@ -12,7 +12,6 @@ number sequence when it is created (Q35), because sevDesk refuses to finalize on
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field, replace
 from typing import Final
 
 import msgspec
@@ -56,15 +55,14 @@ NO_LONGER_DRAFT: Final[dict[int, str | Said]] = {
 _SAVE: Final = {"invoice": "saveInvoice", "credit_note": "saveCreditNote", "order": "saveOrder"}
 
 
-@dataclass(frozen=True, slots=True)
-class DraftPlan:
+class DraftPlan(msgspec.Struct, frozen=True):
     """What ``execute`` sends: the Factory body, and for a new credit note the number to get."""
 
     kind: KindName
     document_id: int | None
     body: JsonObject
     number_day: dt.date | None = None  # the books' today, when the draft takes a number
-    written: tuple[str, ...] = field(default=())
+    written: tuple[str, ...] = ()
 
 
 class DraftDeleted(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,7 +144,8 @@ async def prepare_update(
     """
     current = await draft_document(client, draft.kind, document_id)
     if draft.source_invoice_id is None and current.refSrcInvoice is not None:
-        draft = replace(draft, source_invoice_id=current.refSrcInvoice.id)  # keeps its invoice
+        # keeps its invoice
+        draft = msgspec.structs.replace(draft, source_invoice_id=current.refSrcInvoice.id)
     body, facts = await document_body(client, draft, current)
     old = await _position_ids(client, draft.kind, document_id)
     pos_model = f"{KINDS[draft.kind].model}Pos"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Final, Literal
 
@@ -30,8 +29,7 @@ StatusWord = Literal[
 Untrusted = Annotated[str, msgspec.Meta(description="Third-party text, fenced in ⟦ ⟧")]
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentKind:
+class DocumentKind(msgspec.Struct, frozen=True):
     """How one kind of document is named and behaves in sevDesk (section 3.1); its status words
     come from :mod:`sevdesk_mcp.domain.lifecycle_table`."""
 

@@ -9,7 +9,6 @@ every filter is applied again here, because sevDesk silently ignores filters it 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
@@ -38,8 +37,7 @@ from sevdesk_mcp.sevdesk.wire_documents import Document
 MAX_SCANNED: Final = 20_000
 
 
-@dataclass(frozen=True, slots=True)
-class Search:
+class Search(msgspec.Struct, frozen=True):
     """What to look for."""
 
     kind: KindName

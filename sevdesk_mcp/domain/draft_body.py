@@ -10,7 +10,6 @@ sent; dates go out as ``dd.mm.yyyy`` and delivery dates as Unix seconds at Berli
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
 
@@ -38,8 +37,7 @@ KEY: Final = {"invoice": "invoice", "credit_note": "creditNote", "order": "order
 _DATE: Final = {"invoice": "invoiceDate", "credit_note": "creditNoteDate", "order": "orderDate"}
 
 
-@dataclass(frozen=True, slots=True)
-class Draft:
+class Draft(msgspec.Struct, frozen=True):
     """A document draft to create, or the full new state of one to change."""
 
     kind: KindName

@@ -9,9 +9,10 @@ finalized or reported, so the rules are checked here, before anything is sent.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.contacts import display_name
 from sevdesk_mcp.domain.document_types import KINDS, KindName
@@ -44,8 +45,7 @@ SMALL_BUSINESS_RULE: Final = 11
 BILLING_ADDRESS: Final = 47
 
 
-@dataclass(frozen=True, slots=True)
-class Recipient:
+class Recipient(msgspec.Struct, frozen=True):
     """The contact a document goes to, with the address sevDesk will print (Q24)."""
 
     contact_id: int
@@ -162,8 +162,7 @@ async def signing_user(client: SevdeskPort) -> int:
     return min(u.id for u in users)
 
 
-@dataclass(frozen=True, slots=True)
-class Fingerprint:
+class Fingerprint(msgspec.Struct, frozen=True):
     """What makes two documents look the same: contact, date, gross amount and header."""
 
     kind: KindName

@@ -8,9 +8,10 @@ the same figures before anything is sent.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.money import (
     HUNDRED,
@@ -29,8 +30,7 @@ from sevdesk_mcp.safety.preview import Fact
 QUANTITY_PLACES: Final = 4
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(msgspec.Struct, frozen=True):
     """One position: ``price`` is the net price of one unit in EUR."""
 
     name: str

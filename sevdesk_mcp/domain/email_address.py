@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.errors import ToolInputError
 
@@ -22,8 +23,7 @@ _LOCAL: Final = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}$")
 _ASCII_LABEL: Final = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
 
 
-@dataclass(frozen=True, slots=True)
-class Recipient:
+class Recipient(msgspec.Struct, frozen=True):
     """A checked address: what is sent, and what the preview shows."""
 
     sent: str

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
 
@@ -62,8 +61,7 @@ class VoucherState(msgspec.Struct, frozen=True):
     enshrined: dt.datetime | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """An invoice, credit note or receipt as a payment or a reset sees it.
 
     :param label: e.g. ``Rechnung (invoice) RE-1042`` or ``Beleg (receipt) 800026 (…)``.

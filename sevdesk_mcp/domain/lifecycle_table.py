@@ -32,16 +32,16 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.errors import PreconditionError
 
 Kind = Literal["invoice", "credit_note", "order", "voucher"]
 
 
-@dataclass(frozen=True, slots=True)
-class Status:
+class Status(msgspec.Struct, frozen=True):
     """A status code of one kind of document, in the words of the tools and of sevDesk's UI.
 
     :param name: the word the read tools show and filter by, e.g. ``partially_paid``.
@@ -86,8 +86,7 @@ class Why(enum.Enum):
     NOT_FOR_KIND = "sevDesk has no such step for this kind of document"
 
 
-@dataclass(frozen=True, slots=True)
-class Refused:
+class Refused(msgspec.Struct, frozen=True):
     """A step this server refuses; ``sevdesk`` is ``None`` when sevDesk refuses it too, else the
     status sevDesk would leave the document in."""
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.fence import clean
@@ -25,8 +26,7 @@ _NUMBERED: Final = re.compile(r"^(.*?)([0-9]+)$")
 MAX_PREFIXES_NAMED: Final = 5
 
 
-@dataclass(frozen=True, slots=True)
-class NextNumber:
+class NextNumber(msgspec.Struct, frozen=True):
     """The proposed number, and the highest article number it follows (for the preview)."""
 
     number: str

@@ -12,7 +12,6 @@ rounded half-up to cents. On bookkeeping 2.0 only the rates 0, 7 and 19 are vali
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
 
@@ -49,8 +48,7 @@ INACTIVE: Final = 50
 STOCK_PLACES: Final = 4
 
 
-@dataclass(frozen=True, slots=True)
-class NewPart:
+class NewPart(msgspec.Struct, frozen=True):
     """An article to create; without ``part_number`` it gets the next free one."""
 
     name: str
@@ -62,8 +60,7 @@ class NewPart:
     text: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class PartChanges:
+class PartChanges(msgspec.Struct, frozen=True):
     """Fields to change on an article; ``None`` leaves a field as it is."""
 
     part_id: int
@@ -74,8 +71,7 @@ class PartChanges:
     active: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class PartPlan:
+class PartPlan(msgspec.Struct, frozen=True):
     """The body to send (POST without ``part_id``, else PUT) and what it writes."""
 
     part_id: int | None

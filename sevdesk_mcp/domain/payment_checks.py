@@ -12,7 +12,6 @@ transaction it is booked against with that transaction's booking log (``docs/sev
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
@@ -51,8 +50,7 @@ class TransactionState(msgspec.Struct, frozen=True):
     deletedAt: dt.datetime | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class AccountCheck:
+class AccountCheck(msgspec.Struct, frozen=True):
     """The check account a payment is booked on."""
 
     id: int
@@ -61,8 +59,7 @@ class AccountCheck:
     currency: str
 
 
-@dataclass(frozen=True, slots=True)
-class TransactionCheck:
+class TransactionCheck(msgspec.Struct, frozen=True):
     """The transaction a payment is booked against, and how much of it is still unbooked."""
 
     id: int

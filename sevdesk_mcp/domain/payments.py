@@ -15,7 +15,6 @@ offset for receipts (Q18). The booking is sent once, never retried, and read bac
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
@@ -61,8 +60,7 @@ CODES: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class PaymentRequest:
+class PaymentRequest(msgspec.Struct, frozen=True):
     """A payment to book: ``amount`` is the positive money that moved on the Berlin ``day``."""
 
     kind: TargetKind
@@ -74,8 +72,7 @@ class PaymentRequest:
     closing: str | None = None  # CB (cash discount) or MTC (fees): settles with less paid
 
 
-@dataclass(frozen=True, slots=True)
-class PaymentPlan:
+class PaymentPlan(msgspec.Struct, frozen=True):
     """The one ``bookAmount`` request, what it means, and the status it leaves the document in."""
 
     target: Target

@@ -8,7 +8,6 @@ record, the argument at fault and where to find the right id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypeVar
 
 import msgspec
@@ -26,8 +25,7 @@ __all__ = ["MAX_ID", "Missing", "find_one", "read_one", "read_raw"]  # MAX_ID: f
 T = TypeVar("T", bound=msgspec.Struct)
 
 
-@dataclass(frozen=True, slots=True)
-class Missing:
+class Missing(msgspec.Struct, frozen=True):
     """What a missing record means: ``There is no {what} {id}; {action}{then}``.
 
     :param what: the record in words, such as ``"check account"``.

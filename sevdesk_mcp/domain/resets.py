@@ -13,9 +13,10 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.lifecycle import (
     Target,
@@ -58,8 +59,7 @@ EDITABLE: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Booking:
+class Booking(msgspec.Struct, frozen=True):
     """One entry of the transaction log against a document (signed like the transaction)."""
 
     transaction_id: int
@@ -67,8 +67,7 @@ class Booking:
     date: dt.date | None
 
 
-@dataclass(frozen=True, slots=True)
-class ResetPlan:
+class ResetPlan(msgspec.Struct, frozen=True):
     """The document and the reset to send."""
 
     target: Target

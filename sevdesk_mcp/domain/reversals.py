@@ -10,7 +10,6 @@ the one request once and reads back what it made.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -64,8 +63,7 @@ CREDIT_NOTE_LOCK: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class InvoicePlan:
+class InvoicePlan(msgspec.Struct, frozen=True):
     """The invoice to cancel or to draft a credit note from."""
 
     invoice: Target

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
 
@@ -119,8 +118,7 @@ class VoucherDetail(msgspec.Struct, frozen=True, kw_only=True):
     note: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Search:
+class Search(msgspec.Struct, frozen=True):
     """What to look for."""
 
     status: StatusFilter = "any"
@@ -132,8 +130,7 @@ class Search:
     limit: int = 25
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(msgspec.Struct, frozen=True):
     """A voucher as sent and as parsed, with its bookkeeping generation."""
 
     voucher: Voucher

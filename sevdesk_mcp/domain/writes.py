@@ -7,7 +7,6 @@ write in :class:`Progress`, so a write that fails half-way can name what already
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
 import msgspec
@@ -24,19 +23,17 @@ P = TypeVar("P")
 EMPTY: Final = "(empty)"
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared(Generic[P]):
+class Prepared(msgspec.Struct, Generic[P], frozen=True):
     """What ``prepare`` found: the preview a human sees and the plan ``execute`` carries out."""
 
     preview: Preview
     plan: P
 
 
-@dataclass(slots=True)
-class Progress:
+class Progress(msgspec.Struct):
     """The writes ``execute`` has completed, for the report if a later step fails."""
 
-    completed: list[str] = field(default_factory=list)
+    completed: list[str] = msgspec.field(default_factory=list)
 
     def done(self, what: str) -> None:
         """Record one completed write."""

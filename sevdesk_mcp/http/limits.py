@@ -7,8 +7,9 @@ to reach each rule quickly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.mcp.shutdown import SHUTDOWN_GRACE_S
 
@@ -41,8 +42,7 @@ LINGER_IDLE_S: Final = 0.5
 READ_CHUNK_BYTES: Final = 64 * KIB
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """The limits one server applies.
 
     :param max_connections: connections served at once; one more is closed at once.

@@ -32,7 +32,6 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Final
 
 import msgspec
@@ -71,8 +70,7 @@ def mask_client_text(text: str, max_chars: int, redactor: Redactor = REDACTOR) -
     return redactor.mask_client_text(text, max_chars)
 
 
-@dataclass(frozen=True, slots=True)
-class AccessRecord:
+class AccessRecord(msgspec.Struct, frozen=True):
     """What one log line says about one request."""
 
     method: str
@@ -81,7 +79,7 @@ class AccessRecord:
     sent_bytes: int
     duration_s: float
     client: str
-    notes: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class _Clock:

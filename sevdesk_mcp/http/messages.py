@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 HeaderList = list[tuple[str, str]]
 
@@ -51,8 +52,7 @@ class Headers:
         return self._count
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """A request head, as the router and handlers see it.
 
     :param method: the method, such as ``POST``.

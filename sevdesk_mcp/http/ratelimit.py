@@ -20,8 +20,9 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final, Protocol
+
+import msgspec
 
 from sevdesk_mcp.errors import HttpError
 from sevdesk_mcp.http.limits import Limits
@@ -29,8 +30,7 @@ from sevdesk_mcp.http.limits import Limits
 RETRY_SOON: Final = (("retry-after", "1"),)
 
 
-@dataclass(slots=True)
-class _Bucket:
+class _Bucket(msgspec.Struct):
     tokens: float
     updated: float
 

@@ -27,8 +27,9 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.errors import HttpError, StateUnavailableError
 from sevdesk_mcp.http.auth import (
@@ -62,8 +63,7 @@ _PASS_THROUGH: Final = (HttpError, *SOCKET_ERRORS)
 STATE_RETRY: Final = (("retry-after", "5"),)
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """One path: its handlers per method and which rules apply to it."""
 
     handlers: Mapping[str, Handler]

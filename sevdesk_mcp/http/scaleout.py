@@ -36,7 +36,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.ratelimit import RateLimits
@@ -59,8 +60,7 @@ from sevdesk_mcp.shared.redis import SharedState, open_state
 from sevdesk_mcp.shared.seal import derived_key
 
 
-@dataclass(frozen=True, slots=True)
-class SharedStores:
+class SharedStores(msgspec.Struct, frozen=True):
     """The stores every instance shares, on one Redis connection.
 
     :param approvals: one store for the safety runtime and the inbox.

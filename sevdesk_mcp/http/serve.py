@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
+import msgspec
 
 from sevdesk_mcp.http.auth import BearerAuth
 from sevdesk_mcp.http.connection import Exchange, Handler, Wiring
@@ -83,8 +83,7 @@ def session_store(settings: HttpSettings, given: SessionStore | None) -> Session
     return given if given is not None else MemorySessionStore()
 
 
-@dataclass(frozen=True, slots=True)
-class HttpService:
+class HttpService(msgspec.Struct, frozen=True):
     """A bound, not yet running, HTTP server.
 
     :param site: the public URL and the allowed hosts and origins, known once bound.

@@ -15,9 +15,10 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
+
+import msgspec
 
 from sevdesk_mcp.config import flag, is_loopback, is_safe_url, read_secret_file, setting
 from sevdesk_mcp.errors import ConfigError
@@ -52,8 +53,7 @@ _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _WILDCARDS: Final = ("0.0.0.0", "::")  # noqa: S104 - names, compared, never bound here
 
 
-@dataclass(frozen=True, slots=True)
-class HttpSettings:
+class HttpSettings(msgspec.Struct, frozen=True):
     """What the operator configured for HTTP mode.
 
     :param host: the address to bind.
@@ -376,8 +376,7 @@ def _origin(scheme: str, hostname: str, port: int | None) -> str:
     return f"{scheme}://{host.lower()}:{port}"
 
 
-@dataclass(frozen=True, slots=True)
-class Site:
+class Site(msgspec.Struct, frozen=True):
     """What the running server derives from its settings and its bound port.
 
     :param public_url: the origin every printed URL is built from.

@@ -7,8 +7,9 @@ The core knows nothing of sevDesk. The server factory (``sevdesk_mcp.server``) b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.state import RequestStateCodec
@@ -80,8 +81,7 @@ class CompletionProvider(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class McpApp:
+class McpApp(msgspec.Struct, frozen=True):
     """Everything the dispatcher needs to serve requests.
 
     :param legacy_elicitation_hint: appended to the error a 2025-era client gets when it cannot be

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Protocol
+
+import msgspec
 
 from sevdesk_mcp.errors import PeerRequestError as PeerRequestError  # noqa: PLC0414 - transports
 from sevdesk_mcp.mcp.types import (
@@ -52,8 +53,7 @@ class Subscriptions(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class RequestContext:
+class RequestContext(msgspec.Struct, frozen=True):
     """One request, as seen by a provider (tools, prompts, resources)."""
 
     era: Era
@@ -66,7 +66,7 @@ class RequestContext:
     log_level: str | None = None
     input_responses: dict[str, ElicitResponse] | None = None
     request_state: JsonValue = None
-    _progress: list[float] = field(default_factory=list)
+    _progress: list[float] = msgspec.field(default_factory=list)
     input_results: dict[str, JsonObject] | None = None
 
     def with_input(
@@ -79,7 +79,9 @@ class RequestContext:
 
         :param results: the raw answers to sampling and roots requests, by key.
         """
-        return replace(self, input_responses=responses, request_state=state, input_results=results)
+        return msgspec.structs.replace(
+            self, input_responses=responses, request_state=state, input_results=results
+        )
 
     def declares(self, capability: str) -> bool:
         """:returns: whether the client declared ``capability`` (``sampling``, ``roots``)."""

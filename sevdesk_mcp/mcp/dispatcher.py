@@ -27,8 +27,9 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.errors import (
     INTERNAL_ERROR,
@@ -78,8 +79,7 @@ MODERN_METHODS: Final[dict[str, Handler]] = {"server/discover": methods.discover
 LEGACY_METHODS: Final[dict[str, Handler]] = {"ping": methods.ping, **_SHARED}
 
 
-@dataclass(slots=True)
-class Connection:
+class Connection(msgspec.Struct):
     """What one connection remembers: the 2025 handshake, if any, and its log level.
 
     A transport opens it, as ``Connection(peer)`` or with :meth:`legacy`; only the dispatcher

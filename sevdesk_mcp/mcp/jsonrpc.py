@@ -21,7 +21,6 @@ import functools
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Final, TypeGuard
 
 import msgspec
@@ -40,8 +39,7 @@ _OTHER_SPELLINGS: Final = (b"\\u", b"\\/")  # the escapes that can write a chara
 _encoder = msgspec.json.Encoder()
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """A request: it has an id and expects exactly one answer."""
 
     id: RequestId
@@ -49,16 +47,14 @@ class Request:
     params: JsonObject
 
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+class Notification(msgspec.Struct, frozen=True):
     """A notification: no id, never answered."""
 
     method: str
     params: JsonObject
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+class Response(msgspec.Struct, frozen=True):
     """A response from the peer to a request we sent (result or error)."""
 
     id: RequestId
@@ -66,8 +62,7 @@ class Response:
     error: JsonObject | None
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
+class Rejected(msgspec.Struct, frozen=True):
     """A message that could not be accepted; ``answer`` is the error to send back."""
 
     answer: JsonObject

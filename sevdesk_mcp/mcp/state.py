@@ -22,7 +22,6 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 import msgspec
@@ -45,8 +44,7 @@ class _Sealed(msgspec.Struct, frozen=True):
     s: msgspec.Raw
 
 
-@dataclass(frozen=True, slots=True)
-class Binding:
+class Binding(msgspec.Struct, frozen=True):
     """What a sealed state is bound to."""
 
     method: str

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias, get_args
+
+import msgspec
 
 # Re-exported (explicitly, for mypy) so the core's users need one import.
 from sevdesk_mcp.jsontypes import JsonObject as JsonObject  # noqa: PLC0414
@@ -37,8 +38,7 @@ Era = Literal["modern", "legacy"]
 CacheScope = Literal["public", "private"]
 
 
-@dataclass(frozen=True, slots=True)
-class Implementation:
+class Implementation(msgspec.Struct, frozen=True):
     """Name and version of a server or client (``Implementation`` on the wire)."""
 
     name: str
@@ -53,8 +53,7 @@ class Implementation:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class ElicitForm:
+class ElicitForm(msgspec.Struct, frozen=True):
     """A form elicitation: a message and a flat ``requestedSchema`` of primitive properties."""
 
     message: str
@@ -68,12 +67,11 @@ class ElicitForm:
         return params
 
 
-@dataclass(frozen=True, slots=True)
-class ElicitResponse:
+class ElicitResponse(msgspec.Struct, frozen=True):
     """A client's answer to one elicitation: ``accept`` (with content), ``decline``, ``cancel``."""
 
     action: Literal["accept", "decline", "cancel"]
-    content: JsonObject = field(default_factory=dict)
+    content: JsonObject = msgspec.field(default_factory=dict)
 
 
 ClientMethod = Literal["sampling/createMessage", "roots/list"]
@@ -83,8 +81,7 @@ CLIENT_METHOD_CAPABILITY: Final[dict[str, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ClientRequest:
+class ClientRequest(msgspec.Struct, frozen=True):
     """An input request other than a form: ``sampling/createMessage`` or ``roots/list``.
 
     Both are deprecated in 2026-07-28 and still part of it. The client's answer (a
@@ -101,8 +98,7 @@ class ClientRequest:
         return CLIENT_METHOD_CAPABILITY[self.method]
 
 
-@dataclass(frozen=True, slots=True)
-class InputRequired:
+class InputRequired(msgspec.Struct, frozen=True):
     """What a handler returns instead of a result when it needs the human first.
 
     :param requests: elicitations keyed by a handler-chosen name.
@@ -113,11 +109,10 @@ class InputRequired:
 
     requests: dict[str, ElicitForm]
     state: JsonValue = None
-    client_requests: dict[str, ClientRequest] = field(default_factory=dict)
+    client_requests: dict[str, ClientRequest] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(msgspec.Struct, frozen=True):
     """The result of ``tools/call``: content blocks, optional structured content, error flag."""
 
     content: list[JsonObject]

@@ -4,8 +4,9 @@ never taken from sevDesk or from a request."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 Completion = Literal["contact", "invoice_number", "order_number"]
 """What ``completion/complete`` suggests for an argument: contact names or document numbers."""
@@ -16,8 +17,7 @@ PERIOD: Final = re.compile(r"^[0-9]{4}(-(0[1-9]|1[0-2])|-Q[1-4])?$")
 NUMBER: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._/-]{0,39}$")
 
 
-@dataclass(frozen=True, slots=True)
-class Argument:
+class Argument(msgspec.Struct, frozen=True):
     """One prompt argument.
 
     :param pattern: what a value must match; :param hint: the allowed form, for the refusal.
@@ -31,8 +31,7 @@ class Argument:
     completion: Completion | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(msgspec.Struct, frozen=True):
     """One step of a workflow.
 
     :param text: what to do, without tool names (they are added when rendered).
@@ -46,8 +45,7 @@ class Step:
     feature: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Workflow:
+class Workflow(msgspec.Struct, frozen=True):
     """A workflow prompt.
 
     :param requires: the tools that must be registered for the prompt to be offered.

@@ -10,8 +10,9 @@ by the step's feature instead.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from sevdesk_mcp.prompts.model import Step, Workflow
 from sevdesk_mcp.safety.tiers import Tier
@@ -19,8 +20,7 @@ from sevdesk_mcp.safety.tiers import Tier
 Deployment = Literal["stdio", "bearer", "oauth"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolInfo:
+class ToolInfo(msgspec.Struct, frozen=True):
     """What planning needs to know of a tool of the catalog."""
 
     name: str
@@ -28,8 +28,7 @@ class ToolInfo:
     tier: Tier
 
 
-@dataclass(frozen=True, slots=True)
-class Surface:
+class Surface(msgspec.Struct, frozen=True):
     """One configuration: the catalog, what is registered, and who may change what.
 
     :param registered: the registered tool names, in ``tools/list`` order.
@@ -44,8 +43,7 @@ class Surface:
     deployment: Deployment
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(msgspec.Struct, frozen=True):
     """A planned line: a step with the tools it names, or a "needs …" line (no tools)."""
 
     text: str
@@ -53,8 +51,7 @@ class Line:
     needs: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Planned:
+class Planned(msgspec.Struct, frozen=True):
     """A workflow as this configuration offers it."""
 
     workflow: Workflow

@@ -12,8 +12,9 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final, Protocol
+
+import msgspec
 
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.approval_page import ApprovalSite, Request, Response
@@ -114,8 +115,7 @@ class ApprovalStores:
             return [*([self._shared] if self._shared is not None else []), *self._stores]
 
 
-@dataclass(frozen=True, slots=True)
-class Pages:
+class Pages(msgspec.Struct, frozen=True):
     """The approval site and the listener that serves it.
 
     :param inbox: in HTTP mode, the address of the approval inbox (``<public URL>/approvals``):

@@ -32,9 +32,10 @@ import html
 import re
 import threading
 import weakref
-from dataclasses import dataclass
 from typing import Final
 from urllib.parse import parse_qs
+
+import msgspec
 
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.approvals import (
@@ -95,8 +96,7 @@ REFUSED_TEXT: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """One request to the page.
 
     :param target: the request target as sent (path and query).
@@ -111,8 +111,7 @@ class Request:
     host: str
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+class Response(msgspec.Struct, frozen=True):
     """One answer of the page; the listener adds :data:`SECURITY_HEADERS`."""
 
     status: int

@@ -28,6 +28,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal, Protocol
 
+import msgspec
+
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.basis import Basis, basis_of, changes
 from sevdesk_mcp.safety.preview import Preview
@@ -47,8 +49,7 @@ class TooManyApprovalsError(ToolError):
     """Five approvals of the account already wait for the human."""
 
 
-@dataclass(frozen=True, slots=True)
-class Binding:
+class Binding(msgspec.Struct, frozen=True):
     """What an approval is for: the tool, its argument hash and who asked.
 
     :param account: the sevDesk account the approval belongs to (its inbox, its cap); empty
@@ -83,8 +84,7 @@ class Approval:
         return dt.datetime.fromtimestamp(self.expires, dt.UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     """What a tool call finds: a new or renewed approval, or the state of the earlier one."""
 
     kind: OutcomeKind

@@ -29,9 +29,10 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.errors import FileAccessError, TransferRefusedError
 
@@ -50,8 +51,7 @@ EXTENSIONS: Final = {
 _KNOWN_EXTENSIONS: Final = {ext for exts in EXTENSIONS.values() for ext in exts}
 
 
-@dataclass(frozen=True, slots=True)
-class LocalFile:
+class LocalFile(msgspec.Struct, frozen=True):
     """A file read from a configured folder: the bytes, and what they were checked to be.
 
     :param given: the path as the caller gave it (for messages).
@@ -85,8 +85,7 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class FileAccess:
+class FileAccess(msgspec.Struct, frozen=True):
     """The local files a tool call may read and the folder it may deliver to.
 
     :param folders: the resolved real paths of ``SEVDESK_FILE_DIRS``.
@@ -114,7 +113,7 @@ class FileAccess:
             return self
         from sevdesk_mcp.safety.transfers import read_upload  # noqa: PLC0415 - a cycle
 
-        return replace(self, fetched=(*self.fetched, await read_upload(given)))
+        return msgspec.structs.replace(self, fetched=(*self.fetched, await read_upload(given)))
 
     def read(self, given: str) -> LocalFile:
         """Read one receipt file (over HTTP: an uploaded one, given as ``upload:<id>``).

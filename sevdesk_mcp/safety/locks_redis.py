@@ -41,10 +41,10 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 import anyio
+import msgspec
 
 from sevdesk_mcp.errors import StateUnavailableError, ToolError, WriteRefusedError
 from sevdesk_mcp.shared.redis import SharedState, guard
@@ -104,15 +104,13 @@ return freed
 """
 
 
-@dataclass(frozen=True, slots=True)
-class _Scripts:
+class _Scripts(msgspec.Struct, frozen=True):
     acquire: Script
     renew: Script
     release: Script
 
 
-@dataclass(slots=True)
-class Lease:
+class Lease(msgspec.Struct):
     """The locks one write holds (:class:`~sevdesk_mcp.safety.locks.Held`).
 
     :ivar fences: the fencing number of each lock, in the order taken.
@@ -120,9 +118,9 @@ class Lease:
 
     scripts: _Scripts
     lease_ms: int
-    keys: list[str] = field(default_factory=list)
-    values: list[str] = field(default_factory=list)
-    fences: list[int] = field(default_factory=list)
+    keys: list[str] = msgspec.field(default_factory=list)
+    values: list[str] = msgspec.field(default_factory=list)
+    fences: list[int] = msgspec.field(default_factory=list)
     lost: bool = False
 
     async def check(self) -> None:

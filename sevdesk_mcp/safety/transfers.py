@@ -29,9 +29,10 @@ import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Literal, Protocol
+
+import msgspec
 
 from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.safety.files import EXTENSIONS, LocalFile, safe_name, sniff
@@ -61,16 +62,14 @@ NOT_FILLED: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Owner:
+class Owner(msgspec.Struct, frozen=True):
     """Who a record belongs to: the grant's principal and its sevDesk account."""
 
     principal: str
     account: str
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(msgspec.Struct, frozen=True):
     """One upload slot or delivery; the bytes stay sealed in the store."""
 
     id: str
@@ -89,8 +88,7 @@ class Record:
         return UPLOAD_PREFIX + self.id
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """The store's limits (the module's constants by default; tests shrink them)."""
 
     max_upload_bytes: int = MAX_UPLOAD_BYTES
@@ -345,7 +343,7 @@ def filled_slot(record: Record, upload: Upload, limits: Limits) -> Record:
     :raises TransferRefusedError: as :func:`checked_type`.
     """
     media_type = checked_type(upload, limits.max_upload_bytes)
-    return replace(
+    return msgspec.structs.replace(
         record,
         name=_file_name(upload.filename, media_type),
         media_type=media_type,
@@ -379,8 +377,7 @@ def too_many_bytes(limits: Limits) -> TransferRefusedError:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Upload:
+class Upload(msgspec.Struct, frozen=True):
     """A file as the browser sent it: the bytes, the type it claims and its name."""
 
     data: bytes
@@ -429,8 +426,7 @@ def _file_name(filename: str, media_type: str) -> str:
     return f"{safe_name(stem)[:80]}{EXTENSIONS[media_type][0]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Caller:
+class Caller(msgspec.Struct, frozen=True):
     """Who a tool call runs for over HTTP, and where its pages are.
 
     :param base_url: the server's public URL (upload and download pages hang below it).

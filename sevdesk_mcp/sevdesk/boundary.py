@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final
 
 import httpx
+import msgspec
 
 from sevdesk_mcp.errors import (
     MalformedResponseError,
@@ -22,8 +22,7 @@ from sevdesk_mcp.errors import (
 _NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
-@dataclass(slots=True)
-class Call:
+class Call(msgspec.Struct):
     """One call as the error boundary sees it: what it asks, and how far it got."""
 
     method: str

@@ -41,7 +41,6 @@ import secrets
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Final, TypeVar
 
 import anyio
@@ -81,8 +80,7 @@ _jitter = secrets.SystemRandom()
 R = TypeVar("R")
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """Timeouts, budgets and caps of one client (the figures of threat cases S01-S07).
 
     ``budget_s`` bounds a whole call, retries and waits included; ``max_get_retries`` counts
@@ -100,8 +98,10 @@ class Limits:
     max_retry_after_s: float = 10.0
 
 
-@dataclass(frozen=True, slots=True)
-class Upload:
+DEFAULT_LIMITS: Final = Limits()
+
+
+class Upload(msgspec.Struct, frozen=True):
     """A file to upload: its name, bytes and media type."""
 
     name: str
@@ -125,7 +125,7 @@ class SevdeskClient:
         token: Secret,
         gate: WriteGate,
         pacer: Pacer | None = None,
-        limits: Limits = Limits(),
+        limits: Limits = DEFAULT_LIMITS,
         transport: httpx.AsyncBaseTransport | None = None,
         proxy: str | None = None,
         reference: ReferenceCache | None = None,

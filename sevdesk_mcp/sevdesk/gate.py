@@ -10,7 +10,8 @@ cancel or send, even by mistake.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from sevdesk_mcp.errors import WriteRefusedError
 from sevdesk_mcp.jsontypes import JsonObject
@@ -18,8 +19,7 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.paths import minimum_tier
 
 
-@dataclass(frozen=True, slots=True)
-class WriteGate:
+class WriteGate(msgspec.Struct, frozen=True):
     """What the configuration allows."""
 
     tiers: frozenset[Tier]

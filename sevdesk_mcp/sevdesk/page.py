@@ -4,15 +4,15 @@ importing the HTTP client."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from sevdesk_mcp.jsontypes import JsonValue
 
 Items = list[dict[str, JsonValue]]
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(msgspec.Struct, frozen=True):
     """The objects of a list already converted, one for each item, in the same order."""
 
     kind: type

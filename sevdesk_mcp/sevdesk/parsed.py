@@ -29,7 +29,6 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Final, TypeVar, cast
 
 import msgspec
@@ -69,8 +68,7 @@ def wanted(path: str) -> type[msgspec.Struct] | None:
     return asked[1] if asked is not None and asked[0] == path else None
 
 
-@dataclass(frozen=True, slots=True)
-class Rows:
+class Rows(msgspec.Struct, frozen=True):
     """The objects of one page of a list: converted into the schema when a reader asked for
     one (``records``), and as sevDesk sent them: decoded into dicts, or, for a page read
     straight, the JSON text, decoded into dicts only when they are asked for (:meth:`items`)."""

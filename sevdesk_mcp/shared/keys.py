@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 DEFAULT_NAMESPACE: Final = "sevdesk-mcp"
 
@@ -16,8 +17,7 @@ def digest(ident: str) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-@dataclass(frozen=True, slots=True)
-class Keys:
+class Keys(msgspec.Struct, frozen=True):
     """Names keys as ``<namespace>:<kind>:<digest of the id>``.
 
     :param namespace: the prefix of every key (several deployments may share one Redis).

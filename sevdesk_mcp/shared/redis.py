@@ -22,9 +22,10 @@ import logging
 import weakref
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
+
+import msgspec
 
 from sevdesk_mcp.errors import ConfigError, StateUnavailableError
 from sevdesk_mcp.shared.keys import DEFAULT_NAMESPACE, Keys
@@ -140,8 +141,7 @@ class Outage:
             log.warning("%s: shared again", self._what)
 
 
-@dataclass(frozen=True, slots=True)
-class SharedState:
+class SharedState(msgspec.Struct, frozen=True):
     """The client, key names and seal every shared store uses.
 
     :param client: the ``redis.asyncio`` client (decoded responses off: values are bytes).

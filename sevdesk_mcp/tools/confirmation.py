@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -113,22 +112,19 @@ class ApprovalState(msgspec.Struct, frozen=True, kw_only=True, tag="approval", t
     call: str
 
 
-@dataclass(frozen=True, slots=True)
-class Approved:
+class Approved(msgspec.Struct, frozen=True):
     """The human approved exactly this basis; ``call`` ties the audit lines together."""
 
     call: str
 
 
-@dataclass(frozen=True, slots=True)
-class Declined:
+class Declined(msgspec.Struct, frozen=True):
     """The human declined (or cancelled, or left the switch off)."""
 
     call: str
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
+class Pending(msgspec.Struct, frozen=True):
     """A browser approval waits for the human."""
 
     approval: ApprovalInfo

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, TypeVar
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 import msgspec
 import msgspec.inspect as mi
@@ -41,8 +41,7 @@ I = TypeVar("I", bound=msgspec.Struct)  # noqa: E741 - the conventional name for
 O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 
 
-@dataclass(frozen=True, slots=True)
-class Annotations:
+class Annotations(msgspec.Struct, frozen=True):
     """The four MCP tool annotations, all four declared with every tool.
 
     On the wire (docs/adr/0007), ``readOnlyHint`` is always sent; ``destructiveHint`` and
@@ -69,8 +68,7 @@ class Annotations:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(msgspec.Struct, frozen=True):
     """What a handler gets besides its arguments: the account and the MCP request."""
 
     account: AccountContext
@@ -144,20 +142,39 @@ class ToolDef(Generic[I, O]):
 
         :raises ToolDefinitionError: if a Struct has no schema of the allowed form.
         """
-        out: JsonObject = {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "annotations": self.annotations.to_json(),
-        }
-        if structured:
-            out["outputSchema"] = self.output_schema
-        return out
+        return tool_json(self, self.input_schema, self.output_schema if structured else None)
 
 
-@dataclass(frozen=True, slots=True)
-class Built:
+class Listed(Protocol):
+    """What the ``Tool`` object of a listed tool is made of."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def annotations(self) -> Annotations: ...
+
+
+def tool_json(
+    tool: Listed, input_schema: JsonObject, output_schema: JsonObject | None
+) -> JsonObject:
+    """:returns: the ``Tool`` object of ``tool``; ``outputSchema`` only when one is given."""
+    out: JsonObject = {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": input_schema,
+        "annotations": tool.annotations.to_json(),
+    }
+    if output_schema is not None:
+        out["outputSchema"] = output_schema
+    return out
+
+
+class Built(msgspec.Struct, frozen=True):
     """What is generated from a tool's Structs: both schemas and the output's omission plan."""
 
     input_schema: JsonObject

@@ -19,7 +19,6 @@ level needs a JSON form too. Input schemas are built by :mod:`sevdesk_mcp.tools.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -93,8 +92,7 @@ def _check(t: mi.Type, *, where: str, seen: set[type]) -> None:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Omission:
+class Omission(msgspec.Struct, frozen=True):
     """Where the ``None`` values of an encoded output stand.
 
     :param keys: the optional keys of this object, dropped when their value is ``None``.

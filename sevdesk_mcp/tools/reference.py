@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
 from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.catalog import ALL_TOOLS, DEFAULT_OFF_TOOLSETS
-from sevdesk_mcp.tools.define import prepare
-from sevdesk_mcp.tools.registry import AnyTool
+from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
+from sevdesk_mcp.tools.define import ToolDef, prepare
+from sevdesk_mcp.tools.definitions import ALL_TOOLS
 
 HEADER = """# Tool reference
 
@@ -43,7 +44,7 @@ TIER_SETS = {
 }
 
 
-def render(tools: Sequence[AnyTool] = ALL_TOOLS) -> str:
+def render(tools: Sequence[ToolDef[Any, Any]] = ALL_TOOLS) -> str:
     """:returns: the Markdown reference of ``tools``.
 
     :raises ToolDefinitionError: if a tool's Structs have no schema of the allowed form.
@@ -60,11 +61,11 @@ def render(tools: Sequence[AnyTool] = ALL_TOOLS) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _size(tool: AnyTool) -> int:
+def _size(tool: ToolDef[Any, Any]) -> int:
     return len(msgspec.json.encode(tool.to_json(structured=True)))
 
 
-def _totals(tools: Sequence[AnyTool]) -> list[str]:
+def _totals(tools: Sequence[ToolDef[Any, Any]]) -> list[str]:
     """:returns: the table of the ``tools`` array's size per tier set (default toolsets)."""
     rows = [
         "| tiers enabled | tools | bytes of the `tools` array (2026-07-28) |",
@@ -81,7 +82,7 @@ def _toolset(name: str) -> str:
     return f"{name} (off by default)" if name in DEFAULT_OFF_TOOLSETS else name
 
 
-def _arguments(tool: AnyTool) -> str:
+def _arguments(tool: ToolDef[Any, Any]) -> str:
     properties = tool.input_schema.get("properties")
     if not isinstance(properties, dict) or not properties:
         return "Arguments: none."

@@ -11,7 +11,6 @@ value is ``None`` is left out of the output (text and structured alike), as its 
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 import secrets
@@ -29,6 +28,7 @@ from sevdesk_mcp.errors import (
     ProtocolError,
     SafetyError,
     TierDeniedError,
+    ToolDefinitionError,
     ToolError,
     ToolInputError,
     UpstreamError,
@@ -38,6 +38,7 @@ from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, Too
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, ToolDef
+from sevdesk_mcp.tools.lazy import LazyTool
 from sevdesk_mcp.tools.outputs import omit_nulls
 from sevdesk_mcp.tools.progress import CallObserver
 from sevdesk_mcp.tools.remedies import message
@@ -46,7 +47,7 @@ from sevdesk_mcp.tools.schema import DECIMAL_PATTERN
 log = logging.getLogger("sevdesk_mcp")
 _DECIMAL = re.compile(DECIMAL_PATTERN)
 
-AnyTool = ToolDef[Any, Any]
+AnyTool = ToolDef[Any, Any] | LazyTool
 
 
 def select_tools(
@@ -93,6 +94,9 @@ class Registry:
             return await self._call(tool, arguments, ctx)
         except (ToolError, UpstreamError, SafetyError) as exc:
             return ToolResult.error(message(exc))
+        except ToolDefinitionError as exc:  # a tool whose index entry and code disagree
+            log.error("tool %s refused: %s", name, exc)
+            return ToolResult.error(str(exc))
         except Exception:
             ref = secrets.token_hex(4)
             log.exception("tool %s failed unexpectedly (reference %s)", name, ref)
@@ -110,6 +114,8 @@ class Registry:
                 f"{tool.name} needs the {tool.tier} tier, which is not enabled. Set "
                 f"SEVDESK_ALLOW to include {tool.tier} (and unset SEVDESK_READ_ONLY) to use it."
             )
+        if isinstance(tool, LazyTool):
+            tool = tool.resolve()
         parsed = parse_arguments(tool, arguments)
         tool_ctx = ToolContext(
             account=_stamped(self._account, tool.tier),
@@ -139,7 +145,7 @@ def _stamped(account: AccountContext, tier: Tier) -> AccountContext:
 
     A view shares everything of its client but the gate, the stamp and the witness, none of
     which changes after it is made, so one view per account context and tier serves every
-    call (making it costs a ``dataclasses.replace`` and a ``copy``: 10 µs a call). The cache
+    call (making it costs a ``msgspec.structs.replace`` and a ``copy``: 10 µs a call). The cache
     holds the account it was made for, so an ``id`` reused by another account never matches,
     and is emptied when it holds :data:`_STAMPED_ACCOUNTS` accounts (OAuth mode has one per
     account).
@@ -154,7 +160,7 @@ def _stamped(account: AccountContext, tier: Tier) -> AccountContext:
     views = entry[1]
     view = views.get(tier)
     if view is None:
-        view = views[tier] = dataclasses.replace(
+        view = views[tier] = msgspec.structs.replace(
             account, client=account.client.view(gate=account.client.gate, stamp=tier)
         )
     return view

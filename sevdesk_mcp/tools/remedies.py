@@ -8,15 +8,15 @@ arguments that select the action, so the message a model reads says exactly what
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.errors import Action, PreconditionError, say
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(msgspec.Struct, frozen=True):
     """A tool, and the arguments (``name value`` pairs) that make it perform the action."""
 
     tool: str

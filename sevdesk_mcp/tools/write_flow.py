@@ -33,7 +33,6 @@ import hashlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import Final, Generic, Literal, TypeVar, assert_never
 
 import anyio
@@ -91,24 +90,21 @@ class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
 Prepare = Callable[[I, SevdeskPort], Awaitable[Prepared[P]]]
 
 
-@dataclass(frozen=True, slots=True)
-class Dated(Generic[I, P]):
+class Dated(msgspec.Struct, Generic[I, P], frozen=True):
     """A ``prepare`` that also takes the books' today (``AccountContext.today``: the demo books
     have their own), for defaults such as a draft's date and the date in a number."""
 
     prepare: Callable[[I, SevdeskPort, dt.date], Awaitable[Prepared[P]]]
 
 
-@dataclass(frozen=True, slots=True)
-class WithFiles(Generic[I, P]):
+class WithFiles(msgspec.Struct, Generic[I, P], frozen=True):
     """A ``prepare`` that also reads local files, through the call's ``ToolContext.files``
     (the tool declares ``local_files="read"``); the preview states what was read."""
 
     prepare: Callable[[I, SevdeskPort, FileAccess], Awaitable[Prepared[P]]]
 
 
-@dataclass(frozen=True, slots=True)
-class DatedWithFiles(Generic[I, P]):
+class DatedWithFiles(msgspec.Struct, Generic[I, P], frozen=True):
     """A ``prepare`` that takes both: the books' today (as :class:`Dated`) and the call's file
     access (as :class:`WithFiles`), for a write bound to a date that also delivers a file."""
 
@@ -177,8 +173,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Flow(Generic[I, P, O]):
+class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
     name: str
     tier: Tier
     prepare: AnyPrepare[I, P]

@@ -21,7 +21,7 @@ from sevdesk_mcp.safety.approvals import MemoryApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 from tests.demo_account import DEMO_URL
 from tests.write_fixtures import WRITE_FIXTURES
 from tests.writes.helpers import ALL, DRAFT_ID, write_app
@@ -63,7 +63,7 @@ def browser_app(
 ) -> Browser:
     env = {"SEVDESK_CONFIRM": "browser", "SEVDESK_CONFIRM_OPEN": "0", **(env or {})}
     config = load_config({**ALL, **env, "SEVDESK_API_URL": DEMO_URL})
-    factory = ServerFactory(config, catalog_tools=(*catalog.ALL_TOOLS, *WRITE_FIXTURES))
+    factory = ServerFactory(config, catalog_tools=(*definitions.ALL_TOOLS, *WRITE_FIXTURES))
     clock = Clock()
     opened: list[str] = []
 

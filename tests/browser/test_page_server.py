@@ -4,12 +4,12 @@ and the approval store, in isolation."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
 from sevdesk_mcp.cli import approval_pages
@@ -49,7 +49,7 @@ class Echo:
 
 @pytest.fixture
 def server() -> Iterator[PageServer]:
-    limits = dataclasses.replace(
+    limits = msgspec.structs.replace(
         PAGE_LIMITS,
         max_connections=2,
         header_deadline_s=0.3,
@@ -163,7 +163,7 @@ async def test_an_empty_connection_gets_no_answer(server: PageServer) -> None:
 async def test_connections_beyond_the_cap_are_closed_at_once() -> None:
     # The head deadline is the default 10 s: a third connection answered with nothing can only
     # have been closed by the cap (admitted, its request would get an answer).
-    page_server = PageServer(Echo(), dataclasses.replace(PAGE_LIMITS, max_connections=2))
+    page_server = PageServer(Echo(), msgspec.structs.replace(PAGE_LIMITS, max_connections=2))
     page_server.start()
     host, port = page_server.host.split(":")
     request = f"GET / HTTP/1.1\r\nHost: {page_server.host}\r\n\r\n".encode()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sevdesk_mcp.tools.catalog import ALL_TOOLS
+from sevdesk_mcp.tools.definitions import ALL_TOOLS
 from tests.contract.test_documents import call
 from tests.demo_account import demo_app
 

@@ -9,7 +9,7 @@ import pytest
 
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.catalog import ALL_TOOLS
+from sevdesk_mcp.tools.definitions import ALL_TOOLS
 from tests.documents.commit_helpers import EXPENSE, VOUCHER_DRAFT
 from tests.documents.draft_helpers import (
     DRAFT_CREDIT_NOTE,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
 import json
 from typing import Any
 
 import anyio
 import httpx
+import msgspec
 import pytest
 
 from sevdesk_mcp.http.mcp_route import SEND_FAILED, HttpPeer
@@ -302,7 +302,7 @@ async def test_a_2025_client_that_would_need_an_elicitation_gets_the_actionable_
 
     def build() -> McpApp:
         app = fixture_app(codec=codec)
-        return dataclasses.replace(app, legacy_elicitation_hint=LEGACY_ELICITATION_HINT)
+        return msgspec.structs.replace(app, legacy_elicitation_hint=LEGACY_ELICITATION_HINT)
 
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}}
     async with running(build=build) as server, http(server) as client:

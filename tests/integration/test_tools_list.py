@@ -19,7 +19,7 @@ from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.server import MAX_INSTRUCTIONS_CHARS, ServerFactory, instructions
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 from tests.demo_account import demo_app
 from tests.fixture_app import fixture_app
 from tests.tool_fixtures import TEST_TOOLS
@@ -57,7 +57,7 @@ async def test_tools_list_snapshot(name: str) -> None:
     assert path.read_text(encoding="utf-8") == text
 
 
-ALL = (*catalog.ALL_TOOLS, *TEST_TOOLS)
+ALL = (*definitions.ALL_TOOLS, *TEST_TOOLS)
 FORBIDDEN_KEYWORDS = ("$ref", "$defs", "oneOf", "anyOf", "allOf", "not")
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from sevdesk_mcp import __version__
-from sevdesk_mcp.tools.catalog import ALL_TOOLS
+from sevdesk_mcp.tools.definitions import ALL_TOOLS
 from tests.packaging.conftest import ROOT
 
 PLUGIN = ROOT / "plugin"

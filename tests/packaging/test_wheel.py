@@ -44,6 +44,13 @@ def test_the_wheel_holds_every_module_of_the_checkout(wheel: Path) -> None:
     assert source == packed
 
 
+def test_the_wheel_holds_the_tool_index(wheel: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    with zipfile.ZipFile(wheel) as archive:
+        packed = archive.read("sevdesk_mcp/tools/index.json")
+    assert packed == (root / "sevdesk_mcp" / "tools" / "index.json").read_bytes()
+
+
 def test_every_module_imports_in_a_venv_with_only_the_wheel(
     runtime_venv: Path, tmp_path: Path
 ) -> None:

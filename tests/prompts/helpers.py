@@ -13,7 +13,7 @@ from sevdesk_mcp.config import load_config
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.prompts.catalog import WORKFLOWS
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 from sevdesk_mcp.tools.registry import AnyTool
 from tests.wire import Wire
 
@@ -38,12 +38,12 @@ EINVOICE_TOOLS = frozenset(
     }
 )
 WITHOUT_EINVOICE: tuple[AnyTool, ...] = tuple(
-    t for t in catalog.ALL_TOOLS if t.name not in EINVOICE_TOOLS
+    t for t in definitions.ALL_TOOLS if t.name not in EINVOICE_TOOLS
 )
 
 
 def build(
-    env: dict[str, str], tools: Sequence[AnyTool] = catalog.ALL_TOOLS, principal: str = "local"
+    env: dict[str, str], tools: Sequence[AnyTool] = definitions.ALL_TOOLS, principal: str = "local"
 ) -> McpApp:
     """:returns: the product's app for ``env`` (no sevDesk client: prompts never need one)."""
     config = load_config(env)

@@ -187,7 +187,7 @@ async def test_an_unexpected_exception_is_32603_with_a_reference_and_no_detail(
             raise RuntimeError("secret-detail")
 
     app = fixture_app()
-    app = McpApp(**{**{f: getattr(app, f) for f in app.__dataclass_fields__}, "tools": Broken()})
+    app = McpApp(**{**{f: getattr(app, f) for f in app.__struct_fields__}, "tools": Broken()})
     async with open_wire(app) as wire:
         answer = await wire.modern("tools/list")
         boom = await wire.modern("tools/call", {"name": "boom"})

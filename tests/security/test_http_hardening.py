@@ -11,12 +11,12 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Any, cast
 
 import anyio
 import anyio.abc
 import pytest
+from msgspec.structs import replace
 
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.http.limits import MAX_CONNECTIONS, MAX_CONNECTIONS_PER_CLIENT

@@ -5,10 +5,10 @@ Redis in the clear, every key expiring)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 
 import anyio
+import msgspec
 import pytest
 
 from sevdesk_mcp.errors import TransferRefusedError
@@ -34,7 +34,7 @@ SMALL = Limits(
     upload_ttl_s=600,
     download_ttl_s=600,
 )
-SHORT = dataclasses.replace(SMALL, upload_ttl_s=0.4, download_ttl_s=0.4)
+SHORT = msgspec.structs.replace(SMALL, upload_ttl_s=0.4, download_ttl_s=0.4)
 
 
 def _store(request: pytest.FixtureRequest, limits: Limits | None = None) -> TransferStore:

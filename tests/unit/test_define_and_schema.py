@@ -12,8 +12,8 @@ import pytest
 
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.catalog import ALL_TOOLS
 from sevdesk_mcp.tools.define import define_tool
+from sevdesk_mcp.tools.definitions import ALL_TOOLS
 from sevdesk_mcp.tools.outputs import output_schema
 from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, input_schema
 from tests.tool_fixtures import LOOKUP, READ, WRITE, Found, NoInput, _lookup

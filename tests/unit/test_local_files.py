@@ -4,7 +4,7 @@ and limits, docs/security.md "Local files")."""
 
 from __future__ import annotations
 
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 
 REVIEWED = {
     "sevdesk_upload_receipt": "read",  # FileAccess.read: SEVDESK_FILE_DIRS only
@@ -19,7 +19,7 @@ REVIEWED = {
 
 
 def test_the_tools_using_local_files_are_the_reviewed_ones() -> None:
-    declared = {t.name: t.local_files for t in catalog.ALL_TOOLS if t.local_files is not None}
+    declared = {t.name: t.local_files for t in definitions.ALL_TOOLS if t.local_files is not None}
     assert declared == REVIEWED
 
 
@@ -28,7 +28,11 @@ def test_no_other_tool_module_touches_the_file_system() -> None:
 
     from sevdesk_mcp import tools
 
-    modules = [m for m in vars(catalog).values() if inspect.ismodule(m)]
+    modules = [
+        m
+        for m in vars(definitions).values()
+        if inspect.ismodule(m) and m.__name__.startswith("sevdesk_mcp.tools.")
+    ]
     assert len(modules) > 10
     for module in [*modules, tools]:
         source = inspect.getsource(module)

@@ -17,7 +17,7 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.errors import SevdeskMcpError, ToolError, UpstreamError
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.mcp import context, mrtr
-from sevdesk_mcp.tools.catalog import ALL_TOOLS
+from sevdesk_mcp.tools.definitions import ALL_TOOLS
 from sevdesk_mcp.tools.remedies import REMEDIES, message, phrase
 from tests.demo_account import fake_client
 

@@ -10,7 +10,7 @@ from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import FakeSevdesk
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 from tests.demo_account import DEMO_URL, fake_client
 from tests.wire import FORM, open_wire
 from tests.write_fixtures import WRITE_FIXTURES
@@ -23,7 +23,9 @@ def write_app(
     fake: FakeSevdesk, env: dict[str, str] | None = None, factory: ServerFactory | None = None
 ) -> McpApp:
     config = load_config({**ALL, **(env or {}), "SEVDESK_API_URL": DEMO_URL})
-    factory = factory or ServerFactory(config, catalog_tools=(*catalog.ALL_TOOLS, *WRITE_FIXTURES))
+    factory = factory or ServerFactory(
+        config, catalog_tools=(*definitions.ALL_TOOLS, *WRITE_FIXTURES)
+    )
     account = AccountContext(
         config=config, client=fake_client(fake, config), today=lambda: fake.today
     )

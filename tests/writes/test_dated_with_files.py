@@ -17,7 +17,7 @@ from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 from sevdesk_mcp.tools.write_flow import DatedWithFiles, define_write_tool
 from tests.demo_account import DEMO_URL
 from tests.finance.helpers import call
@@ -67,7 +67,7 @@ async def test_prepare_gets_the_books_today_and_the_file_access(tmp_path: Path) 
     fake = build_demo()
     env = {**ALL, "SEVDESK_OUTPUT_DIR": str(tmp_path)}
     config = load_config({**env, "SEVDESK_API_URL": DEMO_URL})
-    factory = ServerFactory(config, catalog_tools=(*catalog.ALL_TOOLS, DATED_WITH_FILES))
+    factory = ServerFactory(config, catalog_tools=(*definitions.ALL_TOOLS, DATED_WITH_FILES))
     dry = await call(write_app(fake, env, factory), NAME, dryRun=True)
     facts = {f["label"]: f["value"] for f in dry["preview"]["facts"]}
     assert facts == {"Today": fake.today.isoformat(), "Output": str(tmp_path)}

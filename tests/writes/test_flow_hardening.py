@@ -17,7 +17,7 @@ from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
 from tests.demo_account import DEMO_URL
@@ -46,7 +46,7 @@ class FailingAfterStart(AuditLog):
 
 def factory() -> ServerFactory:
     config = load_config({**ALL, "SEVDESK_API_URL": DEMO_URL})
-    return ServerFactory(config, catalog_tools=(*catalog.ALL_TOOLS, *WRITE_FIXTURES))
+    return ServerFactory(config, catalog_tools=(*definitions.ALL_TOOLS, *WRITE_FIXTURES))
 
 
 async def test_a_late_audit_failure_never_claims_that_nothing_was_sent() -> None:
@@ -124,7 +124,7 @@ SNEAKY = define_tool(
 async def test_a_read_tool_cannot_declare_a_higher_tier_for_itself() -> None:
     fake = build_demo()
     config = load_config({**ALL, "SEVDESK_API_URL": DEMO_URL})
-    made = ServerFactory(config, catalog_tools=(*catalog.ALL_TOOLS, SNEAKY))
+    made = ServerFactory(config, catalog_tools=(*definitions.ALL_TOOLS, SNEAKY))
     async with open_wire(write_app(fake, factory=made)) as wire:
         result = (await wire.modern("tools/call", {"name": "sevdesk_test_sneaky"}))["result"]
     assert result["isError"] is True

@@ -5,8 +5,9 @@ charges, VAT breakdowns and the document totals. Each syntax names where it keep
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from sevdesk_mcp.domain.einvoice import values as v
 from sevdesk_mcp.domain.einvoice.model import (
@@ -22,8 +23,7 @@ from sevdesk_mcp.domain.einvoice.pieces import PeriodPaths, period
 _CHARGE = "An allowance or charge"
 
 
-@dataclass(frozen=True, slots=True)
-class ChargePaths:
+class ChargePaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps an allowance's or charge's values (BG-20, BG-21, BG-27, BG-28);
     ``category`` and ``rate`` are ``None`` where the syntax has none at that level."""
 
@@ -37,8 +37,7 @@ class ChargePaths:
     reason_code: str
 
 
-@dataclass(frozen=True, slots=True)
-class LinePaths:
+class LinePaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps a line's values (BG-25), relative to the line element, but those
     from ``net`` to ``charges`` relative to its ``settlement`` child and ``price`` and
     ``gross_price`` relative to its ``agreement`` child (``None``: the line element itself)."""
@@ -60,8 +59,7 @@ class LinePaths:
     gross_price: str
 
 
-@dataclass(frozen=True, slots=True)
-class BreakdownPaths:
+class BreakdownPaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps a VAT breakdown's values (BG-23)."""
 
     taxable: str
@@ -72,8 +70,7 @@ class BreakdownPaths:
     exemption_code: str
 
 
-@dataclass(frozen=True, slots=True)
-class TotalPaths:
+class TotalPaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps each document total (BG-22), relative to its totals element."""
 
     line_net: str

@@ -4,8 +4,6 @@ those bytes and creates the draft with them as its document."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 import anyio
 import msgspec
 
@@ -26,8 +24,7 @@ from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.preview import Fact, Preview
 
 
-@dataclass(frozen=True, slots=True)
-class Filing:
+class Filing(msgspec.Struct, frozen=True):
     """What the caller asks: the file, accounts per position (else the suggested ones)."""
 
     path: str
@@ -37,8 +34,7 @@ class Filing:
     allow_duplicate: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class FilingPlan:
+class FilingPlan(msgspec.Struct, frozen=True):
     """The upload of the checked bytes, then the draft that takes them as its document."""
 
     upload: upload.UploadPlan
@@ -154,6 +150,10 @@ async def execute_filing(
     sent = await upload.execute_upload(client, plan.upload, progress)
     body = dict(plan.draft.body)
     body["filename"] = sent.filename
-    draft = replace(plan.draft, body=body, file_sha256=plan.upload.file.sha256)  # checked back
+    draft = msgspec.structs.replace(
+        plan.draft,
+        body=body,
+        file_sha256=plan.upload.file.sha256,  # checked back
+    )
     written = await drafts.execute_save(client, draft, progress)
     return msgspec.structs.replace(written, written=[*sent.written, *written.written])

@@ -12,8 +12,9 @@ invoice is enshrined. It refuses the flag without a payment method (code 830).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.einvoice.findings import Finding
 from sevdesk_mcp.domain.einvoice.preflight import NOT_CHECKED, checked, is_flagged
@@ -59,8 +60,7 @@ KEPT: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class EInvoiceStep:
+class EInvoiceStep(msgspec.Struct, frozen=True):
     """What finalizing as an e-invoice adds to the plan: preview facts and warnings, and the
     save that sets the flag (``None`` when sevDesk marks the draft as e-invoice already)."""
 

@@ -14,24 +14,23 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     import pypdf
     from pypdf.generic import ArrayObject, DictionaryObject, PdfObject
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """One embedded file: the names it goes by and its file specification."""
 
     names: tuple[str, ...]
     spec: DictionaryObject
 
 
-@dataclass(slots=True)
-class _Stream:
+class _Stream(msgspec.Struct):
     """An inflated object stream: its bytes, where its objects begin, and their offsets."""
 
     data: io.BytesIO
@@ -39,12 +38,11 @@ class _Stream:
     offsets: dict[int, int]
 
 
-@dataclass(slots=True)
-class Objects:
+class Objects(msgspec.Struct):
     """Resolves indirect references of one reader, objects in object streams one by one."""
 
     reader: pypdf.PdfReader
-    _streams: dict[int, _Stream | None] = field(default_factory=dict)
+    _streams: dict[int, _Stream | None] = msgspec.field(default_factory=dict)
 
     def resolve(self, value: object) -> object:
         """:returns: the object ``value`` refers to, or ``value`` if it is direct.

@@ -4,14 +4,13 @@ raises: they read text and dates, never amounts (those are in :mod:`.amounts`)."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from sevdesk_mcp.domain.einvoice.model import Address, Contact, Party, PaymentMeans, Period
 from sevdesk_mcp.domain.einvoice.nodes import Node
 
 
-@dataclass(frozen=True, slots=True)
-class AddressPaths:
+class AddressPaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps a postal address's values (BG-5, BG-8, BG-15)."""
 
     street: str
@@ -20,16 +19,14 @@ class AddressPaths:
     country: str
 
 
-@dataclass(frozen=True, slots=True)
-class PeriodPaths:
+class PeriodPaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps an invoicing period's dates (BG-14, BG-26)."""
 
     start: str
     end: str
 
 
-@dataclass(frozen=True, slots=True)
-class ContactPaths:
+class ContactPaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps a contact's values (BG-6, BG-9); ``names`` in the order tried."""
 
     names: tuple[str, ...]
@@ -37,8 +34,7 @@ class ContactPaths:
     email: str
 
 
-@dataclass(frozen=True, slots=True)
-class RepresentativePaths:
+class RepresentativePaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps the seller's tax representative's values (BG-11); ``address``
     is the postal address element, read with ``address_paths``."""
 
@@ -48,8 +44,7 @@ class RepresentativePaths:
     address_paths: AddressPaths
 
 
-@dataclass(frozen=True, slots=True)
-class MeansPaths:
+class MeansPaths(msgspec.Struct, frozen=True):
     """Where one syntax keeps a payment instruction's values (BG-16); ``ibans`` are read in
     turn, ``card`` is the element whose presence means a card payment, ``mandate`` is
     ``None`` where the syntax has none."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.einvoice import cii, pdf, safexml, ubl
 from sevdesk_mcp.domain.einvoice.model import Invoice
@@ -14,8 +15,7 @@ _CII_ROOT: Final = f"{{{cii.ROOT_NS}}}CrossIndustryInvoice"
 _ZUGFERD_1: Final = "urn:ferd:CrossIndustryDocument:invoice:1p0"
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(msgspec.Struct, frozen=True):
     """An invoice and where it came from: ``container`` is ``xml`` or ``pdf``; ``attachment``
     names the PDF's invoice file."""
 

@@ -9,9 +9,10 @@ CII and within ±1.00 in UBL as the CEN artefacts; -09 the VAT amount; -10 the e
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.einvoice.findings import Finding, error, line_xpath, xpath
 from sevdesk_mcp.domain.einvoice.model import AllowanceCharge, Invoice, VatBreakdown
@@ -40,8 +41,7 @@ _ZERO_RATED: Final = frozenset({"Z", "E", "AE", "K", "G"})
 _REASON_REQUIRED: Final = frozenset({"E", "AE", "K", "G", "O"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Use:
+class _Use(msgspec.Struct, frozen=True):
     """Where a category is used: line indexes, document allowances, document charges."""
 
     lines: list[int]

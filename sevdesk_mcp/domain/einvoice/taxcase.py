@@ -3,8 +3,9 @@ categories and the seller's country; reverse charge and intra-EU cases are named
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 EU: Final = frozenset(
     [
@@ -40,8 +41,7 @@ EU: Final = frozenset(
 DOMESTIC_INPUT_TAX: Final = 9
 
 
-@dataclass(frozen=True, slots=True)
-class TaxCase:
+class TaxCase(msgspec.Struct, frozen=True):
     """A sevDesk tax rule for an incoming invoice and the words for it."""
 
     rule_id: int

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import replace
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.einvoice import amounts, pieces
 from sevdesk_mcp.domain.einvoice import values as v
@@ -46,7 +47,7 @@ CHARGE: Final = amounts.ChargePaths(
     reason_code="cbc:AllowanceChargeReasonCode",
 )
 """A document-level allowance or charge (BG-20, BG-21)."""
-LINE_CHARGE: Final = replace(CHARGE, category=None, rate=None)
+LINE_CHARGE: Final = msgspec.structs.replace(CHARGE, category=None, rate=None)
 """A line-level allowance or charge (BG-27, BG-28), which has no VAT category in EN 16931."""
 INVOICE_LINE: Final = amounts.LinePaths(
     id="cbc:ID",
@@ -65,7 +66,7 @@ INVOICE_LINE: Final = amounts.LinePaths(
     price="cac:Price/cbc:PriceAmount",
     gross_price="cac:Price/cac:AllowanceCharge/cbc:BaseAmount",
 )
-CREDIT_LINE: Final = replace(INVOICE_LINE, quantity="cbc:CreditedQuantity")
+CREDIT_LINE: Final = msgspec.structs.replace(INVOICE_LINE, quantity="cbc:CreditedQuantity")
 BREAKDOWN: Final = amounts.BreakdownPaths(
     taxable="cbc:TaxableAmount",
     tax="cbc:TaxAmount",

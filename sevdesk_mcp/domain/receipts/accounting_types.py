@@ -15,9 +15,10 @@ number that names two of them is refused as ambiguous (``spec/DEVIATIONS.md`` D-
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -51,8 +52,7 @@ def allowed_tax_types() -> str:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class LegacyAccount:
+class LegacyAccount(msgspec.Struct, frozen=True):
     """One accounting type: its id, name and SKR03/SKR04 numbers (digits, as sent)."""
 
     id: int

@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from dataclasses import dataclass
 
 import msgspec
 
@@ -45,8 +44,7 @@ class _Content(msgspec.Struct, frozen=True):
     base64Encoded: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class AttachedFile:
+class AttachedFile(msgspec.Struct, frozen=True):
     """A receipt's file as read back: its name in sevDesk, size, SHA-256 and type."""
 
     document_id: int

@@ -11,9 +11,10 @@ A field of the other version is refused, never dropped: sevDesk would discard it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final, Protocol
+
+import msgspec
 
 from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -27,8 +28,7 @@ from sevdesk_mcp.sevdesk.wire_finance import VoucherPos
 DEFAULT_TAX_RULE: Final = 9
 
 
-@dataclass(frozen=True, slots=True)
-class Treatment:
+class Treatment(msgspec.Struct, frozen=True):
     """How the caller wants the receipt taxed: its kind, and a tax rule (2.0) or a tax type
     (1.0); ``None`` takes the default of the account's version."""
 
@@ -37,8 +37,7 @@ class Treatment:
     tax_type: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Account:
+class Account(msgspec.Struct, frozen=True):
     """The booking account of one position: its id and how the preview names it."""
 
     id: int
@@ -84,15 +83,14 @@ class Booking(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class _Guided:
+class _Guided(msgspec.Struct):
     """Bookkeeping 2.0: accounts and tax rules from the receipt guidance."""
 
     guides: Guides
     kind: ReceiptKind
     rule: int
     model: str = "AccountDatev"
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     @property
     def tax(self) -> tuple[str, JsonValue]:
@@ -114,14 +112,13 @@ class _Guided:
         return Account(guide.account_id, f"{guide.number} {guide.name}")
 
 
-@dataclass(slots=True)
-class _Typed:
+class _Typed(msgspec.Struct):
     """Bookkeeping 1.0: accounting types and a tax type."""
 
     types: v1.AccountingTypes
     tax_type: str
     model: str = "AccountingType"
-    warnings: list[str] = field(default_factory=lambda: [v1.DIRECTION_WARNING])
+    warnings: list[str] = msgspec.field(default_factory=lambda: [v1.DIRECTION_WARNING])
 
     @property
     def tax(self) -> tuple[str, JsonValue]:

@@ -14,7 +14,6 @@ replaces every position (sevDesk sums only the positions of the call); only draf
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -65,8 +64,7 @@ NOT_DRAFT: Final[dict[int, str | Said]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ReceiptDraft:
+class ReceiptDraft(msgspec.Struct, frozen=True):
     """The content of a receipt draft."""
 
     kind: ReceiptKind
@@ -83,8 +81,7 @@ class ReceiptDraft:
     tax_type: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ReceiptPlan:
+class ReceiptPlan(msgspec.Struct, frozen=True):
     """What ``execute`` sends: the ``saveVoucher`` body (or a delete of ``voucher_id``), and the
     SHA-256 the attached file must have on read-back (``None``: not checked)."""
 
@@ -221,8 +218,7 @@ async def position_ids(client: SevdeskPort, voucher_id: int) -> list[int]:
     return [p.id for p in rows if p.voucher is not None and p.voucher.id == voucher_id]
 
 
-@dataclass(frozen=True, slots=True)
-class _Built:
+class _Built(msgspec.Struct, frozen=True):
     """A checked draft: the save's body, the preview's facts and warnings, the supplier."""
 
     body: JsonObject

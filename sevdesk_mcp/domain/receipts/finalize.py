@@ -13,7 +13,6 @@ only after a reset to draft, and never once festgeschrieben.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
@@ -67,8 +66,7 @@ class Head(msgspec.Struct, frozen=True):
     document: wire.Ref | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FinalizePlan:
+class FinalizePlan(msgspec.Struct, frozen=True):
     """The one ``saveVoucher`` that finalizes ``voucher_id``."""
 
     voucher_id: int

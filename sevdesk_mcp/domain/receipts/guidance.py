@@ -11,9 +11,10 @@ whose answer is a bare object (Q6). Guidance ids are ints (Q8).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -27,8 +28,7 @@ RATES: Final = {"ZERO": Decimal(0), "SEVEN": Decimal(7), "NINETEEN": Decimal(19)
 RECEIPT_TYPES: Final = {"expense": "EXPENSE", "revenue": "REVENUE"}
 
 
-@dataclass(frozen=True, slots=True)
-class Guide:
+class Guide(msgspec.Struct, frozen=True):
     """One booking account and what it allows: tax rule id → rates (percent)."""
 
     account_id: int
@@ -106,8 +106,7 @@ class Guides:
         return guide
 
 
-@dataclass(frozen=True, slots=True)
-class Wanted:
+class Wanted(msgspec.Struct, frozen=True):
     """What a position asks of its account: the receipt's kind and tax rule, its rate."""
 
     kind: ReceiptKind

@@ -6,9 +6,10 @@ alone is reportedly read as net).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.money import MAX_AMOUNT, ZERO, cents
 from sevdesk_mcp.errors import ToolInputError
@@ -16,8 +17,7 @@ from sevdesk_mcp.errors import ToolInputError
 HUNDRED: Final = Decimal(100)
 
 
-@dataclass(frozen=True, slots=True)
-class ReceiptLine:
+class ReceiptLine(msgspec.Struct, frozen=True):
     """One position: booking account number, VAT rate in percent, net and gross, text."""
 
     account_number: str

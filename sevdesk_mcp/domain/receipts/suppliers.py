@@ -8,7 +8,6 @@ matching contact is refused with their ids: the caller picks one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -36,8 +35,7 @@ class SupplierContact(msgspec.Struct, frozen=True):
     bankAccount: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SupplierQuery:
+class SupplierQuery(msgspec.Struct, frozen=True):
     """Who the caller says the supplier is."""
 
     contact_id: int | None = None
@@ -46,8 +44,7 @@ class SupplierQuery:
     iban: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Supplier:
+class Supplier(msgspec.Struct, frozen=True):
     """The supplier as it will be saved: a contact, or only a name (``contact_id`` ``None``)."""
 
     contact_id: int | None

@@ -10,7 +10,6 @@ sevDesk answers with a temporary ``filename`` that a receipt draft takes; no OCR
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Protocol, runtime_checkable
 
 import msgspec
@@ -43,8 +42,7 @@ class Uploader(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class UploadPlan:
+class UploadPlan(msgspec.Struct, frozen=True):
     """The file to send, as read and hashed in ``prepare``."""
 
     file: LocalFile

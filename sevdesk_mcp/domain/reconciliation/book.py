@@ -11,7 +11,6 @@ so a failure half-way names what is already booked.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 
 import msgspec
@@ -45,8 +44,7 @@ IN_ORDER = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Asked:
+class Asked(msgspec.Struct, frozen=True):
     """One booking asked for."""
 
     kind: TargetKind
@@ -55,8 +53,7 @@ class Asked:
     settle: Settle
 
 
-@dataclass(frozen=True, slots=True)
-class MatchPlan:
+class MatchPlan(msgspec.Struct, frozen=True):
     """The allocations and the one bookAmount request of each, in order."""
 
     allocation: AllocationPlan

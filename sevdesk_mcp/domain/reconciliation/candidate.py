@@ -7,15 +7,15 @@ evidence, and only the drafts that are shown write their reasons (:meth:`Draft.f
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
+
+import msgspec
 
 from sevdesk_mcp.domain.reconciliation.evidence import Settle, Weight
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     """Documents the transaction may pay, and how (one settle for all of them)."""
 
     docs: tuple[OpenDoc, ...]
@@ -46,8 +46,7 @@ class Draft(NamedTuple):
         return Candidate(self.docs, self.settle, self.score, reasons, self.anchored)
 
 
-@dataclass(frozen=True, slots=True)
-class Clues:
+class Clues(msgspec.Struct, frozen=True):
     """What the transaction says about itself: numbers, and the contacts it points to."""
 
     numbers: dict[tuple[str, int], tuple[OpenDoc, Weight]]

@@ -17,10 +17,11 @@ Weights add up to the confidence of a suggestion (at most 0.99). The rules:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from typing import Final, Literal, NamedTuple
+
+import msgspec
 
 from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.reconciliation.index import Cents, DocFacts, in_cents
@@ -64,8 +65,7 @@ class AmountFit(NamedTuple):
     weight: Weight
 
 
-@dataclass(frozen=True, slots=True)
-class Paid:
+class Paid(msgspec.Struct, frozen=True):
     """What the amount fit reads of a transaction, worked out once per transaction.
 
     :param cents: its unbooked rest in cents.

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Party
 from sevdesk_mcp.domain.reconciliation.text import iban, name_tokens, number_keys, prefix_of
@@ -41,8 +42,7 @@ def discounted(doc: OpenDoc) -> Decimal | None:
     return (doc.gross * (HUNDRED - percent) / HUNDRED).quantize(CENT)
 
 
-@dataclass(frozen=True, slots=True)
-class DocFacts:
+class DocFacts(msgspec.Struct, frozen=True):
     """What the scorer reads of one document again and again, worked out once.
 
     :param open: the open amount in cents; ``cheaper`` after the cash discount, if any.
@@ -68,17 +68,24 @@ class DocFacts:
         )
 
 
-@dataclass(slots=True)
-class DocIndex:
+class DocIndex(msgspec.Struct):
     """The open documents by signed amount in cents, by number key, by contact and by the
     words of the party of a document without a contact (a receipt's supplier name)."""
 
-    by_amount: defaultdict[int, list[OpenDoc]] = field(default_factory=lambda: defaultdict(list))
-    by_number: defaultdict[str, list[OpenDoc]] = field(default_factory=lambda: defaultdict(list))
-    by_contact: defaultdict[int, list[OpenDoc]] = field(default_factory=lambda: defaultdict(list))
-    by_word: defaultdict[str, list[OpenDoc]] = field(default_factory=lambda: defaultdict(list))
-    prefixes: set[str] = field(default_factory=set)
-    facts: dict[tuple[str, int], DocFacts] = field(default_factory=dict)
+    by_amount: defaultdict[int, list[OpenDoc]] = msgspec.field(
+        default_factory=lambda: defaultdict(list)
+    )
+    by_number: defaultdict[str, list[OpenDoc]] = msgspec.field(
+        default_factory=lambda: defaultdict(list)
+    )
+    by_contact: defaultdict[int, list[OpenDoc]] = msgspec.field(
+        default_factory=lambda: defaultdict(list)
+    )
+    by_word: defaultdict[str, list[OpenDoc]] = msgspec.field(
+        default_factory=lambda: defaultdict(list)
+    )
+    prefixes: set[str] = msgspec.field(default_factory=set)
+    facts: dict[tuple[str, int], DocFacts] = msgspec.field(default_factory=dict)
 
     @classmethod
     def of(cls, docs: Iterable[OpenDoc]) -> DocIndex:
@@ -113,15 +120,18 @@ class DocIndex:
         return known if known is not None and known.doc is doc else DocFacts.of(doc)
 
 
-@dataclass(slots=True)
-class PartyIndex:
+class PartyIndex(msgspec.Struct):
     """The contacts by IBAN, customer number and name word."""
 
-    by_id: dict[int, Party] = field(default_factory=dict)
-    by_iban: defaultdict[str, list[Party]] = field(default_factory=lambda: defaultdict(list))
-    by_customer: dict[str, Party] = field(default_factory=dict)
-    by_word: defaultdict[str, list[Party]] = field(default_factory=lambda: defaultdict(list))
-    words: dict[int, frozenset[str]] = field(default_factory=dict)
+    by_id: dict[int, Party] = msgspec.field(default_factory=dict)
+    by_iban: defaultdict[str, list[Party]] = msgspec.field(
+        default_factory=lambda: defaultdict(list)
+    )
+    by_customer: dict[str, Party] = msgspec.field(default_factory=dict)
+    by_word: defaultdict[str, list[Party]] = msgspec.field(
+        default_factory=lambda: defaultdict(list)
+    )
+    words: dict[int, frozenset[str]] = msgspec.field(default_factory=dict)
 
     @classmethod
     def of(cls, parties: Iterable[Party]) -> PartyIndex:

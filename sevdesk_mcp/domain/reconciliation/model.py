@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
+
+import msgspec
 
 DocKind = Literal["invoice", "credit_note", "voucher"]
 HOME: Final = "EUR"
 
 
-@dataclass(frozen=True, slots=True)
-class Tx:
+class Tx(msgspec.Struct, frozen=True):
     """An unbooked bank transaction.
 
     :param amount: signed like the bank flow (money in positive, Q26).
@@ -36,8 +36,7 @@ class Tx:
         return 1 if self.amount > 0 else -1
 
 
-@dataclass(frozen=True, slots=True)
-class Terms:
+class Terms(msgspec.Struct, frozen=True):
     """A document's payment terms: days to pay, and a cash discount (Skonto) within days."""
 
     days_to_pay: int = 0
@@ -45,8 +44,7 @@ class Terms:
     discount_days: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class OpenDoc:
+class OpenDoc(msgspec.Struct, frozen=True):
     """An open or partly paid invoice, credit note or receipt.
 
     :param sign: the sign of the bank flow that pays it: +1 for an invoice and a revenue
@@ -82,8 +80,7 @@ class OpenDoc:
         return self.issued + dt.timedelta(days=self.terms.days_to_pay)
 
 
-@dataclass(frozen=True, slots=True)
-class Party:
+class Party(msgspec.Struct, frozen=True):
     """A contact as the scorer sees it: its name, IBAN and customer number."""
 
     id: int

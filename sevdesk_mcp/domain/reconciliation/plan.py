@@ -12,9 +12,10 @@ cash discount (Skonto) settles the rest, ``MTC`` when the bank's fees do.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.money import ZERO, shown
 from sevdesk_mcp.domain.payments import CASH_DISCOUNT, FEES, PARTIAL, payment_type
@@ -29,8 +30,7 @@ MAX_UNTERMED_DISCOUNT: Final = Decimal(3)  # percent, for receipts: their terms 
 TYPES: Final[dict[str, str]] = {"partial": PARTIAL, "cash_discount": CASH_DISCOUNT, "fees": FEES}
 
 
-@dataclass(frozen=True, slots=True)
-class Wanted:
+class Wanted(msgspec.Struct, frozen=True):
     """One booking asked for: ``amount`` ``None`` takes what fits."""
 
     doc: OpenDoc
@@ -38,8 +38,7 @@ class Wanted:
     settle: Settle = "auto"
 
 
-@dataclass(frozen=True, slots=True)
-class Allocation:
+class Allocation(msgspec.Struct, frozen=True):
     """One planned booking.
 
     :param written_off: what a cash discount or fees settle without being paid.
@@ -54,8 +53,7 @@ class Allocation:
     written_off: Decimal
 
 
-@dataclass(frozen=True, slots=True)
-class AllocationPlan:
+class AllocationPlan(msgspec.Struct, frozen=True):
     """The bookings of one transaction, in order, and what stays unbooked of it."""
 
     tx: Tx

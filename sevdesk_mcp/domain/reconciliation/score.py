@@ -10,9 +10,10 @@ booked as confident. Candidates come from the indexes; no transaction meets ever
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.domain.reconciliation import collective
 from sevdesk_mcp.domain.reconciliation.candidate import Candidate, Clues, Draft, candidate
@@ -50,8 +51,7 @@ _PARTY_VALUES: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """What the scorer says about one transaction."""
 
     tx: Tx
@@ -60,8 +60,7 @@ class Verdict:
     category: str | None
 
 
-@dataclass(slots=True)
-class Turn:
+class Turn(msgspec.Struct):
     """One transaction while it is scored: what is worked out once and read per candidate.
 
     :param named: whether its purpose names a document (an anchoring number).
@@ -72,7 +71,7 @@ class Turn:
     paid: Paid
     clues: Clues
     named: bool
-    fits: dict[int, list[float]] = field(default_factory=dict)
+    fits: dict[int, list[float]] = msgspec.field(default_factory=dict)
 
 
 class Scorer:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
@@ -70,8 +69,7 @@ class ContactRow(msgspec.Struct, frozen=True):
     bankAccount: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Books:
+class Books(msgspec.Struct, frozen=True):
     """What the scorer works on, and whether a list was cut short."""
 
     txs: list[Tx]
@@ -81,8 +79,7 @@ class Books:
     truncated: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Filter:
+class Filter(msgspec.Struct, frozen=True):
     """Which transactions to reconcile."""
 
     account_id: int | None = None

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 MIN_DIGITS: Final = 3
 MAX_DIGITS: Final = 12
@@ -38,8 +39,7 @@ _LEGAL: Final = frozenset(
 _FOLD: Final = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
-@dataclass(frozen=True, slots=True)
-class NumberToken:
+class NumberToken(msgspec.Struct, frozen=True):
     """A number read from a purpose.
 
     :param prefix: the letters written right before it (``re``, ``gu``), lower case.

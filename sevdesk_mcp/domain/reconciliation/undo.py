@@ -10,7 +10,6 @@ that goes with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -36,8 +35,7 @@ CONSEQUENCE: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class UndoPlan:
+class UndoPlan(msgspec.Struct, frozen=True):
     """The documents to reset, in order."""
 
     transaction_id: int

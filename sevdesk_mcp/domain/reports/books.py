@@ -13,9 +13,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -47,8 +48,7 @@ _LISTS: Final[tuple[tuple[str, dict[str, QueryValue]], ...]] = (
 _KINDS: Final = {"Invoice": "invoice", "CreditNote": "credit_note", "Voucher": "receipt"}
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(msgspec.Struct, frozen=True):
     """One position, signed as it counts: net, tax, rate and (receipts) booking account and
     text."""
 
@@ -59,8 +59,7 @@ class Line:
     text: str | None = None  # a receipt position's text (``comment``)
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(msgspec.Struct, frozen=True):
     """An invoice, credit note or receipt as the tax figures see it."""
 
     kind: str  # invoice, credit_note, receipt
@@ -78,7 +77,7 @@ class Record:
     own_net: Decimal  # sevDesk's own totals, signed as they count
     own_tax: Decimal
     lines: tuple[Line, ...] = ()
-    paid: tuple[tuple[dt.date, Decimal], ...] = field(default=())
+    paid: tuple[tuple[dt.date, Decimal], ...] = ()
 
     @property
     def label(self) -> str:
@@ -86,8 +85,7 @@ class Record:
         return self.number or f"{self.kind.replace('_', ' ')} {self.id}"
 
 
-@dataclass(frozen=True, slots=True)
-class Books:
+class Books(msgspec.Struct, frozen=True):
     """Everything the tax figures read, and whether a list was cut short."""
 
     records: list[Record]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
 import msgspec
@@ -67,8 +66,7 @@ class _Stamped(msgspec.Struct, frozen=True):
         return dates.berlin_date(when)
 
 
-@dataclass(frozen=True, slots=True)
-class Tally:
+class Tally(msgspec.Struct, frozen=True):
     """What one kind of record holds in the period: to be locked now, and locked already."""
 
     new: int
@@ -79,8 +77,7 @@ class Tally:
         return f"{self.new} (already enshrined: {self.already})" if self.already else str(self.new)
 
 
-@dataclass(frozen=True, slots=True)
-class Locked:
+class Locked(msgspec.Struct, frozen=True):
     """The counts of the period, as the approval saw them."""
 
     documents: Tally
@@ -97,8 +94,7 @@ class Locked:
 D = TypeVar("D")
 
 
-@dataclass(frozen=True, slots=True)
-class EnshrinePlan(Generic[D]):
+class EnshrinePlan(msgspec.Struct, Generic[D], frozen=True):
     """The approved export: period, images, the counts shown, and where its file goes
     (``delivery``: whatever the tool needs to deliver it, carried through unchanged)."""
 

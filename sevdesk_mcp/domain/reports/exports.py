@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
 import anyio
@@ -43,8 +42,7 @@ START_PATH: Final = "/Export/createDatevCsvZipExportJob"
 DATEV_SCOPE: Final = "EXTCD"  # earnings, expenditure, transactions, cash register, assets
 
 
-@dataclass(frozen=True, slots=True)
-class ExportFile:
+class ExportFile(msgspec.Struct, frozen=True):
     """A file sevDesk exported."""
 
     name: str
@@ -112,8 +110,7 @@ def _file(answer: JsonValue, fallback: str, media_type: str) -> ExportFile:
     return ExportFile(safe_name(found.filename or fallback), found.mimetype or media_type, data)
 
 
-@dataclass(frozen=True, slots=True)
-class DatevJob:
+class DatevJob(msgspec.Struct, frozen=True):
     """A finished DATEV export: its job id, the file, and when sevDesk's link expires."""
 
     job_id: str

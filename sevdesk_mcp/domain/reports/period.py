@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.errors import ToolInputError
 
@@ -15,8 +16,7 @@ MIN_YEAR: Final = 2000
 MAX_YEAR: Final = 2099
 
 
-@dataclass(frozen=True, slots=True)
-class Period:
+class Period(msgspec.Struct, frozen=True):
     """A closed range of days with the name it was asked by."""
 
     name: str

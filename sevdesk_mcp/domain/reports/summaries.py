@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
@@ -140,8 +139,7 @@ class Changes(msgspec.Struct, frozen=True, kw_only=True):
     rule: str
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(msgspec.Struct, frozen=True):
     """One open document: who, how much (exact, signed), when issued and when due."""
 
     contact_id: int | None
@@ -429,8 +427,7 @@ async def _contact_names(client: SevdeskPort) -> dict[int, str]:
     return {c.id: contacts.display_name(c) for c in parsed.records(page, wire.Contact)}
 
 
-@dataclass(frozen=True, slots=True)
-class _Source:
+class _Source(msgspec.Struct, frozen=True):
     kind: str
     path: str
     query: dict[str, QueryValue]

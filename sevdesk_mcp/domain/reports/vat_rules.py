@@ -12,9 +12,10 @@ sales, not taxable, no input tax deduction), or "unclassified" with the reason: 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.domain.money import HUNDRED, ZERO, cents
 
@@ -47,8 +48,7 @@ INPUT_TAX_BOXES: Final = ("66", "61", "67")
 CASH_BOXES: Final = frozenset({"81", "86", "35/36"})  # Ist: by payment (§20 UStG)
 
 
-@dataclass(frozen=True, slots=True)
-class Placement:
+class Placement(msgspec.Struct, frozen=True):
     """An amount in one box: the base (``None`` for input tax) and the tax."""
 
     box: str
@@ -56,8 +56,7 @@ class Placement:
     tax: Decimal
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """Where a position goes: boxes, or outside the return, or unclassified (with why)."""
 
     placements: tuple[Placement, ...] = ()

@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 from sevdesk_mcp.safety.tiers import Tier
 
@@ -88,8 +89,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ConsentView:
+class ConsentView(msgspec.Struct, frozen=True):
     """What the consent page shows.
 
     :param request: the sealed authorization request (hidden field).

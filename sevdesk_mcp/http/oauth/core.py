@@ -10,7 +10,6 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 import msgspec
@@ -92,8 +91,7 @@ def new_id(prefix: str) -> str:
     return prefix + secrets.token_hex(6)
 
 
-@dataclass(frozen=True, slots=True)
-class AuthServer:
+class AuthServer(msgspec.Struct, frozen=True):
     """The authorization server's shared state.
 
     :param allowed: the tiers ``SEVDESK_ALLOW`` enables: no grant gets more.

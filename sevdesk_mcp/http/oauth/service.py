@@ -36,10 +36,10 @@ import logging
 import ssl
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from sevdesk_mcp.config import Config
 from sevdesk_mcp.errors import HttpError, StartupError
@@ -179,8 +179,7 @@ def _open_route(handler: Handler, method: str = "POST") -> Route:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class OAuthService:
+class OAuthService(msgspec.Struct, frozen=True):
     """A bound OAuth-mode server: the HTTP service, its authorization server and resolver."""
 
     http: HttpService
@@ -208,8 +207,7 @@ class OAuthService:
             await self.server.store.aclose()
 
 
-@dataclass(frozen=True, slots=True)
-class OAuthSeams:
+class OAuthSeams(msgspec.Struct, frozen=True):
     """Test seams of OAuth mode.
 
     :param transport: the sevDesk transport (the fake's in tests; the network otherwise).

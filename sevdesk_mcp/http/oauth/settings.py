@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.config import flag, setting
 from sevdesk_mcp.errors import ConfigError
@@ -21,8 +22,7 @@ _HOST: Final = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class OAuthSettings:
+class OAuthSettings(msgspec.Struct, frozen=True):
     """What the operator configured for OAuth mode.
 
     :param state_dir: the folder of the grant store (locked while the server runs); ``None``

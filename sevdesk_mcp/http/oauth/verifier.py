@@ -19,7 +19,6 @@ scope challenge, with ``error="invalid_token"`` when a token was sent.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -44,8 +43,7 @@ _decode = msgspec.msgpack.Decoder(AccessClaims)
 log = logging.getLogger("sevdesk_mcp.http.oauth")
 
 
-@dataclass(frozen=True, slots=True)
-class GrantedAccess:
+class GrantedAccess(msgspec.Struct, frozen=True):
     """What a valid access token vouches for (the account resolver's input).
 
     :param grant: the grant id; :param account: the sevDesk account id.

@@ -9,8 +9,9 @@ body (``None``): two readers must never disagree about what a part is.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 MAX_PARTS: Final = 4
 MAX_HEAD_BYTES: Final = 1024
@@ -18,8 +19,7 @@ _BOUNDARY: Final = re.compile(r'boundary="?([0-9A-Za-z\'()+_,./:=?-]{1,70})"?')
 _PARAM: Final = re.compile(r';\s*(name|filename)="([^"\r\n]{0,255})"')
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
+class Part(msgspec.Struct, frozen=True):
     """One field: its bytes, and for a file its name and declared type."""
 
     data: bytes

@@ -8,8 +8,9 @@ import base64
 import functools
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from typing import Final
+
+import msgspec
 
 from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
 from sevdesk_mcp.http.connection import Exchange, Handler
@@ -68,10 +69,14 @@ def with_web(
         return out
     web.bind(server.site, server.identify)
     mcp = out["/mcp"]
-    out["/mcp"] = replace(mcp, handlers={m: _with_caller(h, web) for m, h in mcp.handlers.items()})
+    out["/mcp"] = msgspec.structs.replace(
+        mcp, handlers={m: _with_caller(h, web) for m, h in mcp.handlers.items()}
+    )
     consent = out["/authorize"]
     post = functools.partial(authorize_post, server, sessions=web.start_session)
-    out["/authorize"] = replace(consent, handlers={**consent.handlers, "POST": post})
+    out["/authorize"] = msgspec.structs.replace(
+        consent, handlers={**consent.handlers, "POST": post}
+    )
     out.update(web_routes(web))
     return out
 

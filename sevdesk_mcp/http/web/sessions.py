@@ -27,7 +27,6 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Final, Protocol
 
 import msgspec
@@ -43,8 +42,7 @@ SECURE_COOKIE: Final = "__Host-sevdesk_session"
 _AD: Final = b"sevdesk-web-session-v2"
 
 
-@dataclass(frozen=True, slots=True)
-class Session:
+class Session(msgspec.Struct, frozen=True):
     """One signed-in browser: the account, its name for the page, and the CSRF token."""
 
     id: str

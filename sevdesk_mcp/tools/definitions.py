@@ -1,0 +1,106 @@
+"""Every tool the product ships, with its code: what the index (``index.json``) is made from.
+
+The server does not import this module: it lists tools from the index (:mod:`catalog`) and
+imports a tool's module at its first call. Tests, the tool reference and the index generator
+use the definitions themselves.
+
+``python -m sevdesk_mcp.tools.definitions`` rewrites ``index.json``; a test keeps it current.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from sevdesk_mcp.mcp.types import JsonObject
+from sevdesk_mcp.tools import (
+    advanced,
+    banking,
+    contacts,
+    contacts_write,
+    documents,
+    documents_commit,
+    documents_write,
+    einvoice,
+    exports,
+    files,
+    meta,
+    parts,
+    parts_write,
+    receipts,
+    receipts_write,
+    reconciliation,
+    reconciliation_write,
+    reports,
+    tax,
+    vouchers,
+)
+from sevdesk_mcp.tools.define import ToolDef, prepare
+
+MODULES: Final = (
+    meta,
+    contacts,
+    contacts_write,
+    documents,
+    documents_write,
+    documents_commit,
+    vouchers,
+    receipts,
+    receipts_write,
+    einvoice,
+    parts,
+    parts_write,
+    banking,
+    reconciliation,
+    reconciliation_write,
+    reports,
+    tax,
+    exports,
+    files,
+    advanced,
+)
+ALL_TOOLS: Final[tuple[ToolDef[Any, Any], ...]] = tuple(t for m in MODULES for t in m.TOOLS)
+INDEX_PATH: Final = Path(__file__).with_name("index.json")
+
+
+def index_json() -> bytes:
+    """:returns: the index of every tool, in catalog order, as ``index.json`` holds it: what
+    selecting and listing a tool needs, and the module that defines it.
+
+    :raises ToolDefinitionError: if a tool's Structs have no schema of the allowed form.
+    """
+    prepare(ALL_TOOLS)
+    entries: list[JsonObject] = []
+    for module in MODULES:
+        name = module.__name__.rpartition(".")[2]
+        entries += [_entry(tool, name) for tool in module.TOOLS]
+    return msgspec.json.format(msgspec.json.encode(entries), indent=1) + b"\n"
+
+
+def _entry(tool: ToolDef[Any, Any], module: str) -> JsonObject:
+    hints = tool.annotations
+    return {
+        "name": tool.name,
+        "module": module,
+        "title": tool.title,
+        "description": tool.description,
+        "toolset": tool.toolset,
+        "tier": str(tool.tier),
+        "annotations": {
+            "read_only": hints.read_only,
+            "destructive": hints.destructive,
+            "idempotent": hints.idempotent,
+            "open_world": hints.open_world,
+        },
+        "local_files": tool.local_files,
+        "input_schema": tool.input_schema,
+        "output_schema": tool.output_schema,
+    }
+
+
+if __name__ == "__main__":
+    INDEX_PATH.write_bytes(index_json())
+    sys.stdout.write(f"wrote {INDEX_PATH.name}: {len(ALL_TOOLS)} tools\n")

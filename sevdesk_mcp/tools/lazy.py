@@ -1,0 +1,212 @@
+"""Tools listed from the index, their code imported at their first call.
+
+Importing every tool module at start, and the domain code behind them, cost about 6 MiB of the
+server's memory and 150 modules, most of which a session never calls. The server therefore
+selects and lists tools from ``index.json`` (generated from the definitions by
+``python -m sevdesk_mcp.tools.definitions``; a test keeps it equal to them) and imports a tool's
+module when the tool is first called. The definition found then must agree with its entry in
+everything that decides where and how the tool is offered (name, toolset, tier, annotations,
+local files, both schemas); a tool that does not is refused, never run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import msgspec
+
+from sevdesk_mcp.errors import ToolDefinitionError
+from sevdesk_mcp.mcp.types import JsonObject
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import (
+    Annotations,
+    Built,
+    Handler,
+    Links,
+    LocalFiles,
+    ToolDef,
+    tool_json,
+)
+
+INDEX_PATH: Final = Path(__file__).with_name("index.json")
+_MODULE: Final = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+
+
+class _Hints(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+
+
+class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One tool of the index."""
+
+    name: str
+    module: str
+    title: str
+    description: str
+    toolset: str
+    tier: Literal["read", "write", "commit", "external"]
+    annotations: _Hints
+    local_files: LocalFiles | None
+    input_schema: dict[str, Any]  # JSON objects (msgspec cannot read the recursive JsonValue)
+    output_schema: dict[str, Any]
+
+
+class LazyTool:
+    """A tool of the index: listed from its entry, its definition imported when first needed
+    (:meth:`resolve`)."""
+
+    __slots__ = ("_entry", "_tool", "annotations", "tier")
+
+    def __init__(self, entry: Entry) -> None:
+        self._entry = entry
+        self._tool: ToolDef[Any, Any] | None = None
+        self.tier = Tier.parse(entry.tier)
+        hints = entry.annotations
+        self.annotations = Annotations(
+            read_only=hints.read_only,
+            destructive=hints.destructive,
+            idempotent=hints.idempotent,
+            open_world=hints.open_world,
+        )
+
+    def __repr__(self) -> str:
+        return f"LazyTool({self._entry.name!r})"
+
+    @property
+    def name(self) -> str:
+        """:returns: the tool's name."""
+        return self._entry.name
+
+    @property
+    def title(self) -> str:
+        """:returns: the tool's title."""
+        return self._entry.title
+
+    @property
+    def description(self) -> str:
+        """:returns: the tool's description."""
+        return self._entry.description
+
+    @property
+    def toolset(self) -> str:
+        """:returns: the toolset the tool belongs to."""
+        return self._entry.toolset
+
+    @property
+    def local_files(self) -> LocalFiles | None:
+        """:returns: what the tool does with local files, if anything."""
+        return self._entry.local_files
+
+    @property
+    def input_schema(self) -> JsonObject:
+        """:returns: the flat input schema."""
+        return self._entry.input_schema
+
+    @property
+    def output_schema(self) -> JsonObject:
+        """:returns: the output schema."""
+        return self._entry.output_schema
+
+    def to_json(self, *, structured: bool) -> JsonObject:
+        """:returns: the ``Tool`` object; ``outputSchema`` only when ``structured``."""
+        output = self.output_schema if structured else None
+        return tool_json(self, self.input_schema, output)
+
+    @property
+    def handler(self) -> Handler[Any, Any]:
+        """:returns: the definition's handler (imported on first use).
+
+        :raises ToolDefinitionError: if the definition does not agree with the index.
+        """
+        return self.resolve().handler
+
+    @property
+    def links(self) -> Links[Any] | None:
+        """:returns: the definition's links (imported on first use).
+
+        :raises ToolDefinitionError: if the definition does not agree with the index.
+        """
+        return self.resolve().links
+
+    @property
+    def input_type(self) -> type[msgspec.Struct]:
+        """:returns: the definition's input Struct (imported on first use).
+
+        :raises ToolDefinitionError: if the definition does not agree with the index.
+        """
+        return self.resolve().input_type
+
+    @property
+    def output_type(self) -> type[msgspec.Struct]:
+        """:returns: the definition's output Struct (imported on first use).
+
+        :raises ToolDefinitionError: if the definition does not agree with the index.
+        """
+        return self.resolve().output_type
+
+    @property
+    def built(self) -> Built:
+        """:returns: the definition's schemas and omission plan (imported on first use).
+
+        :raises ToolDefinitionError: if the definition does not agree with the index.
+        """
+        return self.resolve().built
+
+    def resolve(self) -> ToolDef[Any, Any]:
+        """:returns: the tool's definition, importing its module the first time.
+
+        :raises ToolDefinitionError: if the module does not define the tool, or the definition
+            does not agree with the index in what decides where and how the tool is offered.
+        """
+        if self._tool is None:
+            self._tool = self._checked(self._find())
+        return self._tool
+
+    def _find(self) -> ToolDef[Any, Any]:
+        module = self._entry.module
+        if not _MODULE.match(module):
+            raise self._stale(f"its module {module[:60]!r} is not a tool module name")
+        tools = getattr(importlib.import_module(f"sevdesk_mcp.tools.{module}"), "TOOLS", ())
+        found = [t for t in tools if isinstance(t, ToolDef) and t.name == self.name]
+        if not found:
+            raise self._stale(f"sevdesk_mcp.tools.{module} does not define it")
+        return found[0]
+
+    def _checked(self, tool: ToolDef[Any, Any]) -> ToolDef[Any, Any]:
+        ours = (self.toolset, self.tier, self.annotations, self.local_files, self.title)
+        theirs = (tool.toolset, tool.tier, tool.annotations, tool.local_files, tool.title)
+        if ours != theirs or tool.description != self.description:
+            raise self._stale("its definition differs from its entry")
+        if tool.input_schema != self.input_schema or tool.output_schema != self.output_schema:
+            raise self._stale("its schemas differ from its entry")
+        return tool
+
+    def _stale(self, why: str) -> ToolDefinitionError:
+        return ToolDefinitionError(
+            f"{self.name}: the tool index does not match the code ({why}); the tool is not run. "
+            "Reinstall the package, or regenerate the index with "
+            "`python -m sevdesk_mcp.tools.definitions`."
+        )
+
+
+def load_index(data: bytes | None = None) -> tuple[LazyTool, ...]:
+    """:returns: the tools of the index, in catalog order (``index.json`` by default).
+
+    :raises ToolDefinitionError: if the index cannot be read or names a tool twice.
+    """
+    try:
+        raw = INDEX_PATH.read_bytes() if data is None else data
+        entries = msgspec.json.decode(raw, type=list[Entry])
+    except (OSError, msgspec.DecodeError) as exc:
+        raise ToolDefinitionError(
+            f"the tool index cannot be read ({type(exc).__name__}); reinstall the package"
+        ) from None
+    if len({e.name for e in entries}) != len(entries):
+        raise ToolDefinitionError("the tool index names a tool twice; reinstall the package")
+    return tuple(LazyTool(e) for e in entries)

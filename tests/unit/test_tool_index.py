@@ -1,0 +1,151 @@
+"""The tool index (``tools/index.json``): equal to the definitions, listed without importing
+the tools' code, and a tool whose code disagrees with its entry refused, never run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from sevdesk_mcp.accounts.context import AccountContext
+from sevdesk_mcp.config import load_config
+from sevdesk_mcp.errors import ToolDefinitionError
+from sevdesk_mcp.server import ServerFactory
+from sevdesk_mcp.tools import catalog, definitions
+from sevdesk_mcp.tools.lazy import INDEX_PATH, LazyTool, load_index
+from tests.wire import open_wire
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[2]
+ALL_ON = {"SEVDESK_ALLOW": "write,commit,external", "SEVDESK_TOOLSETS": ",".join(catalog.TOOLSETS)}
+
+
+def _entries() -> list[dict[str, object]]:
+    entries: list[dict[str, object]] = json.loads(INDEX_PATH.read_bytes())
+    return entries
+
+
+def _tool_from(entry: dict[str, object]) -> LazyTool:
+    return load_index(msgspec.json.encode([entry]))[0]
+
+
+def test_the_index_is_generated_from_the_definitions() -> None:
+    assert INDEX_PATH.read_bytes() == definitions.index_json(), (
+        "tools/index.json is out of date: run `python -m sevdesk_mcp.tools.definitions`"
+    )
+
+
+def test_every_entry_resolves_to_its_definition() -> None:
+    defined = {t.name: t for t in definitions.ALL_TOOLS}
+    assert [t.name for t in catalog.CATALOG] == list(defined)
+    for tool in load_index():  # fresh, unresolved
+        assert tool.resolve() is defined[tool.name]
+        assert (tool.toolset, tool.tier, tool.annotations) == (
+            defined[tool.name].toolset,
+            defined[tool.name].tier,
+            defined[tool.name].annotations,
+        )
+
+
+@pytest.mark.parametrize("structured", [True, False])
+def test_a_listed_tool_is_the_definitions_tool_object(structured: bool) -> None:
+    defined = {t.name: t for t in definitions.ALL_TOOLS}
+    for tool in catalog.CATALOG:
+        assert tool.to_json(structured=structured) == defined[tool.name].to_json(
+            structured=structured
+        )
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+async def test_tools_list_is_the_same_from_the_index_as_from_the_code(era: str) -> None:
+    config = load_config(ALL_ON)
+    lists = []
+    for tools in (catalog.CATALOG, definitions.ALL_TOOLS):
+        app = ServerFactory(config, catalog_tools=tools).build(AccountContext(config=config))
+        async with open_wire(app) as wire:
+            if era == "modern":
+                answer = await wire.modern("tools/list")
+            else:
+                await wire.initialize()
+                answer = await wire.request("tools/list")
+            lists.append(answer["result"]["tools"])
+    assert lists[0] == lists[1]
+    assert len(lists[0]) == len(definitions.ALL_TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"tier": "read"}, "its definition differs from its entry"),
+        ({"toolset": "meta"}, "its definition differs from its entry"),
+        ({"description": "A description that is not the tool's own."}, "differs from its entry"),
+        ({"local_files": "read"}, "its definition differs from its entry"),
+        ({"input_schema": {"type": "object", "properties": {}}}, "its schemas differ"),
+        ({"module": "contacts"}, "sevdesk_mcp.tools.contacts does not define it"),
+        ({"module": "../einvoice"}, "is not a tool module name"),
+    ],
+)
+def test_an_entry_that_disagrees_with_the_code_is_refused(
+    change: dict[str, object], why: str
+) -> None:
+    entry = next(e for e in _entries() if e["name"] == "sevdesk_create_document_draft")
+    tool = _tool_from({**entry, **change})
+    with pytest.raises(ToolDefinitionError, match="the tool index does not match") as caught:
+        tool.resolve()
+    assert why in str(caught.value)
+
+
+async def test_a_call_of_a_refused_tool_runs_nothing_and_says_why() -> None:
+    entry = next(e for e in _entries() if e["name"] == "sevdesk_search_contacts")
+    stale = _tool_from({**entry, "title": "Another title"})
+    config = load_config({})
+    app = ServerFactory(config, catalog_tools=(stale,)).build(AccountContext(config=config))
+    async with open_wire(app) as wire:
+        answer = await wire.modern("tools/call", {"name": "sevdesk_search_contacts"})
+    result = answer["result"]
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert "the tool index does not match the code" in text
+    assert "python -m sevdesk_mcp.tools.definitions" in text
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (b"not json", "cannot be read"),
+        (b'[{"name": "sevdesk_x"}]', "cannot be read"),
+        (b"{}", "cannot be read"),
+    ],
+)
+def test_an_unreadable_index_is_refused(data: bytes, problem: str) -> None:
+    with pytest.raises(ToolDefinitionError, match=problem):
+        load_index(data)
+
+
+def test_an_index_naming_a_tool_twice_is_refused() -> None:
+    entry = _entries()[0]
+    with pytest.raises(ToolDefinitionError, match="names a tool twice"):
+        load_index(msgspec.json.encode([entry, entry]))
+
+
+def test_starting_the_server_imports_no_tool_module() -> None:
+    code = (
+        "import sys; from sevdesk_mcp.accounts.context import AccountContext; "
+        "from sevdesk_mcp.config import load_config; from sevdesk_mcp import cli; "
+        "from sevdesk_mcp.server import ServerFactory; c = load_config({}); "
+        "ServerFactory(c).build(AccountContext(config=c)); "
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('sevdesk_mcp.'))))"
+    )
+    loaded = subprocess.run(  # a fresh interpreter: this one has imported everything
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    tool_modules = {
+        f"sevdesk_mcp.tools.{m.__name__.rpartition('.')[2]}" for m in definitions.MODULES
+    }
+    assert "sevdesk_mcp.tools.catalog" in loaded
+    assert tool_modules.isdisjoint(loaded)
+    assert "sevdesk_mcp.domain.einvoice" not in loaded

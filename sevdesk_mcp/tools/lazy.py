@@ -35,13 +35,6 @@ INDEX_PATH: Final = Path(__file__).with_name("index.json")
 _MODULE: Final = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
-class _Hints(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool
-
-
 class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One tool of the index."""
 
@@ -51,67 +44,45 @@ class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     description: str
     toolset: str
     tier: Literal["read", "write", "commit", "external"]
-    annotations: _Hints
+    annotations: Annotations
     local_files: LocalFiles | None
     input_schema: dict[str, Any]  # JSON objects (msgspec cannot read the recursive JsonValue)
     output_schema: dict[str, Any]
 
 
 class LazyTool:
-    """A tool of the index: listed from its entry, its definition imported when first needed
-    (:meth:`resolve`)."""
+    """A tool of the index: selected and listed from its entry, its definition imported when
+    first needed (:meth:`resolve`)."""
 
-    __slots__ = ("_entry", "_tool", "annotations", "tier")
+    __slots__ = (
+        "_module",
+        "_tool",
+        "annotations",
+        "description",
+        "input_schema",
+        "local_files",
+        "name",
+        "output_schema",
+        "tier",
+        "title",
+        "toolset",
+    )
 
     def __init__(self, entry: Entry) -> None:
-        self._entry = entry
-        self._tool: ToolDef[Any, Any] | None = None
+        self.name = entry.name
+        self.title = entry.title
+        self.description = entry.description
+        self.toolset = entry.toolset
         self.tier = Tier.parse(entry.tier)
-        hints = entry.annotations
-        self.annotations = Annotations(
-            read_only=hints.read_only,
-            destructive=hints.destructive,
-            idempotent=hints.idempotent,
-            open_world=hints.open_world,
-        )
+        self.annotations = entry.annotations
+        self.local_files: LocalFiles | None = entry.local_files
+        self.input_schema: JsonObject = entry.input_schema
+        self.output_schema: JsonObject = entry.output_schema
+        self._module = entry.module
+        self._tool: ToolDef[Any, Any] | None = None
 
     def __repr__(self) -> str:
-        return f"LazyTool({self._entry.name!r})"
-
-    @property
-    def name(self) -> str:
-        """:returns: the tool's name."""
-        return self._entry.name
-
-    @property
-    def title(self) -> str:
-        """:returns: the tool's title."""
-        return self._entry.title
-
-    @property
-    def description(self) -> str:
-        """:returns: the tool's description."""
-        return self._entry.description
-
-    @property
-    def toolset(self) -> str:
-        """:returns: the toolset the tool belongs to."""
-        return self._entry.toolset
-
-    @property
-    def local_files(self) -> LocalFiles | None:
-        """:returns: what the tool does with local files, if anything."""
-        return self._entry.local_files
-
-    @property
-    def input_schema(self) -> JsonObject:
-        """:returns: the flat input schema."""
-        return self._entry.input_schema
-
-    @property
-    def output_schema(self) -> JsonObject:
-        """:returns: the output schema."""
-        return self._entry.output_schema
+        return f"LazyTool({self.name!r})"
 
     def to_json(self, *, structured: bool) -> JsonObject:
         """:returns: the ``Tool`` object; ``outputSchema`` only when ``structured``."""
@@ -169,7 +140,7 @@ class LazyTool:
         return self._tool
 
     def _find(self) -> ToolDef[Any, Any]:
-        module = self._entry.module
+        module = self._module
         if not _MODULE.match(module):
             raise self._stale(f"its module {module[:60]!r} is not a tool module name")
         tools = getattr(importlib.import_module(f"sevdesk_mcp.tools.{module}"), "TOOLS", ())

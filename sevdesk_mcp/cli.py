@@ -50,6 +50,7 @@ from sevdesk_mcp.errors import (
     ConfigError,
     StartupError,
     StateUnavailableError,
+    ToolDefinitionError,
     UpstreamError,
 )
 from sevdesk_mcp.mcp.dispatcher import Dispatcher
@@ -154,7 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _setup_logging()
     try:
         return _run(args)
-    except (ConfigError, StartupError, StateUnavailableError) as exc:  # grants on Redis
+    # StateUnavailableError: grants on Redis; ToolDefinitionError: an unreadable tool index
+    except (ConfigError, StartupError, StateUnavailableError, ToolDefinitionError) as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)  # noqa: T201
         return EXIT_USAGE
     except KeyboardInterrupt:

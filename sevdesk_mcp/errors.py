@@ -11,7 +11,7 @@
     │   └── ResourceNotFoundError      resources/read named an unknown URI
     ├── PeerRequestError       a request to the client failed (error answer, closed, timeout)
     ├── InputUnavailableError  a 2025-era request needs input the client or transport cannot give
-    ├── ToolDefinitionError    a tool is declared wrongly (caught by tests, never at run time)
+    ├── ToolDefinitionError    a tool is declared wrongly, or the tool index disagrees with the code
     ├── ToolError              a tool call failed with a trusted, actionable message
     │   ├── ToolInputError     the arguments do not fit the tool's input schema
     │   │   └── EInvoiceRefusedError   an e-invoice file is refused before or while parsing
@@ -120,7 +120,8 @@ class InputUnavailableError(SevdeskMcpError):
 
 
 class ToolDefinitionError(SevdeskMcpError):
-    """A tool definition breaks a rule of ``define_tool`` (names, schemas, annotations)."""
+    """A tool definition breaks a rule of ``define_tool`` (names, schemas, annotations), or the
+    tool index disagrees with the code or cannot be read (``tools/lazy.py``)."""
 
 
 class ToolError(SevdeskMcpError):

@@ -52,17 +52,19 @@ class ServerFactory:
     :param safety: the safety runtime (nonces, approvals, record locks, audit log); by default
         one in this process's memory. Several HTTP instances pass one on shared state.
     :raises ConfigError: if ``SEVDESK_TOOLSETS`` names a toolset that does not exist.
+    :raises ToolDefinitionError: if the tool index cannot be read (the product's catalog).
     """
 
     def __init__(
         self,
         config: Config,
         *,
-        catalog_tools: Sequence[AnyTool] = catalog.CATALOG,
+        catalog_tools: Sequence[AnyTool] | None = None,
         codec: RequestStateCodec | None = None,
         pages: Callable[[], Pages] | None = None,
         safety: SafetyRuntime | None = None,
     ) -> None:
+        catalog_tools = catalog.tools() if catalog_tools is None else catalog_tools
         known = frozenset(t.toolset for t in catalog_tools)
         unknown = sorted((config.toolsets or frozenset()) - known)
         if unknown:

@@ -3,11 +3,18 @@ importing the tools' code (``lazy.py``; the definitions are in ``definitions.py`
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from sevdesk_mcp.tools.lazy import LazyTool, load_index
 
-CATALOG: Final[tuple[LazyTool, ...]] = load_index()
-TOOLSETS: Final = frozenset(t.toolset for t in CATALOG)
 DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read
-DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS
+
+
+@functools.cache
+def tools() -> tuple[LazyTool, ...]:
+    """:returns: the tools of the index, read once per process.
+
+    :raises ToolDefinitionError: if the index cannot be read.
+    """
+    return load_index()

@@ -8,8 +8,10 @@ Struct, an output Struct and its handler. The rules are checked when the tool is
 - a ``read`` tool is read-only and every other tier is not (reads and writes never share a tool);
 - the input Struct forbids unknown fields and generates a flat, bounded schema.
 
-The schemas of a selection of tools are built together by :func:`prepare`, once: the server
-does it when it first selects the tools of a tier set, so ``tools/list`` never waits for them.
+The schemas of a selection of tools are built together by :func:`prepare`, once: for the
+product's tools when the index is generated (``definitions.py``) and again at a tool's first
+call, when the server checks the definition against its entry (``lazy.py``); for tools a test
+gives the server as definitions, when the server first selects the tools of a tier set.
 """
 
 from __future__ import annotations
@@ -221,8 +223,8 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
         ``ToolContext.files``); the metadata lint keeps the reviewed list of them.
 
     :raises ToolDefinitionError: if the declaration breaks one of the module's rules. The
-        schemas are checked when built (:func:`prepare`, when the server first selects the
-        tool); the test suite builds every shipped tool's schemas.
+        schemas are checked when built (:func:`prepare`); the index generator and the test
+        suite build every shipped tool's schemas.
     """
     if not NAME_PATTERN.match(name):
         raise ToolDefinitionError(f"{name!r}: names are sevdesk_ plus [a-z0-9_], max 40 chars")

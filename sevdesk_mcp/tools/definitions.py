@@ -38,6 +38,7 @@ from sevdesk_mcp.tools import (
     tax,
     vouchers,
 )
+from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
 from sevdesk_mcp.tools.define import ToolDef, prepare
 
 MODULES: Final = (
@@ -63,6 +64,8 @@ MODULES: Final = (
     advanced,
 )
 ALL_TOOLS: Final[tuple[ToolDef[Any, Any], ...]] = tuple(t for m in MODULES for t in m.TOOLS)
+TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
+DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS
 INDEX_PATH: Final = Path(__file__).with_name("index.json")
 
 

@@ -132,8 +132,9 @@ class LazyTool:
     def resolve(self) -> ToolDef[Any, Any]:
         """:returns: the tool's definition, importing its module the first time.
 
-        :raises ToolDefinitionError: if the module does not define the tool, or the definition
-            does not agree with the index in what decides where and how the tool is offered.
+        :raises ToolDefinitionError: if the module cannot be imported or does not define the
+            tool, or the definition does not agree with the index in what decides where and how
+            the tool is offered.
         """
         if self._tool is None:
             self._tool = self._checked(self._find())
@@ -143,7 +144,11 @@ class LazyTool:
         module = self._module
         if not _MODULE.match(module):
             raise self._stale(f"its module {module[:60]!r} is not a tool module name")
-        tools = getattr(importlib.import_module(f"sevdesk_mcp.tools.{module}"), "TOOLS", ())
+        try:
+            imported = importlib.import_module(f"sevdesk_mcp.tools.{module}")
+        except ImportError:
+            raise self._stale(f"sevdesk_mcp.tools.{module} cannot be imported") from None
+        tools = getattr(imported, "TOOLS", ())
         found = [t for t in tools if isinstance(t, ToolDef) and t.name == self.name]
         if not found:
             raise self._stale(f"sevdesk_mcp.tools.{module} does not define it")

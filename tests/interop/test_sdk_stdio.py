@@ -14,7 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters, types
 
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools import catalog, definitions
+from sevdesk_mcp.tools import definitions
 from tests.integration.test_cli import clean_environment
 
 pytestmark = pytest.mark.anyio
@@ -62,12 +62,12 @@ async def client(
 DEMO_TOOLS = [
     t.name
     for t in definitions.ALL_TOOLS
-    if t.tier is Tier.READ and t.toolset in catalog.DEFAULT_TOOLSETS
+    if t.tier is Tier.READ and t.toolset in definitions.DEFAULT_TOOLSETS
 ]
 WITH_WRITES = [
     t.name
     for t in definitions.ALL_TOOLS
-    if t.tier <= Tier.WRITE and t.toolset in catalog.DEFAULT_TOOLSETS
+    if t.tier <= Tier.WRITE and t.toolset in definitions.DEFAULT_TOOLSETS
 ]
 
 

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from sevdesk_mcp.tools import catalog
+from sevdesk_mcp.tools import definitions
 from tests.prompts.helpers import TOOL_NAME, WITHOUT_EINVOICE, build, surface
 from tests.wire import open_wire
 
@@ -22,7 +22,7 @@ TIERS = {
 }
 TOOLSETS = {
     "default": {},
-    "with-advanced": {"SEVDESK_TOOLSETS": ",".join(sorted(catalog.TOOLSETS))},
+    "with-advanced": {"SEVDESK_TOOLSETS": ",".join(sorted(definitions.TOOLSETS))},
     "documents": {"SEVDESK_TOOLSETS": "meta,contacts,documents"},
     "banking-reports": {"SEVDESK_TOOLSETS": "meta,banking,reports"},
     "vouchers": {"SEVDESK_TOOLSETS": "vouchers,contacts"},

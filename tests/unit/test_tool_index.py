@@ -11,17 +11,21 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from sevdesk_mcp import cli
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog, definitions
+from sevdesk_mcp.tools import catalog, definitions, lazy
 from sevdesk_mcp.tools.lazy import INDEX_PATH, LazyTool, load_index
 from tests.wire import open_wire
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
-ALL_ON = {"SEVDESK_ALLOW": "write,commit,external", "SEVDESK_TOOLSETS": ",".join(catalog.TOOLSETS)}
+ALL_ON = {
+    "SEVDESK_ALLOW": "write,commit,external",
+    "SEVDESK_TOOLSETS": ",".join(definitions.TOOLSETS),
+}
 
 
 def _entries() -> list[dict[str, object]]:
@@ -41,7 +45,7 @@ def test_the_index_is_generated_from_the_definitions() -> None:
 
 def test_every_entry_resolves_to_its_definition() -> None:
     defined = {t.name: t for t in definitions.ALL_TOOLS}
-    assert [t.name for t in catalog.CATALOG] == list(defined)
+    assert [t.name for t in catalog.tools()] == list(defined)
     for tool in load_index():  # fresh, unresolved
         assert tool.resolve() is defined[tool.name]
         assert (tool.toolset, tool.tier, tool.annotations) == (
@@ -54,7 +58,7 @@ def test_every_entry_resolves_to_its_definition() -> None:
 @pytest.mark.parametrize("structured", [True, False])
 def test_a_listed_tool_is_the_definitions_tool_object(structured: bool) -> None:
     defined = {t.name: t for t in definitions.ALL_TOOLS}
-    for tool in catalog.CATALOG:
+    for tool in catalog.tools():
         assert tool.to_json(structured=structured) == defined[tool.name].to_json(
             structured=structured
         )
@@ -64,7 +68,7 @@ def test_a_listed_tool_is_the_definitions_tool_object(structured: bool) -> None:
 async def test_tools_list_is_the_same_from_the_index_as_from_the_code(era: str) -> None:
     config = load_config(ALL_ON)
     lists = []
-    for tools in (catalog.CATALOG, definitions.ALL_TOOLS):
+    for tools in (catalog.tools(), definitions.ALL_TOOLS):
         app = ServerFactory(config, catalog_tools=tools).build(AccountContext(config=config))
         async with open_wire(app) as wire:
             if era == "modern":
@@ -85,7 +89,9 @@ async def test_tools_list_is_the_same_from_the_index_as_from_the_code(era: str) 
         ({"description": "A description that is not the tool's own."}, "differs from its entry"),
         ({"local_files": "read"}, "its definition differs from its entry"),
         ({"input_schema": {"type": "object", "properties": {}}}, "its schemas differ"),
+        ({"output_schema": {"type": "object", "properties": {}}}, "its schemas differ"),
         ({"module": "contacts"}, "sevdesk_mcp.tools.contacts does not define it"),
+        ({"module": "contacts_old"}, "sevdesk_mcp.tools.contacts_old cannot be imported"),
         ({"module": "../einvoice"}, "is not a tool module name"),
     ],
 )
@@ -97,6 +103,15 @@ def test_an_entry_that_disagrees_with_the_code_is_refused(
     with pytest.raises(ToolDefinitionError, match="the tool index does not match") as caught:
         tool.resolve()
     assert why in str(caught.value)
+
+
+@pytest.mark.parametrize("hint", ["read_only", "destructive", "idempotent", "open_world"])
+def test_an_entry_with_other_annotations_is_refused(hint: str) -> None:
+    entry = next(e for e in _entries() if e["name"] == "sevdesk_create_document_draft")
+    hints = dict(entry["annotations"])  # type: ignore[call-overload]
+    hints[hint] = not hints[hint]
+    with pytest.raises(ToolDefinitionError, match="its definition differs from its entry"):
+        _tool_from({**entry, "annotations": hints}).resolve()
 
 
 async def test_a_call_of_a_refused_tool_runs_nothing_and_says_why() -> None:
@@ -149,3 +164,20 @@ def test_starting_the_server_imports_no_tool_module() -> None:
     assert "sevdesk_mcp.tools.catalog" in loaded
     assert tool_modules.isdisjoint(loaded)
     assert "sevdesk_mcp.domain.einvoice" not in loaded
+
+
+def test_an_unreadable_index_stops_the_command_line_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "index.json"
+    broken.write_bytes(b"[")
+    monkeypatch.setattr(lazy, "INDEX_PATH", broken)
+    catalog.tools.cache_clear()
+    try:
+        status = cli.main(["--stdio", "--demo"])
+    finally:
+        catalog.tools.cache_clear()
+    err = capsys.readouterr().err
+    assert status == cli.EXIT_USAGE
+    assert "the tool index cannot be read (DecodeError); reinstall the package" in err
+    assert "Traceback" not in err

@@ -19,7 +19,8 @@ from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 
 DEMO_URL = "https://demo.sevdesk.invalid/api/v1"
-FAST = Limits(backoff_base_s=0.001, backoff_cap_s=0.002, budget_s=10)
+# Quick retries; the budget is only a guard against a hang, never a timing assertion.
+FAST = Limits(backoff_base_s=0.001, backoff_cap_s=0.002, budget_s=60)
 
 
 def fake_client(

@@ -19,6 +19,9 @@ from sevdesk_mcp.mcp.types import (
     JsonValue,
     ToolResult,
 )
+from tests.wire import HANG_GUARD_S
+
+HOLD_S = 1.5 * HANG_GUARD_S  # ``slow`` by default: past every guard, only a cancellation ends it
 
 NAME_FORM = ElicitForm(
     message="What is your name?",
@@ -96,7 +99,7 @@ class FixtureTools:
     async def _slow(self, arguments: JsonObject, ctx: RequestContext) -> ToolResult:
         self.started.set()
         try:
-            await anyio.sleep(float(str(arguments.get("seconds", 30))))
+            await anyio.sleep(float(str(arguments.get("seconds", HOLD_S))))
         except anyio.get_cancelled_exc_class():
             self.cancelled = True
             raise
@@ -162,7 +165,7 @@ def fixture_app(
     tools: FixtureTools | None = None,
     codec: RequestStateCodec | None = None,
     resources: int = 3,
-    elicitation_timeout_s: float = 5.0,
+    elicitation_timeout_s: float = HANG_GUARD_S,
     page_size: int = 100,
 ) -> McpApp:
     """:returns: an app with every provider registered."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Self
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+HANG_GUARD_S = 60.0  # only a guard against a hang, never a timing assertion
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -41,7 +42,7 @@ def _high(pair: tuple[int, int]) -> tuple[int, int]:
 class Chromium:
     """One headless chromium with a fresh profile; a context manager."""
 
-    def __init__(self, profile: Path, timeout: float = 20) -> None:
+    def __init__(self, profile: Path, timeout: float = HANG_GUARD_S) -> None:
         assert CHROMIUM is not None
         self._timeout = timeout
         commands_read, self._commands = _high(os.pipe())
@@ -75,7 +76,7 @@ class Chromium:
             self._process.wait(10)
         except subprocess.TimeoutExpired:
             self._process.kill()
-            self._process.wait(10)
+            self._process.wait(HANG_GUARD_S)
         os.close(self._commands)
         os.close(self._answers)
 

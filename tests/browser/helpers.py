@@ -23,6 +23,7 @@ from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.tools import definitions
 from tests.demo_account import DEMO_URL
+from tests.http.helpers import HANG_GUARD_S
 from tests.write_fixtures import WRITE_FIXTURES
 from tests.writes.helpers import ALL, DRAFT_ID, write_app
 
@@ -115,7 +116,7 @@ class Visit:
 
 async def request(method: str, url: str, **kwargs: Any) -> httpx.Response:
     """One request on a fresh client (no cookie jar carried over)."""
-    async with httpx.AsyncClient(timeout=10) as client:
+    async with httpx.AsyncClient(timeout=HANG_GUARD_S) as client:
         return await client.request(method, url, **kwargs)
 
 

@@ -115,7 +115,7 @@ async def test_chromium_consents_in_german_and_the_sdk_calls_tools(tmp_path: Pat
                 redirect_uri=redirect_uri,
             )
             async with (
-                httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=60)) as http,
+                httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(60)) as http,
                 Client(streamable_http_client(mcp_url, http_client=http)) as client,
             ):
                 info = await client.call_tool("sevdesk_account_info", {})

@@ -33,6 +33,7 @@ pytestmark = pytest.mark.anyio
 PREVIEW = Preview(action="Finalize invoice 1")
 BINDING = Binding("sevdesk_test_finalize_invoice", "args", "local")
 SAFETY = Path(__file__).resolve().parents[2] / "sevdesk_mcp" / "safety"
+LONG_DEADLINE_S = 10 * HANG_GUARD_S  # a server deadline no request here reaches
 
 
 class Echo:
@@ -47,19 +48,31 @@ class Echo:
         return Response(200, f"{request.method} {len(request.body)} {request.target}".encode())
 
 
-@pytest.fixture
-def server() -> Iterator[PageServer]:
+def serve_echo(deadline_s: float) -> Iterator[PageServer]:
     limits = msgspec.structs.replace(
         PAGE_LIMITS,
         max_connections=2,
-        header_deadline_s=0.3,
-        receive_deadline_s=0.3,
+        header_deadline_s=deadline_s,
+        receive_deadline_s=deadline_s,
+        request_deadline_s=LONG_DEADLINE_S,
         max_header_bytes=1024,
     )
     page_server = PageServer(Echo(), limits)
     page_server.start()
     yield page_server
     page_server.stop()
+
+
+@pytest.fixture
+def server() -> Iterator[PageServer]:
+    """A server whose deadlines never cut a request short here, however slow the machine."""
+    yield from serve_echo(LONG_DEADLINE_S)
+
+
+@pytest.fixture
+def hasty() -> Iterator[PageServer]:
+    """A server whose deadlines run out while a request is still incomplete."""
+    yield from serve_echo(0.3)
 
 
 async def exchange(server: PageServer, data: bytes) -> bytes:
@@ -102,9 +115,9 @@ async def test_a_body_over_the_cap_is_refused(server: PageServer, extra: str, bo
     assert b"X-Frame-Options: DENY" in answer and b"Content-Security-Policy: " in answer
 
 
-async def test_a_slow_head_or_body_runs_out_of_time(server: PageServer) -> None:
-    slow_head = await exchange(server, b"GET / HTTP/1.1\r\n")
-    slow_body = await exchange(server, head(server, "Content-Length: 10\r\n") + b"abc")
+async def test_a_slow_head_or_body_runs_out_of_time(hasty: PageServer) -> None:
+    slow_head = await exchange(hasty, b"GET / HTTP/1.1\r\n")
+    slow_body = await exchange(hasty, head(hasty, "Content-Length: 10\r\n") + b"abc")
     assert slow_head.startswith(b"HTTP/1.1 408 ") and slow_body.startswith(b"HTTP/1.1 408 ")
 
 
@@ -161,9 +174,12 @@ async def test_an_empty_connection_gets_no_answer(server: PageServer) -> None:
 
 
 async def test_connections_beyond_the_cap_are_closed_at_once() -> None:
-    # The head deadline is the default 10 s: a third connection answered with nothing can only
+    # The head deadline is past the guard: a third connection answered with nothing can only
     # have been closed by the cap (admitted, its request would get an answer).
-    page_server = PageServer(Echo(), msgspec.structs.replace(PAGE_LIMITS, max_connections=2))
+    limits = msgspec.structs.replace(
+        PAGE_LIMITS, max_connections=2, header_deadline_s=LONG_DEADLINE_S
+    )
+    page_server = PageServer(Echo(), limits)
     page_server.start()
     host, port = page_server.host.split(":")
     request = f"GET / HTTP/1.1\r\nHost: {page_server.host}\r\n\r\n".encode()

@@ -17,6 +17,7 @@ from sevdesk_mcp.fake import DEMO_TOKEN, FakeSevdesk, run_fake_server, serve_fak
 from tests.fake.helpers import assert_error
 
 NEW_CONTACT = {"name": "Socket GmbH", "category": {"id": 3, "objectName": "Category"}}
+HOLD_S = 90.0  # longer than every hang guard
 
 
 def _client(base_url: str, token: str, timeout: float = 60.0) -> httpx.Client:
@@ -54,7 +55,9 @@ def test_served_faults(fake: FakeSevdesk) -> None:
 
 def test_served_timeout_after_write_applies_the_write(fake: FakeSevdesk) -> None:
     fake.faults.timeout_after_write_next()
-    fake.faults.timeout_hold_s = 0.5
+    # Held past any stall of the client: only its own 0.1 s timeout ends the wait. The holding
+    # thread is a daemon the server does not wait for when it stops.
+    fake.faults.timeout_hold_s = HOLD_S
     with serve_fake(fake) as base_url:
         with _client(base_url, fake.token, timeout=0.1) as c, pytest.raises(httpx.ReadTimeout):
             c.post("/Contact", json=NEW_CONTACT)

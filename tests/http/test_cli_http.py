@@ -12,7 +12,7 @@ import pytest
 
 from sevdesk_mcp.fake import build_demo, serve_fake
 from sevdesk_mcp.http.commands import healthcheck
-from tests.http.helpers import SECRET, modern_body, modern_headers, running
+from tests.http.helpers import HANG_GUARD_S, SECRET, modern_body, modern_headers, running
 from tests.http.process import http_env, http_server
 from tests.integration.test_cli import WRONG_TOKEN, run
 
@@ -100,7 +100,7 @@ async def test_http_demo_serves_with_bearer_auth_and_stops_on_sigterm() -> None:
         assert server.url == f"http://127.0.0.1:{server.port}/mcp"
         env = http_env(SEVDESK_HTTP_PORT=str(server.port))
         health = await anyio.run_process([*run_command(), "healthcheck"], env=env, check=False)
-        async with httpx.AsyncClient(trust_env=False, timeout=20) as client:
+        async with httpx.AsyncClient(trust_env=False, timeout=HANG_GUARD_S) as client:
             body, headers = modern_body("tools/list"), modern_headers("tools/list")
             denied = await client.post(server.url, json=body, headers=headers)
             auth = {**headers, "authorization": f"Bearer {SECRET}"}

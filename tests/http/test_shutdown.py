@@ -16,6 +16,7 @@ from tests.fixture_app import FixtureTools, fixture_app
 from tests.http.helpers import HANG_GUARD_S, modern_body, modern_headers
 
 pytestmark = pytest.mark.anyio
+LONG_GRACE_S = 10 * HANG_GUARD_S  # a grace no call outlives here
 
 
 class GatedTools(FixtureTools):
@@ -67,21 +68,25 @@ async def call_gated(url: str, results: list[httpx.Response | Exception]) -> Non
 
 async def test_running_requests_finish_while_health_checks_fail_and_new_calls_are_refused() -> None:
     tools = GatedTools()
-    service = await serve(tools, Limits())
+    # A grace past the guard: the gated call is let go well within it however slow the
+    # machine, and the server must stop once it has finished (not at the grace's end).
+    service = await serve(tools, Limits(shutdown_grace_s=LONG_GRACE_S))
     base = f"http://127.0.0.1:{service.port}"
     stop, results = anyio.Event(), list[httpx.Response | Exception]()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(service.run, stop)
-        tg.start_soon(call_gated, f"{base}/mcp", results)
-        with anyio.fail_after(HANG_GUARD_S):
+    with anyio.fail_after(HANG_GUARD_S):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(service.run, stop)
+            tg.start_soon(call_gated, f"{base}/mcp", results)
             await tools.started.wait()
-        stop.set()
-        async with httpx.AsyncClient(base_url=base, trust_env=False) as client:
-            health = await client.get("/healthz")
-            refused = await client.post(
-                "/mcp", json=modern_body("tools/list"), headers=modern_headers("tools/list")
-            )
-        tools.gate.set()
+            stop.set()
+            async with httpx.AsyncClient(
+                base_url=base, trust_env=False, timeout=HANG_GUARD_S
+            ) as client:
+                health = await client.get("/healthz")
+                refused = await client.post(
+                    "/mcp", json=modern_body("tools/list"), headers=modern_headers("tools/list")
+                )
+            tools.gate.set()
     assert health.status_code == 503 and refused.status_code == 503
     finished = results[0]
     assert isinstance(finished, httpx.Response) and finished.status_code == 200

@@ -38,7 +38,7 @@ def anyio_backend() -> str:
 @asynccontextmanager
 async def sdk(url: str, auth: OAuthClientProvider, mode: str = "auto") -> AsyncIterator[Any]:
     async with (
-        httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=60)) as http,
+        httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(60)) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode) as client,
     ):
         yield client

@@ -44,7 +44,7 @@ async def client(
     url: str, mode: str = "auto", secret: str = SECRET, **kwargs: Any
 ) -> AsyncIterator[Any]:
     headers = {"Authorization": f"Bearer {secret}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http:
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60)) as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode=mode, cache=None, **kwargs) as c:
             yield c

@@ -76,7 +76,7 @@ async def demo_books() -> AsyncIterator[HttpProcess]:
 async def legacy_client(url: str, answer: Any) -> AsyncIterator[Any]:
     headers = {"Authorization": f"Bearer {SECRET}"}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http,
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60)) as http,
         Client(
             streamable_http_client(url, http_client=http),
             mode="legacy",

@@ -54,7 +54,7 @@ async def connected(transport: str, mode: str, heard: Heard) -> AsyncIterator[An
 
     async with http_server("--demo") as server:
         headers = {"Authorization": f"Bearer {SECRET}"}
-        timeout = httpx2.Timeout(30, read=60)
+        timeout = httpx2.Timeout(60)
         async with (
             httpx2.AsyncClient(headers=headers, timeout=timeout) as h,
             Client(streamable_http_client(server.url, http_client=h), **options) as c,

@@ -73,7 +73,7 @@ def background(command: list[str], env: dict[str, str], cwd: Path) -> Iterator[P
         finally:
             process.terminate()
             try:
-                process.wait(timeout=30)
+                process.wait(timeout=HANG_GUARD_S)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

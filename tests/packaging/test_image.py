@@ -182,7 +182,7 @@ def test_the_labels_name_version_and_licence(container: Running) -> None:
 @asynccontextmanager
 async def http_client(url: str, mode: str) -> AsyncIterator[Any]:
     headers = {"Authorization": f"Bearer {SECRET}"}
-    timeout = httpx2.Timeout(30, read=60)
+    timeout = httpx2.Timeout(60)
     async with (
         httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as c,

@@ -8,12 +8,28 @@ import anyio
 import pytest
 
 from sevdesk_mcp.mcp import stdio
+from sevdesk_mcp.mcp.context import RequestContext
+from sevdesk_mcp.mcp.types import JsonObject, ToolResult
 from tests.fixture_app import FixtureTools, fixture_app
-from tests.wire import meta, open_wire
+from tests.wire import HANG_GUARD_S, meta, open_wire
 
 pytestmark = pytest.mark.anyio
 
 PING_OK = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}
+LONG_GRACE_S = 10 * HANG_GUARD_S  # a grace no call here outlives
+
+
+class GatedTools(FixtureTools):
+    """``slow`` runs until the test opens ``gate``: nothing depends on how long it takes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = anyio.Event()
+
+    async def _slow(self, arguments: JsonObject, ctx: RequestContext) -> ToolResult:
+        self.started.set()
+        await self.gate.wait()
+        return ToolResult(content=[{"type": "text", "text": "slept"}])
 
 
 async def _still_serves(wire) -> None:  # type: ignore[no-untyped-def]
@@ -227,18 +243,20 @@ async def test_cancelled_notification_cancels_the_call_and_suppresses_its_answer
 
 @pytest.mark.threat("J05")
 async def test_an_id_already_in_flight_is_refused() -> None:
-    tools = FixtureTools()
+    tools = GatedTools()
     async with open_wire(fixture_app(tools=tools)) as wire:
         slow = {
             "jsonrpc": "2.0",
             "id": 7,
             "method": "tools/call",
-            "params": {"name": "slow", "arguments": {"seconds": 0.3}, "_meta": meta()},
+            "params": {"name": "slow", "_meta": meta()},
         }
         await wire.send(slow)
-        await tools.started.wait()
+        with anyio.fail_after(HANG_GUARD_S):
+            await tools.started.wait()
         await wire.send(slow)
         refused = await wire.recv()
+        tools.gate.set()  # the first call still runs: only now does it finish
         finished = await wire.recv()
     assert refused["error"]["code"] == -32600 and "in flight" in refused["error"]["message"]
     assert finished["id"] == 7 and finished["result"]["content"][0]["text"] == "slept"
@@ -302,18 +320,24 @@ async def test_a_final_line_without_newline_is_served_at_eof() -> None:
     assert answer["id"] == 1
 
 
-async def test_eof_lets_running_calls_finish_within_the_grace_period() -> None:
-    async with open_wire(fixture_app()) as wire:
-        await wire.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "slow", "arguments": {"seconds": 0.2}, "_meta": meta()},
-            }
-        )
-        await wire.close()
-        answer = await wire.recv()
+async def test_eof_lets_running_calls_finish_within_the_grace_period(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A grace past the guard: the call ends well within it however slow the machine, and the
+    # server must stop once it has answered (not at the grace's end).
+    monkeypatch.setattr(stdio, "EOF_GRACE_S", LONG_GRACE_S)
+    with anyio.fail_after(HANG_GUARD_S):
+        async with open_wire(fixture_app()) as wire:
+            await wire.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": {"name": "slow", "arguments": {"seconds": 0.2}, "_meta": meta()},
+                }
+            )
+            await wire.close()
+            answer = await wire.recv()
     assert answer["result"]["content"][0]["text"] == "slept"
 
 

@@ -43,7 +43,7 @@ from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from tests.demo_account import DEMO_URL, FAST
-from tests.wire import FORM, open_wire
+from tests.wire import FORM, HANG_GUARD_S, open_wire
 
 pytestmark = pytest.mark.anyio
 Quote = Callable[[str], str]
@@ -387,7 +387,7 @@ def tool_app(secret: str = "") -> McpApp:
         info=Implementation(name="secrets", version="1"),
         codec=RequestStateCodec(),
         tools=SecretTools(secret),
-        elicitation_timeout_s=5.0,
+        elicitation_timeout_s=HANG_GUARD_S,
     )
 
 

@@ -7,7 +7,9 @@ Now every transport stops reading, gives running calls one grace period, then fo
 a write still waiting ends and is audited as ``outcome_unknown`` before the process exits.
 
 The grace is injected (a fraction of a second) and the write is held by the fake for longer
-than every hang guard; timeouts here only guard against a hang, they never measure.
+than every hang guard, with the client's own read timeout and budget far longer still: only the
+grace can end the write before a guard does. Timeouts here only guard against a hang, they never
+measure.
 """
 
 from __future__ import annotations
@@ -50,17 +52,25 @@ from tests.wire import meta
 pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parents[2]
-HANG_GUARD_S = 15.0  # only ever a guard against a hang; below the client's 20 s read timeout
-HOLD_S = 60.0  # the fake holds the write longer than any guard: only the grace can end it
+HANG_GUARD_S = 60.0  # only ever a guard against a hang, never a timing assertion
+HOLD_S = 90.0  # the fake holds the write longer than any guard: only the grace can end it
 GRACE_S = 0.3  # the injected grace
+CLIENT_S = 600.0  # the client's read timeout and budget: far past every guard and the hold
+LONG_GRACE_S = 600.0  # a grace no write outlives here: only the write's end stops the server
 TOOL = "sevdesk_update_contact"
 UPDATE = {"name": TOOL, "arguments": {"contact_id": 410001, "name": "Neu"}}
-NO_BUDGET = ClientLimits(budget_s=600.0)  # the client's own timeouts must not end the write
-# The real command line, with the grace shortened for the test.
+# The client's own timeouts must not end the write (its default read timeout is 20 s).
+NO_BUDGET = ClientLimits(read_s=CLIENT_S, budget_s=CLIENT_S)
+# The real command line, with the grace shortened and the sevDesk client's read timeout and
+# budget lengthened (to CLIENT_S) for the test.
 RUNNER = (
     "import sys\n"
     "from sevdesk_mcp.mcp import stdio\n"
+    "from sevdesk_mcp.sevdesk.client import Limits, SevdeskClient\n"
     "stdio.EOF_GRACE_S = float(sys.argv[1])\n"
+    "LONG = Limits(read_s=float(sys.argv[2]), budget_s=float(sys.argv[2]))\n"
+    "init = SevdeskClient.__init__\n"
+    "SevdeskClient.__init__ = lambda self, **kw: init(self, **{**kw, 'limits': LONG})\n"
     "from sevdesk_mcp.cli import main\n"
     "sys.exit(main(['--stdio']))\n"
 )
@@ -98,7 +108,7 @@ def start_server(base_url: str, audit: Path) -> subprocess.Popen[bytes]:
         "SEVDESK_ALLOW": "write",
         "SEVDESK_AUDIT_LOG": str(audit),
     }
-    command = [sys.executable, "-c", RUNNER, str(GRACE_S)]
+    command = [sys.executable, "-c", RUNNER, str(GRACE_S), str(CLIENT_S)]
     pipe = subprocess.PIPE
     return subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=pipe, env=env, cwd=ROOT)
 
@@ -267,18 +277,21 @@ async def test_a_stdio_write_outliving_the_grace_ends_with_it_as_outcome_unknown
 
 @pytest.mark.threat("H09")
 async def test_a_stdio_write_that_finishes_within_the_grace_is_done_and_answered(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A grace far past the guard: the write is released well within it however slow the
+    # machine, and the server must stop as soon as the write is done (not at the grace's end).
+    monkeypatch.setattr(stdio, "EOF_GRACE_S", LONG_GRACE_S)
     audit, transport = tmp_path / "audit.jsonl", HeldWrites(build_demo())
     stop = anyio.Event()
-    async with Stdio(write_apps(transport, audit)()) as wire, anyio.create_task_group() as tg:
-        tg.start_soon(wire.server.serve, stop)
-        await wire.call()
-        with anyio.fail_after(HANG_GUARD_S):
+    with anyio.fail_after(HANG_GUARD_S):
+        async with Stdio(write_apps(transport, audit)()) as wire, anyio.create_task_group() as tg:
+            tg.start_soon(wire.server.serve, stop)
+            await wire.call()
             await transport.held.wait()
             stop.set()
             await wire.reading_stopped()
-        transport.release.set()
+            transport.release.set()
     assert closing_event(audit) == "done"
     (answer,) = wire.answers
     assert answer["id"] == 7 and answer["result"]["structuredContent"]["status"] == "done"

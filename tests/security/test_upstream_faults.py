@@ -66,7 +66,7 @@ def tampered_app(path: str, edit: Edit, fake: FakeSevdesk | None = None) -> McpA
         token=Secret(DEMO_TOKEN),
         gate=WriteGate(tiers=config.tiers, read_only=config.read_only, dry_run=config.dry_run),
         pacer=Pacer(rate_per_s=10_000, burst=10_000),
-        limits=Limits(backoff_base_s=0.001, backoff_cap_s=0.002, budget_s=10),
+        limits=Limits(backoff_base_s=0.001, backoff_cap_s=0.002, budget_s=HANG_GUARD_S),
         transport=Tamper(fake.transport(), path, edit),
     )
     account = AccountContext(config=config, client=sevdesk, demo=True, today=lambda: fake.today)

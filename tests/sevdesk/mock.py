@@ -73,6 +73,7 @@ def client(
         token=Secret(TOKEN),
         gate=WriteGate(tiers=tiers, read_only=read_only, dry_run=dry_run),
         pacer=Pacer(rate_per_s=1000, burst=1000),
-        limits=limits or Limits(backoff_base_s=0.001, backoff_cap_s=0.002, budget_s=5),
+        # the budget only guards against a hang, it never measures
+        limits=limits or Limits(backoff_base_s=0.001, backoff_cap_s=0.002, budget_s=60),
         transport=httpx.MockTransport(script),
     )

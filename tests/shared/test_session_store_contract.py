@@ -20,6 +20,7 @@ from sevdesk_mcp.mcp.types import JsonObject
 pytestmark = pytest.mark.anyio
 
 Opener = Callable[..., Awaitable[SessionStore]]
+HANG_GUARD_S = 60  # only a guard against a hang, never a timing assertion
 SECRET = "contract-secret-" + "x" * 32
 URI = "test://watched-resource"
 
@@ -71,7 +72,7 @@ async def _ask(session: Session, asked: Asked, outcome: list[object]) -> None:
     """Run a request of the session that asks the client, and note the outcome."""
     async with session.running("call-1"):
         try:
-            outcome.append(await session.request(asked, "elicitation/create", {}, 10.0))
+            outcome.append(await session.request(asked, "elicitation/create", {}, HANG_GUARD_S))
         except PeerRequestError as exc:
             outcome.append(exc)
 
@@ -149,7 +150,7 @@ async def test_notifications_cancelled_cancels_the_running_request(open_store: O
             await anyio.sleep_forever()
         caught.append(scope.cancelled_caught)
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG_GUARD_S):
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
             await started.wait()
@@ -167,7 +168,7 @@ async def test_the_end_fails_waits_cancels_requests_and_closes_the_stream(
     session = await store.create("bearer")
     asked, outcome = Asked(), list[object]()
     generation = await session.open_stream()
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG_GUARD_S):
         async with anyio.create_task_group() as tg:
             tg.start_soon(_ask, session, asked, outcome)
             await asked.arrived.wait()

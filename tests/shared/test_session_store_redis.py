@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from sevdesk_mcp.errors import PeerRequestError, StateUnavailableError
+from sevdesk_mcp.http.sessions import redis_session
 from sevdesk_mcp.http.sessions.redis_store import RedisSessionStore
 from sevdesk_mcp.mcp.envelope import Handshake
 from sevdesk_mcp.mcp.jsonrpc import Response
@@ -21,6 +22,8 @@ from tests.shared.test_session_store_contract import Asked, _ask
 
 pytestmark = pytest.mark.anyio
 
+HANG_GUARD_S = 60  # only a guard against a hang, never a timing assertion
+NO_RECHECK_S = 10 * HANG_GUARD_S  # a stream re-check that never comes within a guard
 SECRET = "two-instances-" + "y" * 32
 PRINCIPAL = "oauth:acct-7:grant-secret-42"
 
@@ -54,7 +57,7 @@ async def pair(redis_url: str) -> AsyncIterator[Pair]:
 async def test_an_answer_posted_to_b_reaches_the_call_waiting_on_a(pair: Pair) -> None:
     session = await pair.a.create(PRINCIPAL)
     asked, outcome = Asked(), list[object]()
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG_GUARD_S):
         async with anyio.create_task_group() as tg:
             tg.start_soon(_ask, session, asked, outcome)
             await asked.arrived.wait()
@@ -86,7 +89,7 @@ async def test_a_cancellation_sent_to_b_cancels_the_request_running_on_a(pair: P
             await anyio.sleep_forever()
         caught.append(scope.cancelled_caught)
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG_GUARD_S):
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
             await started.wait()
@@ -115,7 +118,7 @@ async def test_delete_on_b_ends_the_session_on_a(pair: Pair) -> None:
                 await session.changed()
         streamed.append(True)
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG_GUARD_S):
         async with anyio.create_task_group() as tg:
             tg.start_soon(_ask, session, asked, outcome)
             tg.start_soon(run)
@@ -128,7 +131,11 @@ async def test_delete_on_b_ends_the_session_on_a(pair: Pair) -> None:
     assert await pair.a.get(session.id, PRINCIPAL) is None
 
 
-async def test_events_made_on_b_reach_the_stream_on_a_and_replay_anywhere(pair: Pair) -> None:
+async def test_events_made_on_b_reach_the_stream_on_a_and_replay_anywhere(
+    pair: Pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The stream's own re-check comes only after the guard: only the routing can wake it.
+    monkeypatch.setattr(redis_session, "RECHECK_S", NO_RECHECK_S)
     session = await pair.a.create(PRINCIPAL)
     session.subscribe("test://r")
     await pair.a.save(session)
@@ -148,7 +155,7 @@ async def test_events_made_on_b_reach_the_stream_on_a_and_replay_anywhere(pair: 
                     return
                 await session.changed()
 
-    with anyio.fail_after(5):  # within the stream's own re-check: woken by the routing
+    with anyio.fail_after(HANG_GUARD_S):  # before the stream's own re-check
         async with anyio.create_task_group() as tg:
             tg.start_soon(stream)
             await ready.wait()
@@ -173,7 +180,7 @@ async def test_a_newer_stream_on_b_ends_the_stream_on_a(pair: Pair) -> None:
                 await session.changed()
         ended.set()
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG_GUARD_S):
         async with anyio.create_task_group() as tg:
             tg.start_soon(stream)
             await ready.wait()

@@ -110,7 +110,13 @@ def _read_lines(stream: IO[str], lines: queue.Queue[str]) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
 def test_run_fake_server_serves_the_demo_until_ctrl_c() -> None:
-    code = "from sevdesk_mcp.fake import run_fake_server; run_fake_server(0)"
+    # Ctrl-C as a terminal delivers it, whatever the test runner passes on: started in the
+    # background (``cmd &`` without job control) SIGINT arrives ignored, and Python leaves it so.
+    code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+        "from sevdesk_mcp.fake import run_fake_server; run_fake_server(0)"
+    )
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with subprocess.Popen(
         [sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, env=env

@@ -23,9 +23,6 @@ from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import (
     Annotations,
-    Built,
-    Handler,
-    Links,
     LocalFiles,
     ToolDef,
     tool_json,
@@ -88,46 +85,6 @@ class LazyTool:
         """:returns: the ``Tool`` object; ``outputSchema`` only when ``structured``."""
         output = self.output_schema if structured else None
         return tool_json(self, self.input_schema, output)
-
-    @property
-    def handler(self) -> Handler[Any, Any]:
-        """:returns: the definition's handler (imported on first use).
-
-        :raises ToolDefinitionError: if the definition does not agree with the index.
-        """
-        return self.resolve().handler
-
-    @property
-    def links(self) -> Links[Any] | None:
-        """:returns: the definition's links (imported on first use).
-
-        :raises ToolDefinitionError: if the definition does not agree with the index.
-        """
-        return self.resolve().links
-
-    @property
-    def input_type(self) -> type[msgspec.Struct]:
-        """:returns: the definition's input Struct (imported on first use).
-
-        :raises ToolDefinitionError: if the definition does not agree with the index.
-        """
-        return self.resolve().input_type
-
-    @property
-    def output_type(self) -> type[msgspec.Struct]:
-        """:returns: the definition's output Struct (imported on first use).
-
-        :raises ToolDefinitionError: if the definition does not agree with the index.
-        """
-        return self.resolve().output_type
-
-    @property
-    def built(self) -> Built:
-        """:returns: the definition's schemas and omission plan (imported on first use).
-
-        :raises ToolDefinitionError: if the definition does not agree with the index.
-        """
-        return self.resolve().built
 
     def resolve(self) -> ToolDef[Any, Any]:
         """:returns: the tool's definition, importing its module the first time.

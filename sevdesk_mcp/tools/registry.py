@@ -166,7 +166,7 @@ def _stamped(account: AccountContext, tier: Tier) -> AccountContext:
     return view
 
 
-def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:
+def parse_arguments(tool: ToolDef[Any, Any], arguments: JsonObject) -> msgspec.Struct:
     """:returns: the arguments as the tool's input Struct.
 
     :raises ToolInputError: naming unknown arguments, or the field that does not fit.
@@ -193,7 +193,7 @@ def parse_arguments(tool: AnyTool, arguments: JsonObject) -> msgspec.Struct:
     return _converted(tool, cleaned)
 
 
-def _converted(tool: AnyTool, cleaned: JsonObject) -> msgspec.Struct:
+def _converted(tool: ToolDef[Any, Any], cleaned: JsonObject) -> msgspec.Struct:
     """:returns: the cleaned arguments as the tool's input Struct.
 
     :raises ToolInputError: naming the field that does not fit.
@@ -250,7 +250,7 @@ def _check_decimal_strings(
             )
 
 
-def check_output(tool: AnyTool, output: object) -> JsonObject:
+def check_output(tool: ToolDef[Any, Any], output: object) -> JsonObject:
     """:returns: the output as JSON data, after checking it against the output Struct, without
     the optional fields that are ``None`` (the output schema has no ``null``).
 

@@ -4,13 +4,18 @@ two instances retry at the same moment; no secret in Redis in the clear; every k
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import anyio
 import pytest
 
 from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety import approvals_redis
 from sevdesk_mcp.safety.approvals import (
+    APPROVAL_TTL_S,
     ApprovalStore,
     Binding,
     MemoryApprovalStore,
@@ -55,6 +60,29 @@ def capped(request: pytest.FixtureRequest) -> ApprovalStore:
 def short(request: pytest.FixtureRequest) -> ApprovalStore:
     """A store whose approvals live :data:`SHORT_S`."""
     return _store(request, ttl_s=SHORT_S)
+
+
+@dataclass
+class Clock:
+    """A clock the test moves (seconds since the epoch, starting now)."""
+
+    now: float = field(default_factory=time.time)
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["memory", "redis"])
+def clocked(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> tuple[ApprovalStore, Clock]:
+    """A store whose approvals' expiry is judged by a clock the test moves (the Redis store's
+    own clock: its keys still expire on Redis's, after 10 minutes)."""
+    clock = Clock()
+    if request.param == "memory":
+        return MemoryApprovalStore(clock), clock
+    monkeypatch.setattr(approvals_redis, "time", SimpleNamespace(time=clock))
+    return RedisApprovalStore(request.getfixturevalue("shared_state")), clock
 
 
 @pytest.fixture
@@ -150,11 +178,22 @@ async def test_at_most_the_cap_waits_per_account(capped: ApprovalStore) -> None:
 
 async def test_an_approval_expires(short: ApprovalStore) -> None:
     created = await short.settle(BINDING, PREVIEW)
-    await short.decide(created.approval.id, approved=True)
-    await anyio.sleep(SHORT_S + 0.2)
+    await anyio.sleep(SHORT_S + 0.2)  # past its life (a slow machine only waits longer)
     assert await short.view(created.approval.id) is None
+    assert await short.decide(created.approval.id, approved=True) is None
     assert await short.waiting(ACCOUNT) == []
     assert (await short.settle(BINDING, PREVIEW)).kind == "new"
+
+
+async def test_a_decided_approval_expires_unused(clocked: tuple[ApprovalStore, Clock]) -> None:
+    store, clock = clocked
+    created = await store.settle(BINDING, PREVIEW)
+    # decided in time whatever the machine: the clock stands still
+    assert await store.decide(created.approval.id, approved=True) is not None
+    clock.now += APPROVAL_TTL_S + 1
+    assert await store.view(created.approval.id) is None
+    assert await store.waiting(ACCOUNT) == []
+    assert (await store.settle(BINDING, PREVIEW)).kind == "new"  # not "approved"
 
 
 async def test_decided_on_one_instance_it_is_used_once_by_concurrent_retries(

@@ -61,8 +61,13 @@ WINDOW_S = 30.0
 
 async def test_the_shared_pacer_holds_the_account_rate_across_instances(redis_url: str) -> None:
     """Six clients on three instances ask for contacts without pause for 34 s; sevDesk sees
-    the account's rate (4 per second), not three times it (issue 25: within 10% over 30 s)."""
-    counted: list[int] = []
+    the account's rate (4 per second), not three times it (issue 25: within 10% over 30 s).
+
+    Only the upper bound is a timing, measured over the window as it really passed (a slow
+    machine sends less, never more); that every call is answered, however slowly, stands for
+    the lower one."""
+    counted: list[tuple[float, int]] = []
+    answers: list[dict[str, Any]] = []
     with demo_books() as books:
         async with instances(
             books, redis_url, SEVDESK_RATE_PER_S=str(RATE_PER_S), SEVDESK_HTTP_RATE_PER_S="1000"
@@ -70,19 +75,28 @@ async def test_the_shared_pacer_holds_the_account_rate_across_instances(redis_ur
             stop = time.monotonic() + WARM_UP_S + WINDOW_S
 
             async def load(index: int) -> None:
-                while time.monotonic() < stop:
-                    await call(servers[index % 3], "sevdesk_search_contacts", {"query": "a"})
+                while True:  # at least one call each, however late the task starts
+                    contacts = {"query": "a"}
+                    answers.append(
+                        await call(servers[index % 3], "sevdesk_search_contacts", contacts)
+                    )
+                    if time.monotonic() >= stop:
+                        return
 
             async def count() -> None:
                 await anyio.sleep(WARM_UP_S)
-                counted.append(len(books.fake.requests))
+                counted.append((time.monotonic(), len(books.fake.requests)))
                 await anyio.sleep(WINDOW_S)
-                counted.append(len(books.fake.requests))
+                counted.append((time.monotonic(), len(books.fake.requests)))
 
             async with anyio.create_task_group() as tg:
                 for index in range(6):
                     tg.start_soon(load, index)
                 tg.start_soon(count)
-    rate = (counted[1] - counted[0]) / WINDOW_S
+    (start, before), (end, after) = counted
+    rate = (after - before) / (end - start)
     assert rate <= RATE_PER_S * 1.1, rate
-    assert rate >= RATE_PER_S * 0.5, rate  # the load was enough to reach the budget
+    # paced, never refused: every call of every client was answered and reached sevDesk
+    failed = [a for a in answers if "result" not in a or a["result"].get("isError")]
+    assert len(answers) >= 6 and failed == [], failed[:3]
+    assert len(books.fake.requests) >= len(answers)

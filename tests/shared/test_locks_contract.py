@@ -121,13 +121,29 @@ async def test_an_expired_lease_fails_its_check_and_frees_the_record(
         await again.check()
 
 
+async def _lease_end_ms(state: SharedState, key: str) -> int:
+    """:returns: when the lock ``key`` ends, in milliseconds of Redis's clock."""
+    async with state.client.pipeline(transaction=True) as pipe:
+        pipe.time()
+        pipe.pttl(key)
+        (seconds, micros), left = await pipe.execute()
+    return int(seconds) * 1000 + int(micros) // 1000 + int(left)
+
+
 async def test_renewal_keeps_a_lease_past_its_length(
     shared_state: SharedState, other_instance: SharedState
 ) -> None:
-    holder = RedisRecordLocks(shared_state, lease_s=2.0, renew_s=0.2)
+    # a lease longer than the hang guard, so no stall can end it; the test waits for renewals
+    # to move its end past where its length put it when taken (however long that takes)
+    holder = RedisRecordLocks(shared_state, lease_s=2 * GUARD_S, renew_s=0.05)
     other = RedisRecordLocks(other_instance, wait_s=0.0)
     async with holder.hold(SCOPE, ["invoice/1"]) as held:
-        await anyio.sleep(3.0)  # past the lease: only the renewals keep it (stalls up to 1.8 s)
+        assert isinstance(held, Lease)
+        key = held.keys[0]
+        first_end = await _lease_end_ms(shared_state, key)
+        with anyio.fail_after(GUARD_S):
+            while await _lease_end_ms(shared_state, key) < first_end + 200:  # noqa: ASYNC110
+                await anyio.sleep(0.05)  # polls Redis, guarded against hangs
         await held.check()
         with pytest.raises(ToolError):
             async with other.hold(SCOPE, ["invoice/1"]):

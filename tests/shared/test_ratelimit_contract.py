@@ -4,6 +4,7 @@ Redis is gone)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 
 import anyio
@@ -38,10 +39,15 @@ async def other_instance(shared_state: SharedState, redis_url: str) -> AsyncIter
 
 
 async def test_a_bucket_lets_its_burst_through_then_says_how_long_to_wait(make: Make) -> None:
-    limits = make(Limits(rate_per_s=0.5, rate_burst=2))
+    limits = make(Limits(rate_per_s=1 / 600, rate_burst=2))  # a token per 10 min: none mid-test
+    started = time.monotonic()
     assert [await limits.retry_after_s("a"), await limits.retry_after_s("a")] == [None, None]
-    assert await limits.retry_after_s("a") == 2
-    assert await limits.retry_after_s("a") == 2  # a refused request takes nothing
+    third = await limits.retry_after_s("a")
+    fourth = await limits.retry_after_s("a")
+    took = time.monotonic() - started
+    # a token's 600 s, less what came back meanwhile (a slow machine waits less, never more)
+    assert third is not None and 600 - took <= third <= 600, third
+    assert fourth is not None and 600 - took <= fourth <= third, fourth  # a refusal takes none
 
 
 async def test_each_client_key_has_its_own_bucket(make: Make) -> None:
@@ -51,13 +57,24 @@ async def test_each_client_key_has_its_own_bucket(make: Make) -> None:
     assert await limits.retry_after_s("2001:db8:1:2::/64") is None
 
 
+async def _takes(limits: RateLimits, count: int) -> tuple[list[int | None], float]:
+    """:returns: the answers of ``count`` takes in a row, and the seconds they took."""
+    started = time.monotonic()
+    answers = [await limits.retry_after_s("a") for _ in range(count)]
+    return answers, time.monotonic() - started
+
+
 async def test_an_empty_bucket_refills_at_its_rate(make: Make) -> None:
     limits = make(Limits(rate_per_s=2, rate_burst=1))
-    assert await limits.retry_after_s("a") is None
-    assert await limits.retry_after_s("a") == 1  # whole seconds, at least one
-    await anyio.sleep(1.2)  # two tokens' worth; the bucket holds one (each window 500 ms)
-    assert await limits.retry_after_s("a") is None
-    assert await limits.retry_after_s("a") == 1
+    # counted, not timed: a bucket of one admits the first take, then at most the 2 tokens a
+    # second it regains meanwhile (a slow machine regains more), and says whole seconds
+    answers, took = await _takes(limits, 4)
+    assert answers[0] is None and set(answers) <= {None, 1}, answers
+    assert answers.count(None) <= 1 + 2 * took, (answers, took)
+    await anyio.sleep(1.2)  # two tokens' worth (each 500 ms); a slow machine sleeps longer
+    answers, took = await _takes(limits, 4)
+    assert answers[0] is None, answers  # refilled
+    assert answers.count(None) <= 1 + 2 * took, (answers, took)  # it held one, not two
 
 
 async def test_two_instances_share_one_clients_bucket(

@@ -5,13 +5,17 @@ Redis in the clear, every key expiring)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import anyio
 import msgspec
 import pytest
 
 from sevdesk_mcp.errors import TransferRefusedError
+from sevdesk_mcp.safety import transfers_redis
 from sevdesk_mcp.safety.transfers import (
     Limits,
     MemoryTransferStore,
@@ -57,8 +61,32 @@ def small(request: pytest.FixtureRequest) -> TransferStore:
 
 @pytest.fixture(params=["memory", "redis"])
 def short(request: pytest.FixtureRequest) -> TransferStore:
-    """A store with small limits and records that live 0.4 s."""
+    """A store with small limits and records that live 0.4 s (nothing the tests do with it
+    needs to happen within that time)."""
     return _store(request, SHORT)
+
+
+@dataclass
+class Clock:
+    """A clock the test moves (seconds since the epoch, starting now)."""
+
+    now: float = field(default_factory=time.time)
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["memory", "redis"])
+def clocked(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> tuple[TransferStore, Clock]:
+    """A store with small limits whose records' expiry is judged by a clock the test moves
+    (the Redis store's own clock: its keys still expire on Redis's, after 10 minutes)."""
+    clock = Clock()
+    if request.param == "memory":
+        return MemoryTransferStore(SMALL, clock), clock
+    monkeypatch.setattr(transfers_redis, "time", SimpleNamespace(time=clock))
+    return RedisTransferStore(request.getfixturevalue("shared_state"), SMALL), clock
 
 
 @pytest.fixture
@@ -146,14 +174,27 @@ async def test_the_byte_limit_of_the_account(small: TransferStore) -> None:
 
 
 async def test_records_expire(short: TransferStore) -> None:
-    filled = await _filled(short)
+    slot = await short.request_upload(OWNER)
     delivery = await short.offer(OWNER, "a.pdf", "application/pdf", b"%PDF-1.4 small")
-    await anyio.sleep(0.6)
+    await anyio.sleep(0.6)  # past their 0.4 s (a slow machine only waits longer)
     assert await short.download(delivery.id, OWNER.account) is None
-    with pytest.raises(TransferRefusedError):
-        await short.read_upload(filled.reference, OWNER.principal)
+    assert await short.slot(slot.id, OWNER.account) is None
+    assert await short.pending_uploads(OWNER.account) == []
+    with pytest.raises(TransferRefusedError, match="not valid any more"):
+        await short.fill(slot.id, OWNER.account, Upload(PDF, "", "late.pdf"))
     for _ in range(2):  # the expired ones no longer count
         await short.request_upload(OWNER)
+
+
+async def test_a_filled_upload_expires_with_its_slot(
+    clocked: tuple[TransferStore, Clock],
+) -> None:
+    store, clock = clocked
+    filled = await _filled(store)  # in time whatever the machine: the clock stands still
+    assert (await store.read_upload(filled.reference, OWNER.principal)).data == PDF
+    clock.now += SMALL.upload_ttl_s + 1
+    with pytest.raises(TransferRefusedError, match="no upload reference"):
+        await store.read_upload(filled.reference, OWNER.principal)
 
 
 async def test_uploaded_through_one_instance_it_is_read_through_another(

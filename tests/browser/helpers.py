@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.tools import definitions
+from tests.clock import Clock
 from tests.demo_account import DEMO_URL
 from tests.http.helpers import HANG_GUARD_S
 from tests.write_fixtures import WRITE_FIXTURES
@@ -30,19 +30,6 @@ from tests.writes.helpers import ALL, DRAFT_ID, write_app
 FINALIZE = "sevdesk_test_finalize_invoice"
 LINK = re.compile(r"http://127\.0\.0\.1:\d+/a/[A-Za-z0-9_-]{43}")
 REFERENCE = re.compile(r"[2-9A-HJKMNP-Z]{2}-[2-9A-HJKMNP-Z]{3}")
-
-
-class Clock:
-    """Wall-clock seconds that a test moves forward."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @dataclass

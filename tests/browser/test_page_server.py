@@ -26,7 +26,7 @@ from sevdesk_mcp.safety.approval_page import (
 )
 from sevdesk_mcp.safety.approvals import Binding, MemoryApprovalStore
 from sevdesk_mcp.safety.preview import Fact, Preview
-from tests.browser.helpers import Clock
+from tests.clock import Clock
 from tests.http.helpers import HANG_GUARD_S
 
 pytestmark = pytest.mark.anyio

@@ -14,6 +14,7 @@ import pytest
 from sevdesk_mcp.http.serve import bind_service
 from sevdesk_mcp.http.sessions import SESSION_IDLE_S, MemorySessionStore, SessionStore
 from sevdesk_mcp.http.settings import HttpSettings
+from tests.clock import Clock
 from tests.http.conformance.server import LIMITS, app_factory
 from tests.http.helpers import HANG_GUARD_S
 
@@ -26,14 +27,6 @@ INITIALIZE: dict[str, Any] = {
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}},
 }
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @asynccontextmanager
@@ -92,7 +85,7 @@ async def test_a_session_id_replayed_by_another_principal_is_unknown() -> None:
 
 
 async def test_an_expired_session_is_unknown() -> None:
-    clock = Clock()
+    clock = Clock(1000.0)
     store = MemorySessionStore(clock=clock)
     async with serving(store, "bearer") as client:
         session = await _session(client)

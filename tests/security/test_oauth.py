@@ -24,6 +24,7 @@ from sevdesk_mcp.http.oauth.seal import Sealer
 from sevdesk_mcp.http.oauth.service import OAuthSeams
 from sevdesk_mcp.http.oauth.settings import ACCESS_TTL_S, CLOCK_SKEW_S, CODE_TTL_S
 from sevdesk_mcp.safety.redact import Secret
+from tests.clock import Clock
 from tests.http.helpers import PREVIOUS_SECRET, SECRET
 from tests.http.oauth_support import (
     REDIRECT,
@@ -45,16 +46,6 @@ from tests.http.oauth_support import (
 
 pytestmark = pytest.mark.anyio
 GOOD = "https://good.example/cb"
-
-
-class Clock:
-    """Wall-clock seconds a test moves."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def list_tools(http: httpx.AsyncClient, access: str, **headers: str) -> httpx.Response:

@@ -15,17 +15,10 @@ from sevdesk_mcp.errors import UnsafeClientError
 from sevdesk_mcp.http.oauth.cimd import MAX_DOCUMENT_BYTES, CimdFetcher
 from sevdesk_mcp.http.oauth.clients import ClientResolver
 from sevdesk_mcp.http.oauth.store import MemoryGrantStore
+from tests.clock import Clock
 from tests.interop.oauth_sdk_support import DocumentServer, document_server
 
 pytestmark = pytest.mark.anyio
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -35,7 +28,7 @@ def served(tmp_path: Path) -> Iterator[DocumentServer]:
 
 
 def fetcher(served: DocumentServer, clock: Clock | None = None) -> CimdFetcher:
-    return CimdFetcher(allow_loopback=True, verify=served.trust, clock=clock or Clock())
+    return CimdFetcher(allow_loopback=True, verify=served.trust, clock=clock or Clock(1000.0))
 
 
 async def refusal(fetch: CimdFetcher, url: str) -> str:
@@ -47,7 +40,7 @@ async def refusal(fetch: CimdFetcher, url: str) -> str:
 async def test_a_valid_document_is_fetched_and_cached_as_its_headers_say(
     served: DocumentServer,
 ) -> None:
-    clock = Clock()
+    clock = Clock(1000.0)
     fetch = fetcher(served, clock)
     first = await fetch.fetch(served.url)
     await fetch.fetch(served.url)

@@ -4,9 +4,7 @@ two instances retry at the same moment; no secret in Redis in the clear; every k
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import anyio
@@ -26,6 +24,7 @@ from sevdesk_mcp.safety.approvals_redis import RedisApprovalStore
 from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.preview import Fact, Preview
 from sevdesk_mcp.shared.redis import SharedState, open_state
+from tests.clock import Clock
 
 pytestmark = pytest.mark.anyio
 SECRETS = ["test-secret-" + "x" * 32]
@@ -60,16 +59,6 @@ def capped(request: pytest.FixtureRequest) -> ApprovalStore:
 def short(request: pytest.FixtureRequest) -> ApprovalStore:
     """A store whose approvals live :data:`SHORT_S`."""
     return _store(request, ttl_s=SHORT_S)
-
-
-@dataclass
-class Clock:
-    """A clock the test moves (seconds since the epoch, starting now)."""
-
-    now: float = field(default_factory=time.time)
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(params=["memory", "redis"])

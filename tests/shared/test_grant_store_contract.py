@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -23,25 +22,16 @@ from sevdesk_mcp.http.oauth.store import (
 )
 from sevdesk_mcp.shared.keys import digest
 from sevdesk_mcp.shared.redis import SharedState, open_state
+from tests.clock import Clock
 from tests.redis_server import free_port
 
 CAP = 3
 SECRET = "test-secret-" + "x" * 32  # the shared_state fixture's
 
 
-@dataclass
-class Clock:
-    """A clock the test moves."""
-
-    now: float = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_000.0)
 
 
 @pytest.fixture(params=["memory", "file", "redis"])

@@ -5,9 +5,7 @@ Redis in the clear, every key expiring)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import anyio
@@ -26,6 +24,7 @@ from sevdesk_mcp.safety.transfers import (
 )
 from sevdesk_mcp.safety.transfers_redis import RedisTransferStore
 from sevdesk_mcp.shared.redis import SharedState, open_state
+from tests.clock import Clock
 
 pytestmark = pytest.mark.anyio
 SECRETS = ["test-secret-" + "x" * 32]
@@ -64,16 +63,6 @@ def short(request: pytest.FixtureRequest) -> TransferStore:
     """A store with small limits and records that live 0.4 s (nothing the tests do with it
     needs to happen within that time)."""
     return _store(request, SHORT)
-
-
-@dataclass
-class Clock:
-    """A clock the test moves (seconds since the epoch, starting now)."""
-
-    now: float = field(default_factory=time.time)
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(params=["memory", "redis"])

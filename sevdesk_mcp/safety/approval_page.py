@@ -110,6 +110,9 @@ class Request(msgspec.Struct, frozen=True):
     body: bytes
     host: str
 
+    def __repr__(self) -> str:  # the query, the cookie and the form carry approval secrets
+        return f"Request({self.method} {self.target.partition('?')[0]!r}, {len(self.body)} bytes)"
+
 
 class Response(msgspec.Struct, frozen=True):
     """One answer of the page; the listener adds :data:`SECURITY_HEADERS`."""

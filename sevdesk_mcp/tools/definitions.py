@@ -10,12 +10,10 @@ use the definitions themselves.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any, Final
 
 import msgspec
 
-from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.tools import (
     advanced,
     banking,
@@ -40,6 +38,7 @@ from sevdesk_mcp.tools import (
 )
 from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
 from sevdesk_mcp.tools.define import ToolDef, prepare
+from sevdesk_mcp.tools.lazy import INDEX_PATH, Entry
 
 MODULES: Final = (
     meta,
@@ -66,7 +65,6 @@ MODULES: Final = (
 ALL_TOOLS: Final[tuple[ToolDef[Any, Any], ...]] = tuple(t for m in MODULES for t in m.TOOLS)
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
 DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS
-INDEX_PATH: Final = Path(__file__).with_name("index.json")
 
 
 def index_json() -> bytes:
@@ -76,32 +74,26 @@ def index_json() -> bytes:
     :raises ToolDefinitionError: if a tool's Structs have no schema of the allowed form.
     """
     prepare(ALL_TOOLS)
-    entries: list[JsonObject] = []
+    entries: list[Entry] = []
     for module in MODULES:
         name = module.__name__.rpartition(".")[2]
         entries += [_entry(tool, name) for tool in module.TOOLS]
     return msgspec.json.format(msgspec.json.encode(entries), indent=1) + b"\n"
 
 
-def _entry(tool: ToolDef[Any, Any], module: str) -> JsonObject:
-    hints = tool.annotations
-    return {
-        "name": tool.name,
-        "module": module,
-        "title": tool.title,
-        "description": tool.description,
-        "toolset": tool.toolset,
-        "tier": str(tool.tier),
-        "annotations": {
-            "read_only": hints.read_only,
-            "destructive": hints.destructive,
-            "idempotent": hints.idempotent,
-            "open_world": hints.open_world,
-        },
-        "local_files": tool.local_files,
-        "input_schema": tool.input_schema,
-        "output_schema": tool.output_schema,
-    }
+def _entry(tool: ToolDef[Any, Any], module: str) -> Entry:
+    return Entry(
+        name=tool.name,
+        module=module,
+        title=tool.title,
+        description=tool.description,
+        toolset=tool.toolset,
+        tier=str(tool.tier),  # type: ignore[arg-type]  # a Tier's name is one of Entry's
+        annotations=tool.annotations,
+        local_files=tool.local_files,
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+    )
 
 
 if __name__ == "__main__":

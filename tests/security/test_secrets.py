@@ -24,7 +24,9 @@ import pytest
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config, load_token
 from sevdesk_mcp.fake import FakeSevdesk
+from sevdesk_mcp.http.oauth.consent_page import ConsentView
 from sevdesk_mcp.http.settings import load_http_settings
+from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.state import RequestStateCodec
@@ -35,6 +37,7 @@ from sevdesk_mcp.mcp.types import (
     JsonObject,
     ToolResult,
 )
+from sevdesk_mcp.safety.approval_page import Request as PageRequest
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.redact import FRAGMENT_CHARS, MASK, RedactingFilter, Redactor
 from sevdesk_mcp.safety.tiers import Tier
@@ -415,3 +418,35 @@ def test_the_browser_approval_page_never_shows_a_secret() -> None:
     REDACTOR.add(secret)
     html = preview_html(Preview(action="Finalize", facts=[Fact("Header", f"token {secret}")]))
     assert not leaks(html, secret) and MASK in html
+
+
+@pytest.mark.threat("F02")
+def test_values_holding_browser_credentials_keep_them_out_of_their_repr() -> None:
+    secret = "s3cr3t-" + secrets.token_hex(8)
+    shown = [
+        repr(Session(id=secret, account="4711", account_name="Firma", csrf=secret, expires=1.0)),
+        repr(
+            ConsentView(
+                client_name="c",
+                client_host="client.example",
+                redirect_host="client.example",
+                redirect_local=False,
+                request=secret,
+                csrf=secret,
+                offered=(Tier.READ,),
+                checked=frozenset(),
+                other_lang_url="/en",
+            )
+        ),
+        repr(
+            PageRequest(
+                method="POST",
+                target=f"/approve?token={secret}",
+                headers={"cookie": f"approval={secret}"},
+                body=f"csrf={secret}".encode(),
+                host="127.0.0.1:1",
+            )
+        ),
+    ]
+    assert all(secret not in text for text in shown), shown
+    assert "4711" in shown[0] and "client.example" in shown[1] and "/approve" in shown[2]

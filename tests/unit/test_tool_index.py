@@ -16,7 +16,7 @@ from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog, definitions, lazy
+from sevdesk_mcp.tools import catalog, definitions
 from sevdesk_mcp.tools.lazy import INDEX_PATH, LazyTool, load_index
 from tests.wire import open_wire
 
@@ -166,18 +166,22 @@ def test_starting_the_server_imports_no_tool_module() -> None:
     assert "sevdesk_mcp.domain.einvoice" not in loaded
 
 
-def test_an_unreadable_index_stops_the_command_line_with_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_an_unreadable_index_stops_the_command_line_with_one_line(tmp_path: Path) -> None:
     broken = tmp_path / "index.json"
     broken.write_bytes(b"[")
-    monkeypatch.setattr(lazy, "INDEX_PATH", broken)
-    catalog.tools.cache_clear()
-    try:
-        status = cli.main(["--stdio", "--demo"])
-    finally:
-        catalog.tools.cache_clear()
-    err = capsys.readouterr().err
-    assert status == cli.EXIT_USAGE
-    assert "the tool index cannot be read (DecodeError); reinstall the package" in err
-    assert "Traceback" not in err
+    code = (  # a process of its own: the command line sets up the process's logging
+        "import pathlib, sys; from sevdesk_mcp.tools import lazy; "
+        "lazy.INDEX_PATH = pathlib.Path(sys.argv[1]); "
+        "from sevdesk_mcp import cli; sys.exit(cli.main(['--stdio', '--demo']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(broken)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == cli.EXIT_USAGE, done.stderr
+    assert "the tool index cannot be read (DecodeError); reinstall the package" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -110,6 +110,9 @@ class ConsentView(msgspec.Struct, frozen=True):
     other_lang_url: str
     error: str | None = None
 
+    def __repr__(self) -> str:  # the sealed request and the CSRF token stay out of logs
+        return f"ConsentView(client_host={self.client_host!r}, offered={self.offered!r})"
+
 
 def consent_page(view: ConsentView, lang: Lang) -> bytes:
     """:returns: the consent page."""

@@ -51,6 +51,9 @@ class Session(msgspec.Struct, frozen=True):
     csrf: str
     expires: float
 
+    def __repr__(self) -> str:  # the id and the CSRF token are credentials
+        return f"Session(account={self.account!r}, expires={self.expires!r})"
+
     def csrf_ok(self, given: str | None) -> bool:
         """:returns: whether a form's CSRF token is this session's."""
         return given is not None and hmac.compare_digest(given.encode(), self.csrf.encode())

@@ -163,7 +163,7 @@ def summary(contact: wire.Contact, api_url: str) -> ContactSummary:
     )
 
 
-def display_name(contact: wire.Contact) -> str:
+def display_name(contact: wire.Contact | wire.ContactName) -> str:
     """:returns: the organisation name, or the person's title, first and family name."""
     if not _is_person(contact):
         return contact.name or ""
@@ -171,7 +171,7 @@ def display_name(contact: wire.Contact) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _is_person(contact: wire.Contact) -> bool:
+def _is_person(contact: wire.Contact | wire.ContactName) -> bool:
     return not contact.name and bool(contact.surename or contact.familyname)
 
 

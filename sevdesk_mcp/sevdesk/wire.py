@@ -25,16 +25,18 @@ import msgspec.structs
 
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
-from sevdesk_mcp.sevdesk import bounds
+from sevdesk_mcp.sevdesk import bounds, fits
 
 T = TypeVar("T", bound=msgspec.Struct)
 MAX_DAYS: Final = 36_500
-_DECIMAL_LIMIT: Final = Decimal(bounds.LIMIT)
 _SCALARS: Final = frozenset({str, int, bool, float, Decimal, dt.datetime, dt.date, type(None)})
 _UNIONS: Final = frozenset({typing.Union, types.UnionType})
 _CONTAINERS: Final = (dict, list)  # a tuple: ``dict | list`` would build a union per call
-_PLAIN: Final = frozenset({str, bool, type(None)})  # values the range check always passes
 Days = Annotated[int, msgspec.Meta(ge=-MAX_DAYS, le=MAX_DAYS)]  # payment terms, added to dates
+# text a member must not send empty; where sevDesk sends ``""`` it means unset (``None``) as
+# everywhere, but a schema whose text is all of this kind reads a list without the substitution
+# of empty strings first (``parsed.py``)
+Text = Annotated[str, msgspec.Meta(min_length=1)]
 
 
 class Ref(msgspec.Struct, frozen=True):
@@ -65,6 +67,16 @@ class Contact(msgspec.Struct, frozen=True):
     defaultTimeToPay: Days | None = None
     create: dt.datetime | None = None
     update: dt.datetime | None = None
+
+
+class ContactName(msgspec.Struct, frozen=True):
+    """What naming a contact reads of a ``Contact`` (a whole list of them, for a report)."""
+
+    id: int
+    name: Text | None = None
+    surename: Text | None = None  # sic (Q37)
+    familyname: Text | None = None
+    academicTitle: Text | None = None
 
 
 class ContactAddress(msgspec.Struct, frozen=True):
@@ -148,7 +160,7 @@ def parse(raw: JsonValue, kind: type[T]) -> T:
 
     An object is copied without its empty strings only when it has one where ``kind`` reads, or
     when ``kind`` reads few of its keys (unknown keys are ignored by the conversion anyway). The
-    ranges are checked by :func:`_fits` first, which passes only what
+    ranges are checked by :func:`~sevdesk_mcp.sevdesk.fits.fits` first, which passes only what
     :func:`~sevdesk_mcp.sevdesk.bounds.problem` passes too; anything else goes to the full check.
 
     :raises MalformedResponseError: if it does not fit ``kind`` even leniently, or a value is out
@@ -160,7 +172,7 @@ def parse(raw: JsonValue, kind: type[T]) -> T:
         raise _malformed(kind, _reason(exc)) from None
     except RecursionError:
         raise _malformed(kind, "it is nested too deeply") from None
-    found = None if _fits(parsed) else bounds.problem(parsed)  # in_range, naming the field
+    found = None if fits.fits(parsed) else bounds.problem(parsed)  # in_range, naming the field
     if found is not None:
         raise _malformed(kind, found)
     return parsed
@@ -169,7 +181,7 @@ def parse(raw: JsonValue, kind: type[T]) -> T:
 def in_range(parsed: msgspec.Struct) -> bool:
     """:returns: whether every value of a converted object lies inside the ranges of
     :mod:`~sevdesk_mcp.sevdesk.bounds` (what :func:`parse` checks after converting)."""
-    return _fits(parsed) or bounds.problem(parsed) is None
+    return fits.fits(parsed) or bounds.problem(parsed) is None
 
 
 def parse_all(raws: list[dict[str, JsonValue]], kind: type[T]) -> list[T]:
@@ -286,56 +298,3 @@ def _clean(value: JsonValue) -> JsonValue:
     if isinstance(value, list):
         return [_clean(v) if isinstance(v, _CONTAINERS) else v for v in value]
     return value
-
-
-def _fits(parsed: msgspec.Struct) -> bool:
-    """The quick path of the range check: ``True`` only when every value of ``parsed`` is text,
-    a flag, unset, or a whole number, decimal, date or relation well inside the ranges of
-    :mod:`~sevdesk_mcp.sevdesk.bounds`; ``False`` sends it to the full check (which names the
-    field), so this never passes what that check refuses."""
-    values = msgspec.structs.astuple(parsed)
-    for index, name in _ranged(type(parsed)):
-        value = values[index]
-        kind = type(value)
-        if value is None or kind is str or kind is bool:
-            continue
-        if kind is int:
-            fits = _id_fits(value) if name == "id" or name.endswith("Id") else _whole_fits(value)
-        elif kind is Decimal:
-            fits = value.is_finite() and value.copy_abs() < _DECIMAL_LIMIT
-        elif kind is dt.datetime or kind is dt.date:
-            fits = bounds.FIRST_YEAR <= value.year <= bounds.LAST_YEAR
-        elif kind is Ref:
-            fits = _id_fits(value.id)
-        else:  # lists, other structs, anything unexpected: the full check decides
-            fits = False
-        if not fits:
-            return False
-    return True
-
-
-@functools.cache
-def _ranged(kind: type[msgspec.Struct]) -> tuple[tuple[int, str], ...]:
-    """:returns: the position and name of each field of ``kind`` that can hold more than text,
-    a flag or nothing (the only values :func:`_fits` checks)."""
-    return tuple(
-        (index, field.name)
-        for index, field in enumerate(msgspec.structs.fields(kind))
-        if not _plain(field.type)
-    )
-
-
-def _plain(annotation: object) -> bool:
-    """:returns: whether a field of this type holds only text, a flag or nothing."""
-    origin = typing.get_origin(annotation)
-    if origin in _UNIONS:
-        return all(_plain(a) for a in typing.get_args(annotation))
-    return annotation in _PLAIN
-
-
-def _id_fits(value: int) -> bool:
-    return 0 < value < bounds.LIMIT
-
-
-def _whole_fits(value: int) -> bool:
-    return -bounds.LIMIT < value < bounds.LIMIT

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import msgspec
 
-from sevdesk_mcp.sevdesk.wire import Days, Ref
+from sevdesk_mcp.sevdesk.wire import Days, Ref, Text
 
 
 class Document(msgspec.Struct, frozen=True):
@@ -63,6 +63,28 @@ class Document(msgspec.Struct, frozen=True):
     def type(self) -> str | None:
         """:returns: ``RE``, ``SR``, ``CN``, ``AN``, …"""
         return self.invoiceType or self.creditNoteType or self.orderType
+
+
+class OpenDocument(msgspec.Struct, frozen=True):
+    """What the open-items report reads of an invoice or credit note (a whole list of them).
+
+    Reading these few members of every document takes about half the time :class:`Document`
+    takes, and none of them can be an empty string, so the list is read without the
+    substitution of empty strings (``parsed.py``)."""
+
+    id: int
+    status: int | None = None
+    contact: Ref | None = None
+    invoiceDate: dt.datetime | None = None
+    creditNoteDate: dt.datetime | None = None
+    currency: Text | None = None
+    sumGross: Decimal | None = None
+    paidAmount: Decimal | None = None
+    timeToPay: Days | None = None
+
+    def date(self) -> dt.datetime | None:
+        """:returns: the document date."""
+        return self.invoiceDate or self.creditNoteDate
 
 
 class Position(msgspec.Struct, frozen=True):

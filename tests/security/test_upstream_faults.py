@@ -123,6 +123,30 @@ async def test_an_unusable_amount_is_a_malformed_answer_naming_the_field(literal
 
 
 @pytest.mark.threat("S06")
+@pytest.mark.parametrize(
+    ("field", "literal"),
+    [
+        ("sumGross", '"1e308"'),
+        ("sumGross", '"NaN"'),
+        ("paidAmount", "1e16"),
+        ("invoiceDate", '"2200-01-01T00:00:00+01:00"'),
+        ("contact", '{"id": "0", "objectName": "Contact"}'),
+        ("status", '"1e20"'),
+        ("timeToPay", '"1000000000"'),
+    ],
+)
+async def test_an_unusable_value_in_a_report_list_is_a_malformed_answer_naming_the_field(
+    field: str, literal: str
+) -> None:
+    # the open-items list is read with its own small schema, checked a column at a time
+    app = tampered_app("/Invoice", set_first(field, literal))
+    result = await call_tool(app, "sevdesk_open_items")
+    assert result.get("isError") is True
+    text = text_of(result)
+    assert f"`{field}" in text and "Internal error" not in text
+
+
+@pytest.mark.threat("S06")
 async def test_an_unusable_balance_is_a_malformed_answer_not_an_internal_error() -> None:
     app = tampered_app("/getBalanceAtDate", lambda _: b'{"objects":"1e308"}')
     result = await call_tool(app, "sevdesk_list_bank_accounts")

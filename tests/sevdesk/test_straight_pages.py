@@ -18,9 +18,16 @@ from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.sevdesk import parsed, wire
 from sevdesk_mcp.sevdesk.envelope import decoded, many, objects_of
 from sevdesk_mcp.sevdesk.page import Page
-from sevdesk_mcp.sevdesk.wire_documents import Document
+from sevdesk_mcp.sevdesk.wire_documents import Document, OpenDocument
 
-KINDS: list[type[msgspec.Struct]] = [Document, wire.Contact, wire.CommunicationWay, wire.Ref]
+KINDS: list[type[msgspec.Struct]] = [
+    Document,
+    OpenDocument,  # read without the substitution of empty strings first
+    wire.Contact,
+    wire.ContactName,  # the same
+    wire.CommunicationWay,
+    wire.Ref,
+]
 _TEXT = st.text(alphabet=' "\\:,{}[]aZ09.-+eE\u00e4', max_size=8)
 _SCALARS = st.one_of(
     st.none(),
@@ -197,3 +204,36 @@ def test_a_page_read_straight_builds_its_dicts_only_when_asked() -> None:
     assert built == []
     assert page.items == [{"id": "1"}] and page.items == [{"id": "1"}]
     assert built == [1]
+
+
+class _Listed(msgspec.Struct):
+    id: int
+    tags: list[str] = []
+    kind: str = ""
+
+
+@pytest.mark.parametrize(
+    ("kind", "without"),
+    [
+        (OpenDocument, True),
+        (wire.ContactName, True),
+        (_Listed, True),  # text in a list is no member; an empty default reads the same
+        (wire.Ref, True),
+        (Document, False),  # its text may be empty
+        (wire.Contact, False),
+        (_Fine, False),  # a dict's values are members
+    ],
+)
+def test_only_schemas_that_read_no_empty_text_skip_the_substitution(
+    kind: type[msgspec.Struct], without: bool
+) -> None:
+    assert parsed._reads_no_empty_text(kind) is without
+
+
+@pytest.mark.parametrize("field", ["currency", "sumGross", "contact", "timeToPay"])
+def test_an_empty_string_where_a_lean_schema_reads_is_read_again_as_unset(field: str) -> None:
+    row = {"id": "5", "status": "200", "currency": "EUR", "sumGross": "119.00", field: ""}
+    objects = _objects([row, {"id": "6", "header": "", "sendType": ""}])
+    records = parsed.straight(objects, OpenDocument)
+    assert records is not None and records == _dict_path(objects, OpenDocument)
+    assert getattr(records[0], field) is None

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from sevdesk_mcp.errors import MalformedResponseError
-from sevdesk_mcp.sevdesk import bounds, wire
+from sevdesk_mcp.sevdesk import bounds, fits, wire
 from sevdesk_mcp.sevdesk.wire_documents import Document
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccountTransaction, Voucher
 
@@ -56,7 +56,7 @@ def test_the_quick_range_check_never_passes_what_the_full_check_refuses(
     field: str, value: object
 ) -> None:
     probe = _Probe(**{field: value})
-    if wire._fits(probe):
+    if fits.fits(probe):
         assert bounds.problem(probe) is None
 
 
@@ -72,7 +72,7 @@ def test_the_quick_range_check_passes_ordinary_records() -> None:
         },
         Voucher,
     )
-    assert wire._fits(voucher)
+    assert fits.fits(voucher)
 
 
 class _Few(msgspec.Struct, frozen=True):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import Final
 
@@ -22,14 +22,14 @@ import msgspec
 from sevdesk_mcp.domain import banking, contacts, vouchers
 from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
-from sevdesk_mcp.domain.money import ZERO, Money, money, totals_by_currency
+from sevdesk_mcp.domain.money import ZERO, Money, cents, money, totals_by_currency
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, parsed, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.together import both, each
-from sevdesk_mcp.sevdesk.wire_documents import Document
+from sevdesk_mcp.sevdesk.wire_documents import Document, OpenDocument
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccount, CheckAccountTransaction, Voucher
 
 MAX_SCANNED: Final = 20_000
@@ -241,7 +241,7 @@ async def _open_document_items(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     documents, cut = await _open_documents(client, path)
-    return kept([_document_item(d, sign) for d in documents]), cut
+    return kept(_document_items(documents, sign)), cut
 
 
 async def _open_payable_items(
@@ -306,7 +306,7 @@ def bucket(due: dt.date, as_of: dt.date) -> str:
     return "days_61_90" if overdue <= 90 else "days_over_90"
 
 
-async def _open_documents(client: SevdeskPort, path: str) -> tuple[list[Document], bool]:
+async def _open_documents(client: SevdeskPort, path: str) -> tuple[list[OpenDocument], bool]:
     # each status is asked for, then checked again and each document kept once (Q12)
     lists = await each([_listing(client, path, {"status": s}) for s in OPEN_DOCUMENTS])
     docs = {d.id: d for found, _ in lists for d in found}
@@ -325,21 +325,21 @@ async def _open_payables(client: SevdeskPort) -> tuple[list[Voucher], bool]:
 
 def _listing(
     client: SevdeskPort, path: str, query: dict[str, QueryValue]
-) -> Callable[[], Awaitable[tuple[list[Document], bool]]]:
+) -> Callable[[], Awaitable[tuple[list[OpenDocument], bool]]]:
     return lambda: _documents(client, path, query)
 
 
 async def _documents(
     client: SevdeskPort, path: str, query: dict[str, QueryValue]
-) -> tuple[list[Document], bool]:
+) -> tuple[list[OpenDocument], bool]:
     """:returns: the documents of one list (converted page by page as they arrive), and
     whether it was cut short.
 
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    with parsed.pages_as(path, Document):
+    with parsed.pages_as(path, OpenDocument):
         page = await client.get_all(path, query, max_items=MAX_SCANNED)
-    return parsed.records(page, Document), page.truncated
+    return parsed.records(page, OpenDocument), page.truncated
 
 
 def _receipts(
@@ -348,16 +348,28 @@ def _receipts(
     return lambda: vouchers.read_vouchers(client, query)
 
 
-def _document_item(doc: Document, sign: int) -> Item:
-    issued = dates.berlin_date(doc.date()) or dt.date.min
-    days = doc.timeToPay or 0
+def _document_items(documents: list[OpenDocument], sign: int) -> list[Item]:
+    """:returns: an item per document; the Berlin day of a document date is worked out once
+    per date (thousands of documents have few dates)."""
+    days: dict[dt.datetime | None, dt.date] = {}
+    items = []
+    for doc in documents:
+        moment = doc.date()
+        issued = days.get(moment)
+        if issued is None:
+            issued = days[moment] = dates.berlin_date(moment) or dt.date.min
+        items.append(_document_item(doc, sign, issued))
+    return items
+
+
+def _document_item(doc: OpenDocument, sign: int, issued: dt.date) -> Item:
     return Item(
         contact_id=doc.contact.id if doc.contact else None,
         name=None,
         currency=(doc.currency or "EUR").upper(),
         amount=sign * ((doc.sumGross or ZERO) - (doc.paidAmount or ZERO)),
         issued=issued,
-        due=issued + dt.timedelta(days=days) if sign > 0 else issued,
+        due=issued + dt.timedelta(days=doc.timeToPay or 0) if sign > 0 else issued,
     )
 
 
@@ -376,55 +388,95 @@ def _voucher_item(voucher: Voucher) -> Item:
 def _side(
     items: list[Item], as_of: dt.date, top: int, names: dict[int, str], note: str | None
 ) -> OpenSide:
-    groups: defaultdict[tuple[int | None, str | None, str], list[Item]] = defaultdict(list)
+    where = _Buckets(as_of)
+    overall: _Tally = _Tally()
+    groups: defaultdict[tuple[int | None, str | None, str], _Tally] = defaultdict(_Tally)
     for item in items:
         name = names.get(item.contact_id, item.name) if item.contact_id else item.name
-        groups[item.contact_id, name, item.currency].append(item)
+        bucket_of = where.of(item.due)
+        overall.add(item, bucket_of)
+        groups[item.contact_id, name, item.currency].add(item, bucket_of)
     rows = [
-        ContactOpen(
-            contact_id=ident, name=fence(name), items=len(group), aging=_aging(group, as_of)[0]
-        )
-        for (ident, name, _), group in groups.items()
+        ContactOpen(contact_id=ident, name=fence(name), items=tally.count, aging=tally.aging()[0])
+        for (ident, name, _), tally in groups.items()
     ]
     rows.sort(key=lambda r: (-r.aging.total.amount, r.contact_id or 0))
     return OpenSide(
-        totals=totals_by_currency(money(i.amount, i.currency) for i in items),
+        totals=_totals(items),
         items=len(items),
-        aging=_aging(items, as_of),
+        aging=overall.aging(),
         top_contacts=rows[:top],
         contacts_total=len(rows),
         note=note or _more(len(rows) - top),
     )
 
 
+def _totals(items: list[Item]) -> list[Money]:
+    """:returns: per currency, the sum of the items each rounded to cents, sorted by currency
+    (what :func:`totals_by_currency` gives for them, without a ``Money`` per item)."""
+    sums: dict[str, Decimal] = {}
+    for item in items:
+        sums[item.currency] = sums.get(item.currency, ZERO) + cents(item.amount)
+    return [Money(amount=cents(v), currency=k) for k, v in sorted(sums.items())]
+
+
 def _more(hidden: int) -> str | None:
     return f"{hidden} more contacts not shown; raise top to see them." if hidden > 0 else None
 
 
-def _aging(items: Iterable[Item], as_of: dt.date) -> list[Aging]:
-    sums: defaultdict[str, dict[str, Decimal]] = defaultdict(lambda: dict.fromkeys(BUCKETS, ZERO))
-    for item in items:
-        sums[item.currency][bucket(item.due, as_of)] += item.amount
-    return [
-        Aging(
-            currency=currency,
-            not_due=money(b["not_due"], currency),
-            days_0_30=money(b["days_0_30"], currency),
-            days_31_60=money(b["days_31_60"], currency),
-            days_61_90=money(b["days_61_90"], currency),
-            days_over_90=money(b["days_over_90"], currency),
-            total=money(sum(b.values(), ZERO), currency),
-        )
-        for currency, b in sorted(sums.items())
-    ]
+class _Buckets:
+    """The aging bucket of each due date seen on one day, worked out once per date."""
+
+    def __init__(self, as_of: dt.date) -> None:
+        self._as_of = as_of
+        self._known: dict[dt.date, str] = {}
+
+    def of(self, due: dt.date) -> str:
+        """:returns: the bucket of an item due on ``due``."""
+        found = self._known.get(due)
+        if found is None:
+            found = self._known[due] = bucket(due, self._as_of)
+        return found
+
+
+class _Tally:
+    """Open amounts by currency and aging bucket (exact), and how many items were added."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._sums: dict[str, dict[str, Decimal]] = {}
+
+    def add(self, item: Item, bucket_of: str) -> None:
+        """Count ``item`` in ``bucket_of``."""
+        self.count += 1
+        sums = self._sums.get(item.currency)
+        if sums is None:
+            sums = self._sums[item.currency] = dict.fromkeys(BUCKETS, ZERO)
+        sums[bucket_of] += item.amount
+
+    def aging(self) -> list[Aging]:
+        """:returns: the aging per currency, sorted by currency."""
+        return [_aging(currency, sums) for currency, sums in sorted(self._sums.items())]
+
+
+def _aging(currency: str, sums: dict[str, Decimal]) -> Aging:
+    return Aging(
+        currency=currency,
+        not_due=money(sums["not_due"], currency),
+        days_0_30=money(sums["days_0_30"], currency),
+        days_31_60=money(sums["days_31_60"], currency),
+        days_61_90=money(sums["days_61_90"], currency),
+        days_over_90=money(sums["days_over_90"], currency),
+        total=money(sum(sums.values(), ZERO), currency),
+    )
 
 
 async def _contact_names(client: SevdeskPort) -> dict[int, str]:
-    with parsed.pages_as("/Contact", wire.Contact):
+    with parsed.pages_as("/Contact", wire.ContactName):
         page = await client.get_all(
             "/Contact", {"depth": 1}, max_items=contacts.MAX_SCANNED_CONTACTS
         )
-    return {c.id: contacts.display_name(c) for c in parsed.records(page, wire.Contact)}
+    return {c.id: contacts.display_name(c) for c in parsed.records(page, wire.ContactName)}
 
 
 class _Source(msgspec.Struct, frozen=True):

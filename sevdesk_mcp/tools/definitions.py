@@ -10,58 +10,17 @@ use the definitions themselves.
 from __future__ import annotations
 
 import sys
+from importlib import import_module
 from typing import Any, Final
 
 import msgspec
 
-from sevdesk_mcp.tools import (
-    advanced,
-    banking,
-    contacts,
-    contacts_write,
-    documents,
-    documents_commit,
-    documents_write,
-    einvoice,
-    exports,
-    files,
-    meta,
-    parts,
-    parts_write,
-    receipts,
-    receipts_write,
-    reconciliation,
-    reconciliation_write,
-    reports,
-    tax,
-    vouchers,
-)
+from sevdesk_mcp.tools import lazy
 from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
 from sevdesk_mcp.tools.define import ToolDef, prepare
 from sevdesk_mcp.tools.lazy import INDEX_PATH, Entry
 
-MODULES: Final = (
-    meta,
-    contacts,
-    contacts_write,
-    documents,
-    documents_write,
-    documents_commit,
-    vouchers,
-    receipts,
-    receipts_write,
-    einvoice,
-    parts,
-    parts_write,
-    banking,
-    reconciliation,
-    reconciliation_write,
-    reports,
-    tax,
-    exports,
-    files,
-    advanced,
-)
+MODULES: Final = tuple(import_module(f"sevdesk_mcp.tools.{name}") for name in lazy.MODULES)
 ALL_TOOLS: Final[tuple[ToolDef[Any, Any], ...]] = tuple(t for m in MODULES for t in m.TOOLS)
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
 DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS
@@ -88,7 +47,7 @@ def _entry(tool: ToolDef[Any, Any], module: str) -> Entry:
         title=tool.title,
         description=tool.description,
         toolset=tool.toolset,
-        tier=str(tool.tier),  # type: ignore[arg-type]  # a Tier's name is one of Entry's
+        tier=str(tool.tier),
         annotations=tool.annotations,
         local_files=tool.local_files,
         input_schema=tool.input_schema,

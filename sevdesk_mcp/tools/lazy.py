@@ -12,9 +12,8 @@ local files, both schemas); a tool that does not is refused, never run.
 from __future__ import annotations
 
 import importlib
-import re
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import msgspec
 
@@ -29,7 +28,30 @@ from sevdesk_mcp.tools.define import (
 )
 
 INDEX_PATH: Final = Path(__file__).with_name("index.json")
-_MODULE: Final = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+# the modules of ``sevdesk_mcp.tools`` that define tools, in catalog order: the only ones an
+# entry may name (``definitions.py`` imports them from this list)
+MODULES: Final = (
+    "meta",
+    "contacts",
+    "contacts_write",
+    "documents",
+    "documents_write",
+    "documents_commit",
+    "vouchers",
+    "receipts",
+    "receipts_write",
+    "einvoice",
+    "parts",
+    "parts_write",
+    "banking",
+    "reconciliation",
+    "reconciliation_write",
+    "reports",
+    "tax",
+    "exports",
+    "files",
+    "advanced",
+)
 
 
 class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -40,7 +62,7 @@ class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     title: str
     description: str
     toolset: str
-    tier: Literal["read", "write", "commit", "external"]
+    tier: str  # a tier's configuration name (``Tier.parse``)
     annotations: Annotations
     local_files: LocalFiles | None
     input_schema: dict[str, Any]  # JSON objects (msgspec cannot read the recursive JsonValue)
@@ -99,8 +121,8 @@ class LazyTool:
 
     def _find(self) -> ToolDef[Any, Any]:
         module = self._module
-        if not _MODULE.match(module):
-            raise self._stale(f"its module {module[:60]!r} is not a tool module name")
+        if module not in MODULES:
+            raise self._stale(f"its module {module[:60]!r} is not a tool module")
         try:
             imported = importlib.import_module(f"sevdesk_mcp.tools.{module}")
         except ImportError:
@@ -142,4 +164,9 @@ def load_index(data: bytes | None = None) -> tuple[LazyTool, ...]:
         ) from None
     if len({e.name for e in entries}) != len(entries):
         raise ToolDefinitionError("the tool index names a tool twice; reinstall the package")
-    return tuple(LazyTool(e) for e in entries)
+    try:
+        return tuple(LazyTool(e) for e in entries)
+    except ValueError:
+        raise ToolDefinitionError(
+            "the tool index names a tier that does not exist; reinstall the package"
+        ) from None

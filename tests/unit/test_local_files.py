@@ -28,11 +28,7 @@ def test_no_other_tool_module_touches_the_file_system() -> None:
 
     from sevdesk_mcp import tools
 
-    modules = [
-        m
-        for m in vars(definitions).values()
-        if inspect.ismodule(m) and m.__name__.startswith("sevdesk_mcp.tools.")
-    ]
+    modules = definitions.MODULES
     assert len(modules) > 10
     for module in [*modules, tools]:
         source = inspect.getsource(module)

@@ -4,6 +4,7 @@ the tools' code, and a tool whose code disagrees with its entry refused, never r
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.server import ServerFactory
-from sevdesk_mcp.tools import catalog, definitions
+from sevdesk_mcp.tools import catalog, definitions, lazy
 from sevdesk_mcp.tools.lazy import INDEX_PATH, LazyTool, load_index
 from tests.wire import open_wire
 
@@ -91,8 +92,9 @@ async def test_tools_list_is_the_same_from_the_index_as_from_the_code(era: str) 
         ({"input_schema": {"type": "object", "properties": {}}}, "its schemas differ"),
         ({"output_schema": {"type": "object", "properties": {}}}, "its schemas differ"),
         ({"module": "contacts"}, "sevdesk_mcp.tools.contacts does not define it"),
-        ({"module": "contacts_old"}, "sevdesk_mcp.tools.contacts_old cannot be imported"),
-        ({"module": "../einvoice"}, "is not a tool module name"),
+        ({"module": "contacts_old"}, "is not a tool module"),
+        ({"module": "../einvoice"}, "is not a tool module"),
+        ({"module": "define"}, "is not a tool module"),  # in the package, but defines none
     ],
 )
 def test_an_entry_that_disagrees_with_the_code_is_refused(
@@ -139,6 +141,31 @@ async def test_a_call_of_a_refused_tool_runs_nothing_and_says_why() -> None:
 def test_an_unreadable_index_is_refused(data: bytes, problem: str) -> None:
     with pytest.raises(ToolDefinitionError, match=problem):
         load_index(data)
+
+
+def test_a_listed_tool_module_missing_from_the_install_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(lazy, "MODULES", (*lazy.MODULES, "contacts_old"))
+    entry = next(e for e in _entries() if e["name"] == "sevdesk_search_contacts")
+    with pytest.raises(ToolDefinitionError, match="contacts_old cannot be imported"):
+        _tool_from({**entry, "module": "contacts_old"}).resolve()
+
+
+def test_an_index_naming_an_unknown_tier_is_refused() -> None:
+    entry = {**_entries()[0], "tier": "admin"}
+    with pytest.raises(ToolDefinitionError, match="names a tier that does not exist"):
+        load_index(msgspec.json.encode([entry]))
+
+
+def test_the_tool_modules_are_those_that_define_tools() -> None:
+    package = Path(definitions.__file__).parent
+    defining = {
+        path.stem
+        for path in package.glob("*.py")
+        if re.search(r"^TOOLS\b", path.read_text(encoding="utf-8"), re.MULTILINE)
+    }
+    assert set(lazy.MODULES) == defining
 
 
 def test_an_index_naming_a_tool_twice_is_refused() -> None:

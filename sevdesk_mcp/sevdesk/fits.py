@@ -139,18 +139,19 @@ def _ranged(kind: type[msgspec.Struct]) -> tuple[tuple[int, str], ...]:
     return tuple(
         (index, field.name)
         for index, field in enumerate(msgspec.structs.fields(kind))
-        if not _plain(field.type)
+        if not holds_only(field.type, _PLAIN)
     )
 
 
-def _plain(annotation: object) -> bool:
-    """:returns: whether a field of this type holds only text, a flag or nothing."""
+def holds_only(annotation: object, kinds: frozenset[object]) -> bool:
+    """:returns: whether a field of this type (a union, or ``Annotated``, of them) holds only
+    values of ``kinds``."""
     origin = typing.get_origin(annotation)
     if origin is Annotated:
-        return _plain(typing.get_args(annotation)[0])
+        return holds_only(typing.get_args(annotation)[0], kinds)
     if origin in _UNIONS:
-        return all(_plain(a) for a in typing.get_args(annotation))
-    return annotation in _PLAIN
+        return all(holds_only(a, kinds) for a in typing.get_args(annotation))
+    return annotation in kinds
 
 
 def _is_id(name: str) -> bool:

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import types
-import typing
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Final, TypeVar
@@ -30,7 +28,6 @@ from sevdesk_mcp.sevdesk import bounds, fits
 T = TypeVar("T", bound=msgspec.Struct)
 MAX_DAYS: Final = 36_500
 _SCALARS: Final = frozenset({str, int, bool, float, Decimal, dt.datetime, dt.date, type(None)})
-_UNIONS: Final = frozenset({typing.Union, types.UnionType})
 _CONTAINERS: Final = (dict, list)  # a tuple: ``dict | list`` would build a union per call
 Days = Annotated[int, msgspec.Meta(ge=-MAX_DAYS, le=MAX_DAYS)]  # payment terms, added to dates
 # text a member must not send empty; where sevDesk sends ``""`` it means unset (``None``) as
@@ -243,16 +240,8 @@ def _reason(exc: msgspec.ValidationError) -> str:
 @functools.cache
 def _nested(kind: type[msgspec.Struct]) -> tuple[str, ...]:
     """:returns: the wire names of ``kind``'s fields that can hold an object or a list."""
-    return tuple(f.encode_name for f in msgspec.structs.fields(kind) if not _scalar(f.type))
-
-
-def _scalar(annotation: object) -> bool:
-    origin = typing.get_origin(annotation)
-    if origin is Annotated:
-        return _scalar(typing.get_args(annotation)[0])
-    if origin in _UNIONS:
-        return all(_scalar(a) for a in typing.get_args(annotation))
-    return annotation in _SCALARS
+    fields = msgspec.structs.fields(kind)
+    return tuple(f.encode_name for f in fields if not fits.holds_only(f.type, _SCALARS))
 
 
 def _cleaned(raw: JsonValue, kind: type[msgspec.Struct]) -> JsonValue:

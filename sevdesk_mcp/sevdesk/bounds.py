@@ -77,12 +77,18 @@ def _find(value: object, name: str) -> Found | None:
 @functools.cache
 def _checked_fields(kind: type[msgspec.Struct]) -> tuple[str, ...]:
     """:returns: the fields of ``kind`` that can hold a value to check (not text or flags)."""
-    return tuple(f.name for f in msgspec.structs.fields(kind) if not _plain(f.type))
+    return tuple(f.name for f in msgspec.structs.fields(kind) if not holds_only(f.type, _PLAIN))
 
 
-def _plain(annotation: object) -> bool:
-    options = typing.get_args(annotation) if typing.get_origin(annotation) in _UNIONS else ()
-    return all(o in _PLAIN for o in options or (annotation,))
+def holds_only(annotation: object, kinds: frozenset[object]) -> bool:
+    """:returns: whether a field of this type (a union, or ``Annotated``, of them) holds only
+    values of ``kinds``."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return holds_only(typing.get_args(annotation)[0], kinds)
+    if origin in _UNIONS:
+        return all(holds_only(a, kinds) for a in typing.get_args(annotation))
+    return annotation in kinds
 
 
 def _reason(value: object, name: str) -> str | None:

@@ -139,19 +139,8 @@ def _ranged(kind: type[msgspec.Struct]) -> tuple[tuple[int, str], ...]:
     return tuple(
         (index, field.name)
         for index, field in enumerate(msgspec.structs.fields(kind))
-        if not holds_only(field.type, _PLAIN)
+        if not bounds.holds_only(field.type, _PLAIN)
     )
-
-
-def holds_only(annotation: object, kinds: frozenset[object]) -> bool:
-    """:returns: whether a field of this type (a union, or ``Annotated``, of them) holds only
-    values of ``kinds``."""
-    origin = typing.get_origin(annotation)
-    if origin is Annotated:
-        return holds_only(typing.get_args(annotation)[0], kinds)
-    if origin in _UNIONS:
-        return all(holds_only(a, kinds) for a in typing.get_args(annotation))
-    return annotation in kinds
 
 
 def _is_id(name: str) -> bool:

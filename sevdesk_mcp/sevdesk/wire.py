@@ -241,7 +241,7 @@ def _reason(exc: msgspec.ValidationError) -> str:
 def _nested(kind: type[msgspec.Struct]) -> tuple[str, ...]:
     """:returns: the wire names of ``kind``'s fields that can hold an object or a list."""
     fields = msgspec.structs.fields(kind)
-    return tuple(f.encode_name for f in fields if not fits.holds_only(f.type, _SCALARS))
+    return tuple(f.encode_name for f in fields if not bounds.holds_only(f.type, _SCALARS))
 
 
 def _cleaned(raw: JsonValue, kind: type[msgspec.Struct]) -> JsonValue:

@@ -83,7 +83,7 @@ class OpenDocument(msgspec.Struct, frozen=True):
     timeToPay: Days | None = None
 
     def date(self) -> dt.datetime | None:
-        """:returns: the document date."""
+        """:returns: the document date (no ``orderDate``: orders have no open amounts)."""
         return self.invoiceDate or self.creditNoteDate
 
 

@@ -28,6 +28,7 @@ from sevdesk_mcp.tools.define import (
 )
 
 INDEX_PATH: Final = Path(__file__).with_name("index.json")
+_TIER_NAMES: Final = frozenset(str(tier) for tier in Tier)  # as ``str(tier)`` writes them
 # the modules of ``sevdesk_mcp.tools`` that define tools, in catalog order: the only ones an
 # entry may name (``definitions.py`` imports them from this list)
 MODULES: Final = (
@@ -153,7 +154,8 @@ class LazyTool:
 def load_index(data: bytes | None = None) -> tuple[LazyTool, ...]:
     """:returns: the tools of the index, in catalog order (``index.json`` by default).
 
-    :raises ToolDefinitionError: if the index cannot be read or names a tool twice.
+    :raises ToolDefinitionError: if the index cannot be read, names a tool twice or names a
+        tier that does not exist.
     """
     try:
         raw = INDEX_PATH.read_bytes() if data is None else data
@@ -164,9 +166,9 @@ def load_index(data: bytes | None = None) -> tuple[LazyTool, ...]:
         ) from None
     if len({e.name for e in entries}) != len(entries):
         raise ToolDefinitionError("the tool index names a tool twice; reinstall the package")
-    try:
-        return tuple(LazyTool(e) for e in entries)
-    except ValueError:
+    unknown = [e.name[:60] for e in entries if e.tier not in _TIER_NAMES]
+    if unknown:
         raise ToolDefinitionError(
-            "the tool index names a tier that does not exist; reinstall the package"
-        ) from None
+            f"the tool index gives {unknown[0]} a tier that does not exist; reinstall the package"
+        )
+    return tuple(LazyTool(e) for e in entries)

@@ -36,6 +36,7 @@ class _Typed(msgspec.Struct, frozen=True):
     inner: _Inner | None = None
     days: wire.Days | None = None
     name: str | None = None
+    label: wire.Text | None = None  # text: neither check looks at it
 
 
 _ANY = st.sampled_from([*EDGES, _Inner(), _Inner(id=0), _Inner(amount=Decimal("NaN"))])

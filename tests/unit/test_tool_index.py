@@ -152,9 +152,10 @@ def test_a_listed_tool_module_missing_from_the_install_is_refused(
         _tool_from({**entry, "module": "contacts_old"}).resolve()
 
 
-def test_an_index_naming_an_unknown_tier_is_refused() -> None:
-    entry = {**_entries()[0], "tier": "admin"}
-    with pytest.raises(ToolDefinitionError, match="names a tier that does not exist"):
+@pytest.mark.parametrize("tier", ["admin", "READ", " read"])
+def test_an_index_naming_an_unknown_tier_is_refused(tier: str) -> None:
+    entry = {**_entries()[0], "tier": tier}
+    with pytest.raises(ToolDefinitionError, match="a tier that does not exist"):
         load_index(msgspec.json.encode([entry]))
 
 

@@ -43,7 +43,7 @@ I = TypeVar("I", bound=msgspec.Struct)  # noqa: E741 - the conventional name for
 O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 
 
-class Annotations(msgspec.Struct, frozen=True):
+class Annotations(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The four MCP tool annotations, all four declared with every tool.
 
     On the wire (docs/adr/0007), ``readOnlyHint`` is always sent; ``destructiveHint`` and

@@ -15,12 +15,11 @@ from typing import Any, Final
 
 import msgspec
 
-from sevdesk_mcp.tools import lazy
 from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
 from sevdesk_mcp.tools.define import ToolDef, prepare
-from sevdesk_mcp.tools.lazy import INDEX_PATH, Entry
+from sevdesk_mcp.tools.lazy import INDEX_PATH, MODULE_NAMES, Entry
 
-MODULES: Final = tuple(import_module(f"sevdesk_mcp.tools.{name}") for name in lazy.MODULES)
+MODULES: Final = tuple(import_module(f"sevdesk_mcp.tools.{name}") for name in MODULE_NAMES)
 ALL_TOOLS: Final[tuple[ToolDef[Any, Any], ...]] = tuple(t for m in MODULES for t in m.TOOLS)
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
 DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS
@@ -36,23 +35,8 @@ def index_json() -> bytes:
     entries: list[Entry] = []
     for module in MODULES:
         name = module.__name__.rpartition(".")[2]
-        entries += [_entry(tool, name) for tool in module.TOOLS]
+        entries += [Entry.of(tool, name) for tool in module.TOOLS]
     return msgspec.json.format(msgspec.json.encode(entries), indent=1) + b"\n"
-
-
-def _entry(tool: ToolDef[Any, Any], module: str) -> Entry:
-    return Entry(
-        name=tool.name,
-        module=module,
-        title=tool.title,
-        description=tool.description,
-        toolset=tool.toolset,
-        tier=str(tool.tier),
-        annotations=tool.annotations,
-        local_files=tool.local_files,
-        input_schema=tool.input_schema,
-        output_schema=tool.output_schema,
-    )
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ INDEX_PATH: Final = Path(__file__).with_name("index.json")
 _TIER_NAMES: Final = frozenset(str(tier) for tier in Tier)  # as ``str(tier)`` writes them
 # the modules of ``sevdesk_mcp.tools`` that define tools, in catalog order: the only ones an
 # entry may name (``definitions.py`` imports them from this list)
-MODULES: Final = (
+MODULE_NAMES: Final = (
     "meta",
     "contacts",
     "contacts_write",
@@ -69,13 +69,29 @@ class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     input_schema: dict[str, Any]  # JSON objects (msgspec cannot read the recursive JsonValue)
     output_schema: dict[str, Any]
 
+    @classmethod
+    def of(cls, tool: ToolDef[Any, Any], module: str) -> Entry:
+        """:returns: the entry of ``tool``, defined in ``sevdesk_mcp.tools.<module>``."""
+        return cls(
+            name=tool.name,
+            module=module,
+            title=tool.title,
+            description=tool.description,
+            toolset=tool.toolset,
+            tier=str(tool.tier),
+            annotations=tool.annotations,
+            local_files=tool.local_files,
+            input_schema=tool.input_schema,
+            output_schema=tool.output_schema,
+        )
+
 
 class LazyTool:
     """A tool of the index: selected and listed from its entry, its definition imported when
     first needed (:meth:`resolve`)."""
 
     __slots__ = (
-        "_module",
+        "_entry",
         "_tool",
         "annotations",
         "description",
@@ -98,7 +114,7 @@ class LazyTool:
         self.local_files: LocalFiles | None = entry.local_files
         self.input_schema: JsonObject = entry.input_schema
         self.output_schema: JsonObject = entry.output_schema
-        self._module = entry.module
+        self._entry = entry
         self._tool: ToolDef[Any, Any] | None = None
 
     def __repr__(self) -> str:
@@ -121,13 +137,17 @@ class LazyTool:
         return self._tool
 
     def _find(self) -> ToolDef[Any, Any]:
-        module = self._module
-        if module not in MODULES:
+        module = self._entry.module
+        if module not in MODULE_NAMES:
             raise self._stale(f"its module {module[:60]!r} is not a tool module")
         try:
             imported = importlib.import_module(f"sevdesk_mcp.tools.{module}")
-        except ImportError:
-            raise self._stale(f"sevdesk_mcp.tools.{module} cannot be imported") from None
+        except Exception as exc:  # a damaged install: the tool is refused, whatever broke
+            missing = f"; {exc.name} is missing" if isinstance(exc, ImportError) else ""
+            raise ToolDefinitionError(
+                f"{self.name}: its code cannot be imported ({type(exc).__name__}{missing}); "
+                "the tool is not run. Reinstall the package; the server log has the details."
+            ) from exc
         tools = getattr(imported, "TOOLS", ())
         found = [t for t in tools if isinstance(t, ToolDef) and t.name == self.name]
         if not found:
@@ -135,12 +155,14 @@ class LazyTool:
         return found[0]
 
     def _checked(self, tool: ToolDef[Any, Any]) -> ToolDef[Any, Any]:
-        ours = (self.toolset, self.tier, self.annotations, self.local_files, self.title)
-        theirs = (tool.toolset, tool.tier, tool.annotations, tool.local_files, tool.title)
-        if ours != theirs or tool.description != self.description:
-            raise self._stale("its definition differs from its entry")
-        if tool.input_schema != self.input_schema or tool.output_schema != self.output_schema:
-            raise self._stale("its schemas differ from its entry")
+        """:returns: ``tool`` if its entry, made from the code, equals the index's in every
+        field."""
+        made = Entry.of(tool, self._entry.module)
+        differing = [
+            f for f in Entry.__struct_fields__ if getattr(made, f) != getattr(self._entry, f)
+        ]
+        if differing:
+            raise self._stale(f"its entry differs from the code in {', '.join(differing)}")
         return tool
 
     def _stale(self, why: str) -> ToolDefinitionError:

@@ -91,12 +91,16 @@ class Registry:
         if tool is None:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name[:100]}")
         try:
-            return await self._call(tool, arguments, ctx)
+            definition = self._admitted(tool)
+        except TierDeniedError as exc:
+            return ToolResult.error(message(exc))
+        except ToolDefinitionError as exc:  # nothing of the tool ran
+            log.error("tool %s refused: %s", name, exc, exc_info=exc.__cause__ is not None)
+            return ToolResult.error(str(exc))
+        try:
+            return await self._call(definition, arguments, ctx)
         except (ToolError, UpstreamError, SafetyError) as exc:
             return ToolResult.error(message(exc))
-        except ToolDefinitionError as exc:  # a tool whose index entry and code disagree
-            log.error("tool %s refused: %s", name, exc)
-            return ToolResult.error(str(exc))
         except Exception:
             ref = secrets.token_hex(4)
             log.exception("tool %s failed unexpectedly (reference %s)", name, ref)
@@ -105,17 +109,24 @@ class Registry:
                 "outcome; the server log has the details."
             )
 
-    async def _call(
-        self, tool: AnyTool, arguments: JsonObject, ctx: RequestContext
-    ) -> ToolResult | InputRequired:
-        config = self._account.config
-        if not config.allows(tool.tier):
+    def _admitted(self, tool: AnyTool) -> ToolDef[Any, Any]:
+        """:returns: the definition of ``tool`` if its tier is enabled (checked before its code
+        is imported).
+
+        :raises TierDeniedError: if the tool's tier is not enabled.
+        :raises ToolDefinitionError: if the tool's index entry and code disagree.
+        """
+        if not self._account.config.allows(tool.tier):
             raise TierDeniedError(
                 f"{tool.name} needs the {tool.tier} tier, which is not enabled. Set "
                 f"SEVDESK_ALLOW to include {tool.tier} (and unset SEVDESK_READ_ONLY) to use it."
             )
-        if isinstance(tool, LazyTool):
-            tool = tool.resolve()
+        return tool.resolve() if isinstance(tool, LazyTool) else tool
+
+    async def _call(
+        self, tool: ToolDef[Any, Any], arguments: JsonObject, ctx: RequestContext
+    ) -> ToolResult | InputRequired:
+        config = self._account.config
         parsed = parse_arguments(tool, arguments)
         tool_ctx = ToolContext(
             account=_stamped(self._account, tool.tier),

@@ -51,6 +51,15 @@ def totals_by_currency(items: Iterable[Money]) -> list[Money]:
     return [Money(amount=cents(v), currency=k) for k, v in sorted(sums.items())]
 
 
+def rounded_totals(amounts: Iterable[tuple[Decimal, str]]) -> list[Money]:
+    """:returns: per currency, the sum of ``amounts`` each rounded to cents first, sorted by
+    currency: :func:`totals_by_currency` of their :func:`money`, without a ``Money`` each."""
+    sums: dict[str, Decimal] = {}
+    for amount, currency in amounts:
+        sums[currency] = sums.get(currency, ZERO) + cents(amount)
+    return [Money(amount=cents(v), currency=k) for k, v in sorted(sums.items())]
+
+
 def shown(amount: Decimal | None, currency: str | None = None) -> str:
     """:returns: an amount for a human: always two decimal places and the currency, never an
     exponent (``119.00 EUR``, ``4399.43 EUR``); ``None`` counts as zero."""

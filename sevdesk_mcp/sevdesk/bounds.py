@@ -29,11 +29,11 @@ import msgspec.structs
 from sevdesk_mcp.sevdesk.paths import MAX_ID
 
 LIMIT: Final = MAX_ID
-_DECIMAL_LIMIT: Final = Decimal(LIMIT)
+DECIMAL_LIMIT: Final = Decimal(LIMIT)
 FIRST_YEAR: Final = 1900
 LAST_YEAR: Final = 2199
-_PLAIN: Final = frozenset({str, bool, type(None)})
-_UNIONS: Final = frozenset({typing.Union, types.UnionType})
+PLAIN: Final = frozenset({str, bool, type(None)})  # values no range applies to
+UNIONS: Final = frozenset({typing.Union, types.UnionType})
 
 
 def problem(value: object) -> str | None:
@@ -56,7 +56,7 @@ Found = tuple[str, str]  # (the path of the field, what is wrong with it)
 def _find(value: object, name: str) -> Found | None:
     """Paths are only built on the way back from a problem: most answers have none."""
     if isinstance(value, msgspec.Struct):
-        for field in _checked_fields(type(value)):
+        for _, field in checked_fields(type(value)):
             found = _find(getattr(value, field), field)
             if found is not None:
                 return (f"{name}.{found[0]}" if name else found[0]), found[1]
@@ -75,9 +75,14 @@ def _find(value: object, name: str) -> Found | None:
 
 
 @functools.cache
-def _checked_fields(kind: type[msgspec.Struct]) -> tuple[str, ...]:
-    """:returns: the fields of ``kind`` that can hold a value to check (not text or flags)."""
-    return tuple(f.name for f in msgspec.structs.fields(kind) if not holds_only(f.type, _PLAIN))
+def checked_fields(kind: type[msgspec.Struct]) -> tuple[tuple[int, str], ...]:
+    """:returns: the position and name of each field of ``kind`` that can hold a value to
+    check (not only text, flags or nothing)."""
+    return tuple(
+        (index, field.name)
+        for index, field in enumerate(msgspec.structs.fields(kind))
+        if not holds_only(field.type, PLAIN)
+    )
 
 
 def holds_only(annotation: object, kinds: frozenset[object]) -> bool:
@@ -86,7 +91,7 @@ def holds_only(annotation: object, kinds: frozenset[object]) -> bool:
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
         return holds_only(typing.get_args(annotation)[0], kinds)
-    if origin in _UNIONS:
+    if origin in UNIONS:
         return all(holds_only(a, kinds) for a in typing.get_args(annotation))
     return annotation in kinds
 
@@ -104,13 +109,18 @@ def _reason(value: object, name: str) -> str | None:
 def _decimal(value: Decimal) -> str | None:
     if not value.is_finite():
         return "is not a finite number"
-    if value.copy_abs() >= _DECIMAL_LIMIT:  # copy_abs: no context, so no Overflow either
+    if value.copy_abs() >= DECIMAL_LIMIT:  # copy_abs: no context, so no Overflow either
         return "is out of range (10^15 or more in size)"
     return None
 
 
+def is_id(name: str) -> bool:
+    """:returns: whether a field called ``name`` holds an id (``id`` or ``…Id``)."""
+    return name == "id" or name.endswith("Id")
+
+
 def _whole(value: int, name: str) -> str | None:
-    if (name == "id" or name.endswith("Id")) and not 0 < value < LIMIT:
+    if is_id(name) and not 0 < value < LIMIT:
         return "is not an id (a whole number from 1 to 10^15 - 1)"
     if abs(value) >= LIMIT:
         return "is out of range (10^15 or more in size)"

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import operator
-import types
 import typing
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -27,9 +26,6 @@ import msgspec.structs
 
 from sevdesk_mcp.sevdesk import bounds
 
-_DECIMAL_LIMIT: Final = Decimal(bounds.LIMIT)
-_UNIONS: Final = frozenset({typing.Union, types.UnionType})
-_PLAIN: Final = frozenset({str, bool, type(None)})  # values the range check always passes
 _is_set: Final = functools.partial(operator.is_not, None)
 
 Column = Callable[[list[Any]], bool]  # whether every (set) value of one field fits
@@ -38,15 +34,15 @@ Column = Callable[[list[Any]], bool]  # whether every (set) value of one field f
 def fits(parsed: msgspec.Struct) -> bool:
     """:returns: whether every value of ``parsed`` lies well inside the ranges (see above)."""
     values = msgspec.structs.astuple(parsed)
-    for index, name in _ranged(type(parsed)):
+    for index, name in bounds.checked_fields(type(parsed)):
         value = values[index]
         kind = type(value)
         if value is None or kind is str or kind is bool:
             continue
         if kind is int:
-            fit = _id_fits(value) if _is_id(name) else _whole_fits(value)
+            fit = _id_fits(value) if bounds.is_id(name) else _whole_fits(value)
         elif kind is Decimal:
-            fit = value.is_finite() and value.copy_abs() < _DECIMAL_LIMIT
+            fit = value.is_finite() and value.copy_abs() < bounds.DECIMAL_LIMIT
         elif kind is dt.datetime or kind is dt.date:
             fit = bounds.FIRST_YEAR <= value.year <= bounds.LAST_YEAR
         elif isinstance(value, msgspec.Struct):
@@ -74,7 +70,7 @@ def _columns(
     ``None`` when a field holds what no column check covers (a list, a union of kinds)."""
     fields = msgspec.structs.fields(kind)
     columns = []
-    for index, name in _ranged(kind):
+    for index, name in bounds.checked_fields(kind):
         check = _column_check(_set_type(fields[index].type), name)
         if check is None:
             return None
@@ -85,7 +81,7 @@ def _columns(
 def _set_type(annotation: object) -> object:
     """:returns: the one type a field holds when set (``int`` of ``Days | None``), or the
     annotation itself when it holds more than one."""
-    if typing.get_origin(annotation) in _UNIONS:
+    if typing.get_origin(annotation) in bounds.UNIONS:
         options = [a for a in typing.get_args(annotation) if a is not type(None)]
         annotation = options[0] if len(options) == 1 else annotation
     if typing.get_origin(annotation) is Annotated:
@@ -98,7 +94,7 @@ def _column_check(annotation: object, name: str) -> Column | None:
     exactly the type :func:`fits` checks it as; a struct built without validation may hold
     anything)."""
     if annotation is int:
-        return _typed({int}, _ids_fit if _is_id(name) else _wholes_fit)
+        return _typed({int}, _ids_fit if bounds.is_id(name) else _wholes_fit)
     if annotation is Decimal:
         return _typed({Decimal}, _decimals_fit)
     if annotation is dt.datetime or annotation is dt.date:
@@ -124,27 +120,12 @@ def _wholes_fit(values: list[Any]) -> bool:
 def _decimals_fit(values: list[Any]) -> bool:
     if not all(map(Decimal.is_finite, values)):
         return False
-    return max(map(Decimal.copy_abs, values), default=Decimal(0)) < _DECIMAL_LIMIT
+    return max(map(Decimal.copy_abs, values), default=Decimal(0)) < bounds.DECIMAL_LIMIT
 
 
 def _dates_fit(values: list[Any]) -> bool:
     years = list(map(operator.attrgetter("year"), values))
     return not years or (min(years) >= bounds.FIRST_YEAR and max(years) <= bounds.LAST_YEAR)
-
-
-@functools.cache
-def _ranged(kind: type[msgspec.Struct]) -> tuple[tuple[int, str], ...]:
-    """:returns: the position and name of each field of ``kind`` that can hold more than text,
-    a flag or nothing (the only values :func:`fits` checks)."""
-    return tuple(
-        (index, field.name)
-        for index, field in enumerate(msgspec.structs.fields(kind))
-        if not bounds.holds_only(field.type, _PLAIN)
-    )
-
-
-def _is_id(name: str) -> bool:
-    return name == "id" or name.endswith("Id")
 
 
 def _id_fits(value: int) -> bool:

@@ -39,7 +39,7 @@ import msgspec.inspect as mi
 
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.jsontypes import JsonValue
-from sevdesk_mcp.sevdesk import fits, wire
+from sevdesk_mcp.sevdesk import bounds, fits, wire
 from sevdesk_mcp.sevdesk.envelope import decoded, many
 from sevdesk_mcp.sevdesk.page import Items, Page, Parsed
 
@@ -115,7 +115,7 @@ def straight(objects: msgspec.Raw, kind: type[msgspec.Struct]) -> list[object] |
         records = _decoded(decoder, _EMPTY_MEMBER.sub(b":null", objects))
     if records is None:
         return None
-    fit = fits.all_fit(records, kind) or all(map(wire.in_range, records))
+    fit = fits.all_fit(records, kind) or all(bounds.problem(r) is None for r in records)
     return list(records) if fit else None
 
 

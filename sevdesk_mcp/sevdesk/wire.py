@@ -169,16 +169,10 @@ def parse(raw: JsonValue, kind: type[T]) -> T:
         raise _malformed(kind, _reason(exc)) from None
     except RecursionError:
         raise _malformed(kind, "it is nested too deeply") from None
-    found = None if fits.fits(parsed) else bounds.problem(parsed)  # in_range, naming the field
+    found = None if fits.fits(parsed) else bounds.problem(parsed)  # naming the field
     if found is not None:
         raise _malformed(kind, found)
     return parsed
-
-
-def in_range(parsed: msgspec.Struct) -> bool:
-    """:returns: whether every value of a converted object lies inside the ranges of
-    :mod:`~sevdesk_mcp.sevdesk.bounds` (what :func:`parse` checks after converting)."""
-    return fits.fits(parsed) or bounds.problem(parsed) is None
 
 
 def parse_all(raws: list[dict[str, JsonValue]], kind: type[T]) -> list[T]:

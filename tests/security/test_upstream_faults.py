@@ -147,6 +147,20 @@ async def test_an_unusable_value_in_a_report_list_is_a_malformed_answer_naming_t
 
 
 @pytest.mark.threat("S06")
+async def test_an_undated_invoice_with_negative_payment_days_is_counted_not_an_error() -> None:
+    def undated(body: bytes) -> bytes:
+        data = json.loads(body)
+        if data["objects"]:
+            data["objects"][0].update(invoiceDate=None, timeToPay="-5")
+        return json.dumps(data).encode()
+
+    app = tampered_app("/Invoice", undated)
+    result = await call_tool(app, "sevdesk_open_items")
+    assert result.get("isError") is not True, text_of(result)
+    assert result["structuredContent"]["receivables"]["items"] > 0
+
+
+@pytest.mark.threat("S06")
 async def test_an_unusable_balance_is_a_malformed_answer_not_an_internal_error() -> None:
     app = tampered_app("/getBalanceAtDate", lambda _: b'{"objects":"1e308"}')
     result = await call_tool(app, "sevdesk_list_bank_accounts")

@@ -11,6 +11,7 @@ from sevdesk_mcp.domain.money import (
     Money,
     cents,
     money,
+    rounded_totals,
     shown,
     shown_price,
     total,
@@ -61,3 +62,18 @@ def test_money_is_always_shown_with_two_places_and_its_currency(
 def test_a_unit_price_keeps_its_extra_places_but_never_fewer_than_two() -> None:
     assert shown_price(Decimal("0.1234")) == "0.1234 EUR"
     assert shown_price(Decimal("68")) == "68.00 EUR"
+
+
+def test_rounded_totals_round_each_amount_first_as_money_then_totals_do() -> None:
+    amounts = [
+        (Decimal("0.005"), "EUR"),
+        (Decimal("0.005"), "EUR"),  # 0.01 + 0.01, where the exact sum would round to 0.01
+        (Decimal("-1.115"), "CHF"),
+        (Decimal("10"), "EUR"),
+    ]
+    expected = totals_by_currency(money(a, c) for a, c in amounts)
+    assert rounded_totals(amounts) == expected
+    assert rounded_totals(amounts) == [
+        Money(amount=Decimal("-1.12"), currency="CHF"),
+        Money(amount=Decimal("10.02"), currency="EUR"),
+    ]

@@ -22,7 +22,7 @@ import msgspec
 from sevdesk_mcp.domain import banking, contacts, vouchers
 from sevdesk_mcp.domain.common import omitted_note
 from sevdesk_mcp.domain.contacts import Untrusted
-from sevdesk_mcp.domain.money import ZERO, Money, cents, money, totals_by_currency
+from sevdesk_mcp.domain.money import ZERO, Money, money, rounded_totals, totals_by_currency
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
@@ -265,8 +265,8 @@ async def cash_position(client: SevdeskPort, on_date: dt.date) -> CashPosition:
         lambda: _balances(client, on_date), lambda: read_open_items(client, on_date)
     )
     cash = totals_by_currency(b.balance for b in balances)
-    owed = totals_by_currency(money(i.amount, i.currency) for i in receivables)
-    owing = totals_by_currency(money(i.amount, i.currency) for i in payables)
+    owed = rounded_totals((i.amount, i.currency) for i in receivables)
+    owing = rounded_totals((i.amount, i.currency) for i in payables)
     negated = (Money(amount=-m.amount, currency=m.currency) for m in owing)
     return CashPosition(
         on_date=on_date,
@@ -363,13 +363,14 @@ def _document_items(documents: list[OpenDocument], sign: int) -> list[Item]:
 
 
 def _document_item(doc: OpenDocument, sign: int, issued: dt.date) -> Item:
+    dated = issued != dt.date.min  # an undated document has no due date to move
     return Item(
         contact_id=doc.contact.id if doc.contact else None,
         name=None,
         currency=(doc.currency or "EUR").upper(),
         amount=sign * ((doc.sumGross or ZERO) - (doc.paidAmount or ZERO)),
         issued=issued,
-        due=issued + dt.timedelta(days=doc.timeToPay or 0) if sign > 0 else issued,
+        due=issued + dt.timedelta(days=doc.timeToPay or 0) if sign > 0 and dated else issued,
     )
 
 
@@ -388,12 +389,11 @@ def _voucher_item(voucher: Voucher) -> Item:
 def _side(
     items: list[Item], as_of: dt.date, top: int, names: dict[int, str], note: str | None
 ) -> OpenSide:
-    where = _Buckets(as_of)
-    overall: _Tally = _Tally()
+    overall = _Tally()
     groups: defaultdict[tuple[int | None, str | None, str], _Tally] = defaultdict(_Tally)
     for item in items:
         name = names.get(item.contact_id, item.name) if item.contact_id else item.name
-        bucket_of = where.of(item.due)
+        bucket_of = bucket(item.due, as_of)
         overall.add(item, bucket_of)
         groups[item.contact_id, name, item.currency].add(item, bucket_of)
     rows = [
@@ -402,7 +402,7 @@ def _side(
     ]
     rows.sort(key=lambda r: (-r.aging.total.amount, r.contact_id or 0))
     return OpenSide(
-        totals=_totals(items),
+        totals=rounded_totals((i.amount, i.currency) for i in items),
         items=len(items),
         aging=overall.aging(),
         top_contacts=rows[:top],
@@ -411,32 +411,8 @@ def _side(
     )
 
 
-def _totals(items: list[Item]) -> list[Money]:
-    """:returns: per currency, the sum of the items each rounded to cents, sorted by currency
-    (what :func:`totals_by_currency` gives for them, without a ``Money`` per item)."""
-    sums: dict[str, Decimal] = {}
-    for item in items:
-        sums[item.currency] = sums.get(item.currency, ZERO) + cents(item.amount)
-    return [Money(amount=cents(v), currency=k) for k, v in sorted(sums.items())]
-
-
 def _more(hidden: int) -> str | None:
     return f"{hidden} more contacts not shown; raise top to see them." if hidden > 0 else None
-
-
-class _Buckets:
-    """The aging bucket of each due date seen on one day, worked out once per date."""
-
-    def __init__(self, as_of: dt.date) -> None:
-        self._as_of = as_of
-        self._known: dict[dt.date, str] = {}
-
-    def of(self, due: dt.date) -> str:
-        """:returns: the bucket of an item due on ``due``."""
-        found = self._known.get(due)
-        if found is None:
-            found = self._known[due] = bucket(due, self._as_of)
-        return found
 
 
 class _Tally:

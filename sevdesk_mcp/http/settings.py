@@ -15,7 +15,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Final, Literal
+from typing import Any, Final, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import msgspec
@@ -95,6 +95,20 @@ class HttpSettings(msgspec.Struct, frozen=True):
     sessions: bool = True
     state_url: str | None = None
     state_namespace: str = DEFAULT_NAMESPACE
+
+    def __repr__(self) -> str:  # the state URL may carry Redis's password
+        return msgspec.Struct.__repr__(self._shown())
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:
+        return msgspec.Struct.__rich_repr__(self._shown())
+
+    def _shown(self) -> HttpSettings:
+        url = self.state_url
+        if url is None or "@" not in urlsplit(url).netloc:
+            return self
+        parts = urlsplit(url)
+        host = parts.netloc.rpartition("@")[2]
+        return msgspec.structs.replace(self, state_url=parts._replace(netloc=f"…@{host}").geturl())
 
 
 def load_http_settings(env: Mapping[str, str]) -> HttpSettings:

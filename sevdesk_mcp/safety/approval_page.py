@@ -32,7 +32,7 @@ import html
 import re
 import threading
 import weakref
-from typing import Final
+from typing import Any, Final
 from urllib.parse import parse_qs
 
 import msgspec
@@ -110,8 +110,12 @@ class Request(msgspec.Struct, frozen=True):
     body: bytes
     host: str
 
-    def __repr__(self) -> str:  # the query, the cookie and the form carry approval secrets
-        return f"Request({self.method} {self.target.partition('?')[0]!r}, {len(self.body)} bytes)"
+    def __rich_repr__(self) -> list[tuple[str, Any]]:  # msgspec's lists every field
+        return [("request", repr(self))]
+
+    def __repr__(self) -> str:  # the path (/a/<id>), query, cookie and form carry secrets
+        path = PATH.sub("/a/…", self.target.partition("?")[0])
+        return f"Request({self.method} {path!r}, {len(self.body)} bytes)"
 
 
 class Response(msgspec.Struct, frozen=True):

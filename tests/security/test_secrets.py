@@ -19,13 +19,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import httpx
+import msgspec
 import pytest
 
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config, load_token
 from sevdesk_mcp.fake import FakeSevdesk
 from sevdesk_mcp.http.oauth.consent_page import ConsentView
-from sevdesk_mcp.http.settings import load_http_settings
+from sevdesk_mcp.http.settings import HttpSettings, load_http_settings
 from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.context import RequestContext
@@ -423,30 +424,39 @@ def test_the_browser_approval_page_never_shows_a_secret() -> None:
 @pytest.mark.threat("F02")
 def test_values_holding_browser_credentials_keep_them_out_of_their_repr() -> None:
     secret = "s3cr3t-" + secrets.token_hex(8)
-    shown = [
-        repr(Session(id=secret, account="4711", account_name="Firma", csrf=secret, expires=1.0)),
-        repr(
-            ConsentView(
-                client_name="c",
-                client_host="client.example",
-                redirect_host="client.example",
-                redirect_local=False,
-                request=secret,
-                csrf=secret,
-                offered=(Tier.READ,),
-                checked=frozenset(),
-                other_lang_url="/en",
-            )
+    page_id = secrets.token_urlsafe(32)  # the approval page's path holds its secret id
+    values: list[msgspec.Struct] = [
+        Session(id=secret, account="4711", account_name="Firma", csrf=secret, expires=1.0),
+        ConsentView(
+            client_name="c",
+            client_host="client.example",
+            redirect_host="client.example",
+            redirect_local=False,
+            request=secret,
+            csrf=secret,
+            offered=(Tier.READ,),
+            checked=frozenset(),
+            other_lang_url="/en",
         ),
-        repr(
-            PageRequest(
-                method="POST",
-                target=f"/approve?token={secret}",
-                headers={"cookie": f"approval={secret}"},
-                body=f"csrf={secret}".encode(),
-                host="127.0.0.1:1",
-            )
+        PageRequest(
+            method="POST",
+            target=f"/a/{page_id}?token={secret}",
+            headers={"cookie": f"approval={secret}"},
+            body=f"csrf={secret}".encode(),
+            host="127.0.0.1:1",
         ),
     ]
-    assert all(secret not in text for text in shown), shown
-    assert "4711" in shown[0] and "client.example" in shown[1] and "/approve" in shown[2]
+    shown = [repr(value) for value in values]
+    assert all(secret not in text and page_id not in text for text in shown), shown
+    assert "4711" in shown[0] and "client.example" in shown[1] and "/a/" in shown[2]
+    rich = [str(value.__rich_repr__()) for value in values]  # what rich would print
+    assert all(secret not in text and page_id not in text for text in rich), rich
+
+
+@pytest.mark.threat("F02")
+def test_http_settings_keep_the_state_stores_password_out_of_their_repr() -> None:
+    password = "s3cr3t-" + secrets.token_hex(8)
+    settings = HttpSettings(state_url=f"rediss://user:{password}@redis.internal:6380/0")
+    shown = [repr(settings), str(settings.__rich_repr__())]
+    assert all(password not in text and "redis.internal:6380" in text for text in shown), shown
+    assert repr(HttpSettings(state_url="redis://127.0.0.1:6379/0")).count("127.0.0.1:6379") == 1

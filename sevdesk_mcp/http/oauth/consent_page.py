@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -109,6 +109,9 @@ class ConsentView(msgspec.Struct, frozen=True):
     checked: frozenset[Tier]
     other_lang_url: str
     error: str | None = None
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:  # msgspec's lists every field
+        return [("client_host", self.client_host), ("offered", self.offered)]
 
     def __repr__(self) -> str:  # the sealed request and the CSRF token stay out of logs
         return f"ConsentView(client_host={self.client_host!r}, offered={self.offered!r})"

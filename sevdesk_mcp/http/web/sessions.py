@@ -27,7 +27,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import msgspec
 from cryptography.exceptions import InvalidTag
@@ -50,6 +50,9 @@ class Session(msgspec.Struct, frozen=True):
     account_name: str
     csrf: str
     expires: float
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:  # msgspec's lists every field
+        return [("account", self.account), ("expires", self.expires)]
 
     def __repr__(self) -> str:  # the id and the CSRF token are credentials
         return f"Session(account={self.account!r}, expires={self.expires!r})"

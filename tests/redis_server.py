@@ -21,11 +21,13 @@ from typing import Final, NoReturn
 
 import pytest
 
+from tests import wire
+
+HANG_GUARD_S = wire.HANG_GUARD_S  # the one guard against a hang, never a timing assertion
 MISSING: Final = (
     "no Redis server: install Debian's redis-server package (CI does) or set "
     "SEVDESK_TEST_REDIS_URL to a disposable server"
 )
-HANG_GUARD_S: Final = 60.0  # only a guard against a hang, never a timing assertion
 
 
 def free_port() -> int:

@@ -21,9 +21,10 @@ from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec
 from sevdesk_mcp.mcp.types import MODERN_VERSION
 from sevdesk_mcp.safety.redact import Secret
+from tests import wire
 from tests.fixture_app import FixtureTools, fixture_app
 
-HANG_GUARD_S = 60.0  # only ever a guard against a hang, never a timing assertion
+HANG_GUARD_S = wire.HANG_GUARD_S  # the one guard against a hang, never a timing assertion
 SECRET = "test-secret-0123456789-abcdefghijklmnopqrstuvwxyz"
 PREVIOUS_SECRET = "previous-secret-0123456789-abcdefghijklmnopqrstu"
 META: dict[str, Any] = {

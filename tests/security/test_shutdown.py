@@ -47,12 +47,12 @@ from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from tests.demo_account import DEMO_URL
 from tests.http.helpers import modern_body, modern_headers
-from tests.wire import meta
+from tests.wire import HANG_GUARD_S, meta
 
 pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parents[2]
-HANG_GUARD_S = 60.0  # only ever a guard against a hang, never a timing assertion
+
 HOLD_S = 90.0  # the fake holds the write longer than any guard: only the grace can end it
 GRACE_S = 0.3  # the injected grace
 CLIENT_S = 600.0  # the client's read timeout and budget: far past every guard and the hold

@@ -38,12 +38,13 @@ from sevdesk_mcp.sevdesk.client import Limits, SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.witness import Witness
 from tests.sevdesk.mock import TOKEN, Script, client, ok
+from tests.wire import HANG_GUARD_S
 
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.filterwarnings("ignore:Async generator 'httpx\\.:ResourceWarning"),
 ]
-HANG_GUARD_S = 60
+
 BROKEN_GZIP = b"\x1f\x8b\x08garbage"  # a gzip magic number, then no valid header
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 

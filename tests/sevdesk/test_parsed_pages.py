@@ -24,11 +24,11 @@ from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.wire_documents import Document
 from tests.demo_account import DEMO_URL, FAST
 from tests.finance.helpers import seed_contacts, seed_open_invoices
+from tests.wire import HANG_GUARD_S
 
 pytestmark = pytest.mark.anyio
 READ = WriteGate(tiers=frozenset({Tier.READ}), read_only=True)
 TODAY = dt.date(2026, 11, 27)
-HANG_GUARD_S = 60  # only a guard against a hang, never a timing assertion
 
 
 def _client(fake: FakeSevdesk, transport: httpx.AsyncBaseTransport | None = None) -> SevdeskClient:

@@ -22,13 +22,12 @@ from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.shared.redis import SharedState, open_state
 from tests.demo_account import DEMO_URL
 from tests.redis_server import free_port
-from tests.wire import open_wire
+from tests.wire import HANG_GUARD_S, open_wire
 from tests.writes.helpers import ALL, write_app, writes
 
 pytestmark = pytest.mark.anyio
 SECRETS = ["test-secret-" + "x" * 32]
 SCOPE = "account-4711"
-GUARD_S = 60  # only a guard against a hang, never a timing assertion
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -61,7 +60,7 @@ async def test_two_writes_on_one_record_run_one_after_the_other(locks: LockStore
             await held.check()
             order.append(f"{name} out")
 
-    with anyio.fail_after(GUARD_S):
+    with anyio.fail_after(HANG_GUARD_S):
         async with anyio.create_task_group() as group:
             group.start_soon(write, "a", ["invoice/1", "transaction/2"])
             group.start_soon(write, "b", ["transaction/2", "invoice/1"])  # no deadlock
@@ -69,7 +68,7 @@ async def test_two_writes_on_one_record_run_one_after_the_other(locks: LockStore
 
 
 async def test_other_records_and_other_accounts_do_not_wait(locks: LockStore) -> None:
-    with anyio.fail_after(GUARD_S):
+    with anyio.fail_after(HANG_GUARD_S):
         async with locks.hold(SCOPE, ["invoice/1"]):
             async with locks.hold(SCOPE, ["invoice/2"]) as held:
                 await held.check()
@@ -81,7 +80,7 @@ async def test_a_failed_write_releases_its_locks(locks: LockStore) -> None:
     with pytest.raises(RuntimeError):
         async with locks.hold(SCOPE, ["invoice/1"]):
             raise RuntimeError("the write failed")
-    with anyio.fail_after(GUARD_S):
+    with anyio.fail_after(HANG_GUARD_S):
         async with locks.hold(SCOPE, ["invoice/1"]) as held:
             await held.check()
 
@@ -109,7 +108,7 @@ async def test_an_expired_lease_fails_its_check_and_frees_the_record(
     shared_state: SharedState, other_instance: SharedState
 ) -> None:
     stalled = RedisRecordLocks(shared_state, lease_s=0.2, renew_s=60)  # never renews in time
-    other = RedisRecordLocks(other_instance, wait_s=GUARD_S)
+    other = RedisRecordLocks(other_instance, wait_s=HANG_GUARD_S)
     async with stalled.hold(SCOPE, ["invoice/1"]) as late:
         async with other.hold(SCOPE, ["invoice/1"]) as taken:  # waits for the lease to end
             with pytest.raises(WriteRefusedError, match="Nothing was sent"):
@@ -135,13 +134,13 @@ async def test_renewal_keeps_a_lease_past_its_length(
 ) -> None:
     # a lease longer than the hang guard, so no stall can end it; the test waits for renewals
     # to move its end past where its length put it when taken (however long that takes)
-    holder = RedisRecordLocks(shared_state, lease_s=2 * GUARD_S, renew_s=0.05)
+    holder = RedisRecordLocks(shared_state, lease_s=2 * HANG_GUARD_S, renew_s=0.05)
     other = RedisRecordLocks(other_instance, wait_s=0.0)
     async with holder.hold(SCOPE, ["invoice/1"]) as held:
         assert isinstance(held, Lease)
         key = held.keys[0]
         first_end = await _lease_end_ms(shared_state, key)
-        with anyio.fail_after(GUARD_S):
+        with anyio.fail_after(HANG_GUARD_S):
             while await _lease_end_ms(shared_state, key) < first_end + 200:  # noqa: ASYNC110
                 await anyio.sleep(0.05)  # polls Redis, guarded against hangs
         await held.check()

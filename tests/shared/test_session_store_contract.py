@@ -16,11 +16,12 @@ from sevdesk_mcp.http.sessions import MemorySessionStore, Session, SessionStore
 from sevdesk_mcp.mcp.envelope import Handshake
 from sevdesk_mcp.mcp.jsonrpc import Response
 from sevdesk_mcp.mcp.types import JsonObject
+from tests.wire import HANG_GUARD_S
 
 pytestmark = pytest.mark.anyio
 
 Opener = Callable[..., Awaitable[SessionStore]]
-HANG_GUARD_S = 60  # only a guard against a hang, never a timing assertion
+
 SECRET = "contract-secret-" + "x" * 32
 URI = "test://watched-resource"
 

@@ -19,10 +19,11 @@ from sevdesk_mcp.mcp.envelope import Handshake
 from sevdesk_mcp.mcp.jsonrpc import Response
 from sevdesk_mcp.shared.redis import SharedState, open_state
 from tests.shared.test_session_store_contract import Asked, _ask
+from tests.wire import HANG_GUARD_S
 
 pytestmark = pytest.mark.anyio
 
-HANG_GUARD_S = 60  # only a guard against a hang, never a timing assertion
+
 NO_RECHECK_S = 10 * HANG_GUARD_S  # a stream re-check that never comes within a guard
 SECRET = "two-instances-" + "y" * 32
 PRINCIPAL = "oauth:acct-7:grant-secret-42"

@@ -5,8 +5,10 @@ and many *erroneous* requests may get a token blocked. Published measurements sa
 to 18.5 sequential requests per second nor in bursts of 133 (``docs/sevdesk-api.md`` §1, rate
 limit row). The defaults keep well below that: 10 requests per second sustained, a burst of 25
 (:func:`pacer_for` derives it from the rate: two and a half seconds' worth, at most 50), at most
-8 in flight. A month-end overview of about 22 requests, even asked twice in a row, never waits
-for a token, and the concurrent reads of one call (``together.py``) fit under the in-flight cap.
+12 in flight. A month-end overview of about 22 requests, even asked twice in a row, never waits
+for a token. Twelve is the smallest cap at which a report on a large account (ten pages of
+invoices beside its other lists) no longer waits for a slot; a larger one shortens no call
+(``docs/adr/0014-twelve-in-flight.md``).
 
 One :class:`Pacer` is shared by every client of an account and every view of a client, so the
 tools of one account, and concurrent calls of one tool, share one budget. Its token bucket is
@@ -28,7 +30,7 @@ DEFAULT_RATE_PER_S: Final = 10.0
 DEFAULT_BURST: Final = 25
 BURST_SECONDS: Final = 2.5
 MAX_BURST: Final = 50
-DEFAULT_MAX_IN_FLIGHT: Final = 8
+DEFAULT_MAX_IN_FLIGHT: Final = 12
 
 ADMITTED: ContextVar[Callable[[], None] | None] = ContextVar("sevdesk_admitted", default=None)
 """Told when the pacer admits the current task's request (``together.in_order`` waits for it

@@ -35,6 +35,7 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.errors import FileAccessError, TransferRefusedError
+from sevdesk_mcp.safety.redact import Undisclosed
 
 MAX_ATTEMPTS: Final = 100
 MAX_FILE_BYTES: Final = 20 * 1024 * 1024
@@ -51,7 +52,7 @@ EXTENSIONS: Final = {
 _KNOWN_EXTENSIONS: Final = {ext for exts in EXTENSIONS.values() for ext in exts}
 
 
-class LocalFile(msgspec.Struct, frozen=True):
+class LocalFile(Undisclosed, msgspec.Struct, frozen=True):
     """A file read from a configured folder: the bytes, and what they were checked to be.
 
     :param given: the path as the caller gave it (for messages).

@@ -41,12 +41,13 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 import anyio
 import msgspec
 
 from sevdesk_mcp.errors import StateUnavailableError, ToolError, WriteRefusedError
+from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.shared.redis import SharedState, guard
 
 if TYPE_CHECKING:
@@ -110,11 +111,14 @@ class _Scripts(msgspec.Struct, frozen=True):
     release: Script
 
 
-class Lease(msgspec.Struct):
+class Lease(Undisclosed, msgspec.Struct):
     """The locks one write holds (:class:`~sevdesk_mcp.safety.locks.Held`).
 
+    :ivar values: the owner token of each lock, which renews and frees it (not in the repr).
     :ivar fences: the fencing number of each lock, in the order taken.
     """
+
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"values"})
 
     scripts: _Scripts
     lease_ms: int

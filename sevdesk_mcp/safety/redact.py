@@ -34,7 +34,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, ClassVar, Final
 from urllib.parse import quote, quote_plus, unquote
 
 import msgspec
@@ -57,6 +57,31 @@ _SECRET_RUN: Final = re.compile(r"(?:[A-Za-z0-9._~+/=-]|%[0-9A-Fa-f]{2}){8,}")
 _SEGMENT_RUN: Final = re.compile(r"(?:[A-Za-z0-9._~+=-]|%(?!2[Ff])[0-9A-Fa-f]{2}){16,}")
 _TOKEN: Final = re.compile(rf"[A-Za-z0-9._~+=-]{{{MIN_TOKEN_CHARS},}}")
 _CLASSES: Final = (re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]"))
+
+
+class Undisclosed:
+    """A mixin for msgspec Structs that carry file content or credentials: their ``repr`` and
+    rich's view show a byte string as its length and leave out the fields in ``HIDDEN``
+    (msgspec's own show every field, so a logged upload or lease would carry its content)."""
+
+    __slots__ = ()
+    HIDDEN: ClassVar[frozenset[str]] = frozenset()
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:
+        names = getattr(type(self), "__struct_fields__", ())
+        shown = [(name, getattr(self, name)) for name in names if name not in self.HIDDEN]
+        return [(name, _Size(len(v)) if isinstance(v, bytes) else v) for name, v in shown]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in self.__rich_repr__())
+        return f"{type(self).__name__}({shown})"
+
+
+class _Size(int):
+    """A byte string's length, shown as such."""
+
+    def __repr__(self) -> str:
+        return f"<{int(self)} bytes>"
 
 
 class Secret:

@@ -36,6 +36,7 @@ import msgspec
 
 from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.safety.files import EXTENSIONS, LocalFile, safe_name, sniff
+from sevdesk_mcp.safety.redact import Undisclosed
 
 UPLOAD_PREFIX: Final = "upload:"
 UPLOAD_TTL_S: Final = 30 * 60.0
@@ -377,7 +378,7 @@ def too_many_bytes(limits: Limits) -> TransferRefusedError:
     )
 
 
-class Upload(msgspec.Struct, frozen=True):
+class Upload(Undisclosed, msgspec.Struct, frozen=True):
     """A file as the browser sent it: the bytes, the type it claims and its name."""
 
     data: bytes

@@ -17,6 +17,7 @@ import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import msgspec
@@ -460,3 +461,36 @@ def test_http_settings_keep_the_state_stores_password_out_of_their_repr() -> Non
     shown = [repr(settings), str(settings.__rich_repr__())]
     assert all(password not in text and "redis.internal:6380" in text for text in shown), shown
     assert repr(HttpSettings(state_url="redis://127.0.0.1:6379/0")).count("127.0.0.1:6379") == 1
+
+
+@pytest.mark.threat("F02")
+def test_values_holding_file_content_or_lock_tokens_keep_them_out_of_their_repr(
+    tmp_path: Path,
+) -> None:
+    from sevdesk_mcp.http.web.multipart import Part
+    from sevdesk_mcp.safety.files import LocalFile
+    from sevdesk_mcp.safety.locks_redis import Lease
+    from sevdesk_mcp.safety.transfers import Upload
+
+    secret = "s3cr3t-" + secrets.token_hex(8)
+    content = f"%PDF-1.7 IBAN DE89370400440532013000 {secret}".encode()
+    values: list[msgspec.Struct] = [
+        Part(data=content, filename="beleg.pdf", content_type="application/pdf"),
+        LocalFile(
+            given="beleg.pdf",
+            path=tmp_path / "beleg.pdf",
+            name="beleg.pdf",
+            media_type="application/pdf",
+            data=content,
+            sha256="0" * 64,
+        ),
+        Upload(data=content, declared_type="application/pdf", filename="beleg.pdf"),
+        Lease(
+            scripts=cast("Any", None), lease_ms=30_000, keys=["lock:invoice/42"], values=[secret]
+        ),
+    ]
+    shown = [repr(value) for value in values] + [str(v.__rich_repr__()) for v in values]
+    assert all(secret not in text and "IBAN" not in text for text in shown), shown
+    size = f"<{len(content)} bytes>"
+    assert all(size in text for text in shown[:3]) and "beleg.pdf" in shown[0], shown
+    assert "lock:invoice/42" in shown[3] and "lease_ms=30000" in shown[3], shown

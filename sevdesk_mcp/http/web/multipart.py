@@ -13,13 +13,15 @@ from typing import Final
 
 import msgspec
 
+from sevdesk_mcp.safety.redact import Undisclosed
+
 MAX_PARTS: Final = 4
 MAX_HEAD_BYTES: Final = 1024
 _BOUNDARY: Final = re.compile(r'boundary="?([0-9A-Za-z\'()+_,./:=?-]{1,70})"?')
 _PARAM: Final = re.compile(r';\s*(name|filename)="([^"\r\n]{0,255})"')
 
 
-class Part(msgspec.Struct, frozen=True):
+class Part(Undisclosed, msgspec.Struct, frozen=True):
     """One field: its bytes, and for a file its name and declared type."""
 
     data: bytes

@@ -73,7 +73,7 @@ class ServerFactory:
                 f"unknown toolset {unknown[0]!r}; known toolsets: {', '.join(sorted(known))}",
             )
         self._catalog = tuple(catalog_tools)
-        self._default_toolsets = known - catalog.DEFAULT_OFF_TOOLSETS
+        self._default_toolsets = catalog.default_toolsets(known)
         self.codec = codec or RequestStateCodec()
         self.safety = safety or SafetyRuntime(AuditLog(config.audit_log), pages=pages)
         self._cache: dict[_Key, tuple[tuple[AnyTool, ...], str]] = {}

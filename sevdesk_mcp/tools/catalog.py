@@ -4,11 +4,17 @@ importing the tools' code (``lazy.py``; the definitions are in ``definitions.py`
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Final
 
 from sevdesk_mcp.tools.lazy import LazyTool, load_index
 
 DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read
+
+
+def default_toolsets(toolsets: Iterable[str]) -> frozenset[str]:
+    """:returns: those of ``toolsets`` that are on when ``SEVDESK_TOOLSETS`` is not set."""
+    return frozenset(toolsets) - DEFAULT_OFF_TOOLSETS
 
 
 @functools.cache

@@ -15,14 +15,14 @@ from typing import Any, Final
 
 import msgspec
 
-from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
+from sevdesk_mcp.tools.catalog import default_toolsets
 from sevdesk_mcp.tools.define import ToolDef, prepare
 from sevdesk_mcp.tools.lazy import INDEX_PATH, MODULE_NAMES, Entry
 
 MODULES: Final = tuple(import_module(f"sevdesk_mcp.tools.{name}") for name in MODULE_NAMES)
 ALL_TOOLS: Final[tuple[ToolDef[Any, Any], ...]] = tuple(t for m in MODULES for t in m.TOOLS)
 TOOLSETS: Final = frozenset(t.toolset for t in ALL_TOOLS)
-DEFAULT_TOOLSETS: Final = TOOLSETS - DEFAULT_OFF_TOOLSETS
+DEFAULT_TOOLSETS: Final = default_toolsets(TOOLSETS)
 
 
 def index_json() -> bytes:

@@ -26,6 +26,7 @@ asks anew. The scripts touch only the keys they are given (the server's clock de
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Final, cast
 
@@ -105,6 +106,8 @@ class RedisApprovalStore:
     at most ``max_pending`` wait per account.
 
     :param state: the shared state.
+    :param clock: seconds since the epoch, by which an approval's expiry is judged (injectable
+        for tests; the waiting set and the keys expire on Redis's clock).
     """
 
     def __init__(
@@ -113,8 +116,10 @@ class RedisApprovalStore:
         *,
         ttl_s: float = APPROVAL_TTL_S,
         max_pending: int = MAX_PENDING,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._state = state
+        self._clock = clock
         self._ttl_s = ttl_s
         self._max_pending = max_pending
         self._create = state.script(_CREATE)
@@ -208,7 +213,7 @@ class RedisApprovalStore:
     def _new(
         self, binding: Binding, preview: Preview, basis: Basis, replaces: Approval | None = None
     ) -> Approval:
-        expires = time.time() + self._ttl_s
+        expires = self._clock() + self._ttl_s
         return new_approval(binding, preview, basis, expires=expires, replaces=replaces)
 
     async def _store(
@@ -241,7 +246,7 @@ class RedisApprovalStore:
         if record is None or status is None:
             return None
         approval = self._state.seal.open_json(key, _raw(record), Approval)
-        if approval.expires <= time.time():
+        if approval.expires <= self._clock():
             return None
         return approval, _text(status), _text(member or b"")
 

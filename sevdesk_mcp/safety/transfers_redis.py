@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from typing import Final
 
 import msgspec
@@ -133,10 +134,18 @@ class RedisTransferStore:
 
     :param state: the shared state.
     :param limits: the limits (the module's constants by default).
+    :param clock: seconds since the epoch, by which a record's expiry is judged (injectable for
+        tests; the keys expire on Redis's clock).
     """
 
-    def __init__(self, state: SharedState, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        state: SharedState,
+        limits: Limits | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._state = state
+        self._clock = clock
         self.limits = limits or Limits()
         self._add = state.script(_ADD)
         self._fill = state.script(_FILL)
@@ -177,7 +186,7 @@ class RedisTransferStore:
         """
         index = self._state.keys.key("transfers-account", account)
         async with guard():
-            members = await self._state.client.zrangebyscore(index, time.time() * 1000, "+inf")
+            members = await self._state.client.zrangebyscore(index, self._clock() * 1000, "+inf")
         found: list[Record] = []
         for member in members:
             record = await self._read(self._state.keys.plain(KIND, _text(member)))
@@ -285,7 +294,7 @@ class RedisTransferStore:
         if sealed is None:
             return None
         record = self._state.seal.open_json(f"{key}#record", _raw(sealed), Record)
-        return record if record.expires > time.time() else None
+        return record if record.expires > self._clock() else None
 
     def _seal_record(self, key: str, record: Record) -> bytes:
         return self._state.seal.seal(f"{key}#record", msgspec.json.encode(record))
@@ -301,7 +310,7 @@ class RedisTransferStore:
 
     def _expiry(self, kind: Kind) -> float:
         ttl = self.limits.upload_ttl_s if kind == "upload" else self.limits.download_ttl_s
-        return time.time() + ttl
+        return self._clock() + ttl
 
 
 def _new_id() -> str:

@@ -5,13 +5,11 @@ two instances retry at the same moment; no secret in Redis in the clear; every k
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from types import SimpleNamespace
 
 import anyio
 import pytest
 
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety import approvals_redis
 from sevdesk_mcp.safety.approvals import (
     APPROVAL_TTL_S,
     ApprovalStore,
@@ -62,16 +60,13 @@ def short(request: pytest.FixtureRequest) -> ApprovalStore:
 
 
 @pytest.fixture(params=["memory", "redis"])
-def clocked(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> tuple[ApprovalStore, Clock]:
+def clocked(request: pytest.FixtureRequest) -> tuple[ApprovalStore, Clock]:
     """A store whose approvals' expiry is judged by a clock the test moves (the Redis store's
     own clock: its keys still expire on Redis's, after 10 minutes)."""
     clock = Clock()
     if request.param == "memory":
         return MemoryApprovalStore(clock), clock
-    monkeypatch.setattr(approvals_redis, "time", SimpleNamespace(time=clock))
-    return RedisApprovalStore(request.getfixturevalue("shared_state")), clock
+    return RedisApprovalStore(request.getfixturevalue("shared_state"), clock=clock), clock
 
 
 @pytest.fixture

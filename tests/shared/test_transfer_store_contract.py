@@ -6,14 +6,12 @@ Redis in the clear, every key expiring)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from types import SimpleNamespace
 
 import anyio
 import msgspec
 import pytest
 
 from sevdesk_mcp.errors import TransferRefusedError
-from sevdesk_mcp.safety import transfers_redis
 from sevdesk_mcp.safety.transfers import (
     Limits,
     MemoryTransferStore,
@@ -66,16 +64,13 @@ def short(request: pytest.FixtureRequest) -> TransferStore:
 
 
 @pytest.fixture(params=["memory", "redis"])
-def clocked(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> tuple[TransferStore, Clock]:
+def clocked(request: pytest.FixtureRequest) -> tuple[TransferStore, Clock]:
     """A store with small limits whose records' expiry is judged by a clock the test moves
     (the Redis store's own clock: its keys still expire on Redis's, after 10 minutes)."""
     clock = Clock()
     if request.param == "memory":
         return MemoryTransferStore(SMALL, clock), clock
-    monkeypatch.setattr(transfers_redis, "time", SimpleNamespace(time=clock))
-    return RedisTransferStore(request.getfixturevalue("shared_state"), SMALL), clock
+    return RedisTransferStore(request.getfixturevalue("shared_state"), SMALL, clock), clock
 
 
 @pytest.fixture

@@ -77,17 +77,27 @@ class RedisBucket:
         bucket's while Redis cannot be reached)."""
         while True:
             try:
-                async with guard():
-                    wait_us = int(await self._reserve(keys=[self.key], args=self._args))
+                wait_s = await self.reserve()
             except StateUnavailableError as exc:
                 self._outage.started(exc)
                 await self._local.take()
                 return
             self._outage.ended()
-            if wait_us >= 0:
-                await anyio.sleep(wait_us / 1_000_000)
+            if wait_s >= 0:
+                await anyio.sleep(wait_s)
                 return
-            await anyio.sleep(max(-wait_us / 1_000_000 - HORIZON_S, 0.01))
+            await anyio.sleep(max(-wait_s - HORIZON_S, 0.01))
+
+    async def reserve(self) -> float:
+        """Reserve the bucket's next token, unless its time is more than :data:`HORIZON_S` away.
+
+        :returns: the seconds until the reserved token's time; if none was reserved, minus the
+            seconds until the next token's time.
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        async with guard():
+            wait_us = int(await self._reserve(keys=[self.key], args=self._args))
+        return wait_us / 1_000_000
 
 
 class SharedPacer(Pacer):

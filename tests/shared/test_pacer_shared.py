@@ -3,7 +3,8 @@ then what only the shared one does (the instances together hold the account's ra
 expires and names the account by digest, no request goes out unpaced when Redis is gone).
 
 The rate checks are the only timings here: lower bounds a slow machine can only exceed, and
-the explicit test of the account's rate within 10% across two instances.
+the explicit test of the account's rate within 10% across two instances. That the instances
+together get the whole rate is checked without a timing, on the waits the bucket reserves.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import anyio
 import pytest
 
 from sevdesk_mcp.sevdesk.pacing import ADMITTED, Pacer
-from sevdesk_mcp.sevdesk.pacing_shared import OUTAGE_RATE_PER_S, SharedPacer, shared_pacer_for
+from sevdesk_mcp.sevdesk.pacing_shared import (
+    OUTAGE_RATE_PER_S,
+    RedisBucket,
+    SharedPacer,
+    shared_pacer_for,
+)
 from sevdesk_mcp.shared.redis import SharedState, open_state
 from tests.redis_server import free_port
 
@@ -102,6 +108,20 @@ async def test_two_instances_together_hold_the_accounts_rate(
     # an upper bound only (a stalled machine admits fewer; the issue's 30 s rate test across
     # three processes is tests/shared/test_instances.py)
     assert inside <= 1.1 * rate * window + 1, inside
+
+
+async def test_the_instances_together_get_the_accounts_whole_rate(
+    shared_state: SharedState, other_instance: SharedState
+) -> None:
+    """The lower bound of the account's rate, without a timing: asked in turn by two
+    instances, the bucket gives its burst at once, and the k-th token past the burst is
+    reserved at most k / rate ahead. Time passing between the asks only shortens the waits."""
+    rate, burst = 2.0, 3
+    buckets = [RedisBucket(s, ACCOUNT, rate, burst) for s in (shared_state, other_instance)]
+    waits = [await buckets[i % 2].reserve() for i in range(burst + 6)]
+    assert waits[:burst] == [0.0] * burst, waits
+    past = waits[burst:]
+    assert all(0 <= wait <= k / rate + 1e-6 for k, wait in enumerate(past, 1)), waits
 
 
 async def test_the_bucket_key_names_the_account_by_digest_and_expires(

@@ -32,7 +32,7 @@ import html
 import re
 import threading
 import weakref
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 from urllib.parse import parse_qs
 
 import msgspec
@@ -46,7 +46,7 @@ from sevdesk_mcp.safety.approvals import (
 )
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.preview import IRREVERSIBLE_NOTE, MAX_PREVIEW_CHARS, Preview
-from sevdesk_mcp.safety.redact import REDACTOR
+from sevdesk_mcp.safety.redact import REDACTOR, Undisclosed
 
 PATH: Final = re.compile(r"/a/([A-Za-z0-9_-]{43})")
 FORM_TYPE: Final = "application/x-www-form-urlencoded"
@@ -118,8 +118,11 @@ class Request(msgspec.Struct, frozen=True):
         return f"Request({self.method} {path!r}, {len(self.body)} bytes)"
 
 
-class Response(msgspec.Struct, frozen=True):
-    """One answer of the page; the listener adds :data:`SECURITY_HEADERS`."""
+class Response(Undisclosed, msgspec.Struct, frozen=True):
+    """One answer of the page; the listener adds :data:`SECURITY_HEADERS`. Its repr shows
+    neither the page (a CSRF token) nor the headers (the approval cookie)."""
+
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"headers"})
 
     status: int
     body: bytes

@@ -1,4 +1,5 @@
-"""Secrets that must never be shown: a wrapper for secret values and the process's one redactor.
+"""Secrets that must never be shown: a wrapper for secret values, the process's one redactor,
+and a mixin that keeps file content and credentials out of a Struct's repr.
 
 Every secret is registered with :data:`REDACTOR` where it is loaded (the sevDesk token in
 ``config.load_token`` and the client, the HTTP bearer secrets, current and previous, in

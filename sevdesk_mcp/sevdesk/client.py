@@ -56,7 +56,7 @@ from sevdesk_mcp.errors import (
     UpstreamValidationError,
 )
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
-from sevdesk_mcp.safety.redact import REDACTOR, Secret
+from sevdesk_mcp.safety.redact import REDACTOR, Secret, Undisclosed
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk import parsed
 from sevdesk_mcp.sevdesk.boundary import Call, map_exceptions
@@ -101,7 +101,7 @@ class Limits(msgspec.Struct, frozen=True):
 DEFAULT_LIMITS: Final = Limits()
 
 
-class Upload(msgspec.Struct, frozen=True):
+class Upload(Undisclosed, msgspec.Struct, frozen=True):
     """A file to upload: its name, bytes and media type."""
 
     name: str

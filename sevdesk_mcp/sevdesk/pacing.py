@@ -5,9 +5,9 @@ and many *erroneous* requests may get a token blocked. Published measurements sa
 to 18.5 sequential requests per second nor in bursts of 133 (``docs/sevdesk-api.md`` §1, rate
 limit row). The defaults keep well below that: 10 requests per second sustained, a burst of 25
 (:func:`pacer_for` derives it from the rate: two and a half seconds' worth, at most 50), at most
-12 in flight. A month-end overview of about 22 requests, even asked twice in a row, never waits
-for a token. Twelve is the smallest cap at which a report on a large account (ten pages of
-invoices beside its other lists) no longer waits for a slot; a larger one shortens no call
+12 in flight. A month-end overview of about 22 requests never waits for a token (asked again
+at once, it waits for the bucket to refill). Twelve is the smallest cap past which no report
+on a large account (eleven pages of invoices beside its other lists) gets faster
 (``docs/adr/0014-twelve-in-flight.md``).
 
 One :class:`Pacer` is shared by every client of an account and every view of a client, so the

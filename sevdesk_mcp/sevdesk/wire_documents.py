@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import ClassVar
 
 import msgspec
 
+from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.sevdesk.wire import Days, Ref, Text
 
 
@@ -111,8 +113,11 @@ class Position(msgspec.Struct, frozen=True):
         return self.quantity if self.quantity is not None else Decimal(0)
 
 
-class PdfFile(msgspec.Struct, frozen=True):
-    """The answer of ``getPdf``: inside ``objects``, keys ``mimetype``, ``base64Encoded`` (Q3)."""
+class PdfFile(Undisclosed, msgspec.Struct, frozen=True):
+    """The answer of ``getPdf``: inside ``objects``, keys ``mimetype``, ``base64Encoded`` (Q3).
+    Its repr leaves out the content."""
+
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"content"})
 
     content: str | None = None
     filename: str | None = None

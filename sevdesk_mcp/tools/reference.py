@@ -13,7 +13,7 @@ import msgspec
 
 from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
+from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS, default_toolsets
 from sevdesk_mcp.tools.define import ToolDef, prepare
 from sevdesk_mcp.tools.definitions import ALL_TOOLS
 
@@ -71,8 +71,9 @@ def _totals(tools: Sequence[ToolDef[Any, Any]]) -> list[str]:
         "| tiers enabled | tools | bytes of the `tools` array (2026-07-28) |",
         "|---|---:|---:|",
     ]
+    on = default_toolsets(t.toolset for t in tools)
     for name, tiers in TIER_SETS.items():
-        chosen = [t for t in tools if t.tier in tiers and t.toolset not in DEFAULT_OFF_TOOLSETS]
+        chosen = [t for t in tools if t.tier in tiers and t.toolset in on]
         size = len(msgspec.json.encode([t.to_json(structured=True) for t in chosen]))
         rows.append(f"| {name} | {len(chosen)} | {size:,} |")
     return rows

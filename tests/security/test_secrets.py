@@ -467,10 +467,14 @@ def test_http_settings_keep_the_state_stores_password_out_of_their_repr() -> Non
 def test_values_holding_file_content_or_lock_tokens_keep_them_out_of_their_repr(
     tmp_path: Path,
 ) -> None:
+    from sevdesk_mcp.domain.reports.exports import ExportFile
     from sevdesk_mcp.http.web.multipart import Part
+    from sevdesk_mcp.safety.approval_page import Response as PageResponse
     from sevdesk_mcp.safety.files import LocalFile
     from sevdesk_mcp.safety.locks_redis import Lease
     from sevdesk_mcp.safety.transfers import Upload
+    from sevdesk_mcp.sevdesk.client import Upload as ReceiptUpload
+    from sevdesk_mcp.sevdesk.wire_documents import PdfFile
 
     secret = "s3cr3t-" + secrets.token_hex(8)
     content = f"%PDF-1.7 IBAN DE89370400440532013000 {secret}".encode()
@@ -485,12 +489,24 @@ def test_values_holding_file_content_or_lock_tokens_keep_them_out_of_their_repr(
             sha256="0" * 64,
         ),
         Upload(data=content, declared_type="application/pdf", filename="beleg.pdf"),
+        ReceiptUpload(name="beleg.pdf", data=content, media_type="application/pdf"),
+        ExportFile(name="export.zip", media_type="application/zip", data=content),
+        PageResponse(
+            status=200,
+            body=content,
+            headers=(("set-cookie", f"approval={secret}; HttpOnly"),),
+        ),
+        PdfFile(content=base64.b64encode(content).decode() + secret, filename="RE-1001.pdf"),
         Lease(
             scripts=cast("Any", None), lease_ms=30_000, keys=["lock:invoice/42"], values=[secret]
         ),
     ]
-    shown = [repr(value) for value in values] + [str(v.__rich_repr__()) for v in values]
+    texts = [[repr(value), str(value.__rich_repr__())] for value in values]
+    shown = [text for pair in texts for text in pair]
     assert all(secret not in text and "IBAN" not in text for text in shown), shown
+    assert all(base64.b64encode(content).decode()[:16] not in text for text in shown), shown
     size = f"<{len(content)} bytes>"
-    assert all(size in text for text in shown[:3]) and "beleg.pdf" in shown[0], shown
-    assert "lock:invoice/42" in shown[3] and "lease_ms=30000" in shown[3], shown
+    assert all(size in text for pair in texts[:6] for text in pair), texts
+    assert "beleg.pdf" in texts[0][0] and "status=200" in texts[5][0], texts
+    assert "RE-1001.pdf" in texts[6][0], texts
+    assert "lock:invoice/42" in texts[7][0] and "lease_ms=30000" in texts[7][0], texts

@@ -65,8 +65,8 @@ async def test_the_shared_pacer_holds_the_account_rate_across_instances(redis_ur
 
     Only the upper bound is a timing, measured over the window as it really passed (a slow
     machine sends less, never more). The lower one (the instances together get the whole
-    rate) is checked without a timing in ``test_pacer_shared.py``; here, every call of every
-    client is answered."""
+    rate) is checked without a timing on the bucket's reservations in
+    ``test_pacer_shared.py``; here, every call of every client is answered."""
     counted: list[tuple[float, int]] = []
     answers: list[dict[str, Any]] = []
     with demo_books() as books:

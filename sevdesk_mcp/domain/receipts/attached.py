@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from typing import ClassVar
 
 import msgspec
 
@@ -24,6 +25,7 @@ from sevdesk_mcp.domain.records import read_raw
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
@@ -39,7 +41,8 @@ class _Saved(msgspec.Struct, frozen=True):
     document: wire.Ref | None = None
 
 
-class _Content(msgspec.Struct, frozen=True):
+class _Content(Undisclosed, msgspec.Struct, frozen=True):
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"content"})
     content: str
     base64Encoded: bool = True
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Awaitable, Callable
-from typing import Final, Literal, TypeVar
+from typing import ClassVar, Final, Literal, TypeVar
 
 import anyio
 import msgspec
@@ -24,6 +24,7 @@ from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.errors import MalformedResponseError, OutcomeUnknownError, UpstreamError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.files import safe_name
+from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.sevdesk import dates, download, wire
 from sevdesk_mcp.sevdesk.envelope import many
 from sevdesk_mcp.sevdesk.observe import OBSERVER
@@ -42,7 +43,7 @@ START_PATH: Final = "/Export/createDatevCsvZipExportJob"
 DATEV_SCOPE: Final = "EXTCD"  # earnings, expenditure, transactions, cash register, assets
 
 
-class ExportFile(msgspec.Struct, frozen=True):
+class ExportFile(Undisclosed, msgspec.Struct, frozen=True):
     """A file sevDesk exported."""
 
     name: str
@@ -50,7 +51,8 @@ class ExportFile(msgspec.Struct, frozen=True):
     data: bytes
 
 
-class _FileAnswer(msgspec.Struct, frozen=True):
+class _FileAnswer(Undisclosed, msgspec.Struct, frozen=True):
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"content"})
     filename: str | None = None
     mimetype: str | None = None
     base64Encoded: bool | None = None

@@ -295,8 +295,8 @@ async def dispatch_steps(parts: Parts) -> dict[str, float]:
     status_input = meta.StatusInput()
     output = await meta.SERVER_STATUS.handler(status_input, ctx)  # type: ignore[arg-type]
 
-    async def dispatch() -> None:
-        await Dispatcher(parts.factory.build(parts.account)).handle(
+    async def dispatch() -> None:  # as the HTTP route calls it: redacted on the encoded text
+        await Dispatcher(parts.factory.build(parts.account)).handle_encoded(
             request, Connection(peer=HttpPeer(None), principal="bearer")
         )
 

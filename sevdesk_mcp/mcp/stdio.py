@@ -85,8 +85,11 @@ class StdioServer:
 
     async def send(self, message: JsonObject) -> None:
         """Write one frame; frames never interleave."""
+        await self._send_frame(jsonrpc.encode(message))
+
+    async def _send_frame(self, data: bytes) -> None:
         async with self._lock:
-            await self._writer(jsonrpc.encode(message) + b"\n")
+            await self._writer(data + b"\n")
 
     async def serve(self, stop: anyio.Event | None = None) -> None:
         """Serve until stdin closes or ``stop`` is set, then finish or cancel the running calls.
@@ -141,8 +144,8 @@ class StdioServer:
     async def _run(self, request: jsonrpc.Request, scope: anyio.CancelScope) -> None:
         try:
             with scope:
-                answer = await self._dispatcher.handle(request, self._conn)
-                await self.send(answer)
+                _, data = await self._dispatcher.handle_encoded(request, self._conn)
+                await self._send_frame(data)
         finally:
             del self._inflight[request.id]
             if not self._inflight:

@@ -18,6 +18,7 @@ from typing import Final
 
 import msgspec
 
+from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue
@@ -57,6 +58,17 @@ class Line(msgspec.Struct, frozen=True):
     rate: Decimal
     account: int | None = None
     text: str | None = None  # a receipt position's text (``comment``)
+
+
+class DocumentFigure(msgspec.Struct, frozen=True, kw_only=True):
+    """A document or receipt in a report: which one, and its net and tax there."""
+
+    kind: str
+    id: int
+    number: Untrusted | None
+    date: dt.date
+    net: Decimal
+    tax: Decimal
 
 
 class Record(msgspec.Struct, frozen=True):

@@ -4,16 +4,14 @@ by document date, credit notes negative. A sale without a country is named, neve
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.money import ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.reports.books import Books, Record, read_books
+from sevdesk_mcp.domain.reports.books import Books, DocumentFigure, Record, read_books
 from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.domain.reports.sales import grouped, sales
 from sevdesk_mcp.safety.fence import fence
@@ -26,15 +24,8 @@ RULE: Final = (
 )
 
 
-class OssSource(msgspec.Struct, frozen=True, kw_only=True):
+class OssSource(DocumentFigure, frozen=True, kw_only=True):
     """A document behind an OSS figure."""
-
-    kind: str
-    id: int
-    number: Untrusted | None
-    date: dt.date
-    net: Decimal
-    tax: Decimal
 
 
 class OssLine(msgspec.Struct, frozen=True, kw_only=True):

@@ -30,7 +30,7 @@ from sevdesk_mcp.domain.contacts import Untrusted
 from sevdesk_mcp.domain.money import ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports import vat_rules
-from sevdesk_mcp.domain.reports.books import Books, Record, read_books
+from sevdesk_mcp.domain.reports.books import Books, DocumentFigure, Record, read_books
 from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.domain.reports.vat_rules import BOXES, Placement
 from sevdesk_mcp.safety.fence import fence
@@ -74,15 +74,9 @@ class Box(msgspec.Struct, frozen=True, kw_only=True):
     sources_total: int
 
 
-class Unclassified(msgspec.Struct, frozen=True, kw_only=True):
+class Unclassified(DocumentFigure, frozen=True, kw_only=True):
     """A document or receipt of the period that fits no box, and why."""
 
-    kind: str
-    id: int
-    number: Untrusted | None
-    date: dt.date
-    net: Decimal
-    tax: Decimal
     reason: str
 
 

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import secrets
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -437,7 +438,7 @@ def test_values_holding_browser_credentials_keep_them_out_of_their_repr() -> Non
             csrf=secret,
             offered=(Tier.READ,),
             checked=frozenset(),
-            other_lang_url="/en",
+            other_lang_url=f"/authorize?state={secret}&lang=en",
         ),
         PageRequest(
             method="POST",
@@ -510,3 +511,51 @@ def test_values_holding_file_content_or_lock_tokens_keep_them_out_of_their_repr(
     assert "beleg.pdf" in texts[0][0] and "status=200" in texts[5][0], texts
     assert "RE-1001.pdf" in texts[6][0], texts
     assert "lock:invoice/42" in texts[7][0] and "lease_ms=30000" in texts[7][0], texts
+
+
+def _package_structs() -> list[type[msgspec.Struct]]:
+    """:returns: every Struct class of the package outside the fake, its modules imported."""
+    import importlib
+    import pkgutil
+
+    import sevdesk_mcp
+
+    for info in pkgutil.walk_packages(sevdesk_mcp.__path__, "sevdesk_mcp."):
+        if not info.name.startswith(("sevdesk_mcp.fake", "sevdesk_mcp.__main__")):
+            importlib.import_module(info.name)
+    found, todo = [], list(msgspec.Struct.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        module = cls.__module__
+        if module.startswith("sevdesk_mcp.") and not module.startswith("sevdesk_mcp.fake"):
+            found.append(cls)
+    return found
+
+
+@pytest.mark.threat("F02")
+def test_every_struct_holding_bytes_keeps_them_out_of_its_repr() -> None:
+    """A Struct with a bytes field (file content, a sealed value) shows neither in its repr
+    nor in rich's view: it uses ``redact.Undisclosed`` or has a repr of its own."""
+    structs = _package_structs()
+    holding = [cls for cls in structs if any(_holds_bytes(f.type) for f in _fields(cls))]
+    names = {cls.__qualname__ for cls in holding}
+    assert {"Part", "LocalFile", "ExportFile", "Response"} <= names, names  # the walk works
+    bare = [
+        f"{cls.__module__}.{cls.__qualname__}"
+        for cls in holding
+        if cls.__repr__ is msgspec.Struct.__repr__
+        or cls.__rich_repr__ is msgspec.Struct.__rich_repr__
+    ]
+    assert bare == [], bare
+
+
+def _fields(cls: type[msgspec.Struct]) -> tuple[msgspec.structs.FieldInfo, ...]:
+    try:
+        return msgspec.structs.fields(cls)
+    except (NameError, TypeError):  # generic or forward-declared: no bytes among ours
+        return ()
+
+
+def _holds_bytes(annotation: object) -> bool:
+    return annotation is bytes or bytes in typing.get_args(annotation)

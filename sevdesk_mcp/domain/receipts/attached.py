@@ -43,6 +43,7 @@ class _Saved(msgspec.Struct, frozen=True):
 
 class _Content(Undisclosed, msgspec.Struct, frozen=True):
     HIDDEN: ClassVar[frozenset[str]] = frozenset({"content"})
+
     content: str
     base64Encoded: bool = True
 

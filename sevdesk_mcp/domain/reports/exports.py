@@ -53,6 +53,7 @@ class ExportFile(Undisclosed, msgspec.Struct, frozen=True):
 
 class _FileAnswer(Undisclosed, msgspec.Struct, frozen=True):
     HIDDEN: ClassVar[frozenset[str]] = frozenset({"content"})
+
     filename: str | None = None
     mimetype: str | None = None
     base64Encoded: bool | None = None

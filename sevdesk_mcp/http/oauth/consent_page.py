@@ -11,10 +11,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-from typing import Any, Final, Literal
+from typing import ClassVar, Final, Literal
 
 import msgspec
 
+from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.safety.tiers import Tier
 
 Lang = Literal["de", "en"]
@@ -89,7 +90,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
 }
 
 
-class ConsentView(msgspec.Struct, frozen=True):
+class ConsentView(Undisclosed, msgspec.Struct, frozen=True):
     """What the consent page shows.
 
     :param request: the sealed authorization request (hidden field).
@@ -98,6 +99,8 @@ class ConsentView(msgspec.Struct, frozen=True):
     :param checked: the tiers preselected (those the client asked for).
     :param other_lang_url: the same page in the other language.
     """
+
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"request", "csrf", "other_lang_url"})
 
     client_name: str
     client_host: str
@@ -109,12 +112,6 @@ class ConsentView(msgspec.Struct, frozen=True):
     checked: frozenset[Tier]
     other_lang_url: str
     error: str | None = None
-
-    def __rich_repr__(self) -> list[tuple[str, Any]]:  # msgspec's lists every field
-        return [("client_host", self.client_host), ("offered", self.offered)]
-
-    def __repr__(self) -> str:  # the sealed request and the CSRF token stay out of logs
-        return f"ConsentView(client_host={self.client_host!r}, offered={self.offered!r})"
 
 
 def consent_page(view: ConsentView, lang: Lang) -> bytes:

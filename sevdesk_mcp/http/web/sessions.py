@@ -27,13 +27,14 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Protocol
+from typing import ClassVar, Final, Protocol
 
 import msgspec
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from sevdesk_mcp.http.messages import Headers
+from sevdesk_mcp.safety.redact import Undisclosed
 
 SESSION_TTL_S: Final = 12 * 3600
 MAX_SIGNOUTS: Final = 100_000
@@ -42,20 +43,16 @@ SECURE_COOKIE: Final = "__Host-sevdesk_session"
 _AD: Final = b"sevdesk-web-session-v2"
 
 
-class Session(msgspec.Struct, frozen=True):
+class Session(Undisclosed, msgspec.Struct, frozen=True):
     """One signed-in browser: the account, its name for the page, and the CSRF token."""
+
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"id", "csrf"})  # credentials
 
     id: str
     account: str
     account_name: str
     csrf: str
     expires: float
-
-    def __rich_repr__(self) -> list[tuple[str, Any]]:  # msgspec's lists every field
-        return [("account", self.account), ("expires", self.expires)]
-
-    def __repr__(self) -> str:  # the id and the CSRF token are credentials
-        return f"Session(account={self.account!r}, expires={self.expires!r})"
 
     def csrf_ok(self, given: str | None) -> bool:
         """:returns: whether a form's CSRF token is this session's."""

@@ -1,13 +1,22 @@
-"""Sealed values in Redis: AES-256-GCM under a key derived from the server secret.
+"""Sealed and tagged values in Redis, under keys derived from the server secret.
 
-A sealed value is ``version | nonce | ciphertext and tag``; the associated data is the key name,
-so a value copied to another key does not open. The key is derived with HKDF-SHA256 from
-``SEVDESK_HTTP_SECRET`` (every instance has it); while the secret is rotated, values sealed under
-the previous one still open.
+A sealed value is ``version | nonce | ciphertext and tag`` (AES-256-GCM); the associated data is
+the key name, so a value copied to another key does not open. A tagged value is a value that
+is not secret but decides something (an approval's status, a pointer, a marker, a lock owner):
+``value | "~" | MAC``, the MAC an HMAC-SHA256 of the key name and the value, so whoever can
+write to Redis but lacks the server secret can neither forge one nor move one to another key.
+Tags are deterministic, so a Lua script can compare a stored value with one the server tagged
+(compare-and-set). The keys are derived with HKDF-SHA256 from ``SEVDESK_HTTP_SECRET`` (every
+instance has it); while the secret is rotated, values sealed or tagged under the previous one
+still open (:meth:`Seal.tags` gives a value's tag under each secret, for scripts).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import logging
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
@@ -21,7 +30,10 @@ if TYPE_CHECKING:  # imported when a key is derived: every HTTP start reads this
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 T = TypeVar("T")
+log = logging.getLogger("sevdesk_mcp.shared")
 VERSION: Final = b"\x01"
+TAG_SEPARATOR: Final = b"~"
+TAG_CHARS: Final = 43  # the unpadded base64url of the 256-bit HMAC
 NONCE_BYTES: Final = 12
 _SALT: Final = b"mcp-server-sevdesk shared state v1"
 DAMAGED: Final = (
@@ -54,6 +66,7 @@ class Seal:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
 
         self._aeads: tuple[AESGCM, ...] = tuple(AESGCM(derived_key(s, "state")) for s in secrets)
+        self._macs: tuple[bytes, ...] = tuple(derived_key(s, "state-tag") for s in secrets)
 
     def seal(self, key: str, data: bytes) -> bytes:
         """:returns: ``data`` sealed for the key ``key``."""
@@ -87,3 +100,32 @@ class Seal:
             return msgspec.json.decode(self.open(key, sealed), type=kind)
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise StateUnavailableError(DAMAGED) from None
+
+    def tag(self, key: str, value: bytes) -> bytes:
+        """:returns: ``value`` tagged for the key ``key`` under the current secret."""
+        return self.tags(key, value)[0]
+
+    def tags(self, key: str, value: bytes) -> tuple[bytes, ...]:
+        """:returns: ``value`` tagged for ``key`` under each configured secret, the current one
+        first (what a script compares a stored value with while the secret is rotated)."""
+        if TAG_SEPARATOR in value:
+            raise ValueError("a tagged value may not contain the tag separator")
+        return tuple(value + TAG_SEPARATOR + _mac(mac, key, value) for mac in self._macs)
+
+    def untag(self, key: str, tagged: bytes | None) -> bytes | None:
+        """:returns: the value of a tagged value read from ``key``, or ``None`` if there is
+        none or it fails the check (forged, moved from another key, or written under another
+        secret): a value that fails is logged once here and must be treated as absent."""
+        if tagged is None:
+            return None
+        value, separator, mac = tagged.rpartition(TAG_SEPARATOR)
+        if separator and any(hmac.compare_digest(mac, _mac(k, key, value)) for k in self._macs):
+            return value
+        log.warning("the shared state holds a value that fails its check at %s; ignored", key)
+        return None
+
+
+def _mac(mac_key: bytes, key: str, value: bytes) -> bytes:
+    message = key.encode("utf-8") + b"\x00" + value
+    raw = hmac.new(mac_key, message, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(raw).rstrip(b"=")

@@ -11,7 +11,10 @@ Reading (:meth:`FileAccess.read`):
   swapped (or replaced by a symlink) between the check and the open is refused;
 - regular files only (no FIFOs, devices, sockets or folders), at most :data:`MAX_FILE_BYTES`;
 - the type comes from the content (PDF, PNG, JPEG, XML), never from the name; a name whose
-  extension claims another type is refused, so a mixed-up file is noticed, not uploaded;
+  extension claims another type is refused, so a mixed-up file is noticed, not uploaded. XML
+  need not start with its (optional) declaration: a comment, a processing instruction or the
+  root element will do, never a DOCTYPE; what it may contain is the XML reader's to refuse
+  (:mod:`sevdesk_mcp.domain.einvoice.safexml`: no DTD, no entities, capped depth and size);
 - over HTTP there are no local folders: the server runs elsewhere, and reading is refused;
   an upload reference (``upload:<id>``, :mod:`sevdesk_mcp.safety.transfers`) is read instead,
   for the grant that requested it only. Its store may be shared (Redis), so the tool fetches it
@@ -42,7 +45,19 @@ MAX_FILE_BYTES: Final = 20 * 1024 * 1024
 MAX_PATH_CHARS: Final = 1024
 SETTING: Final = "SEVDESK_FILE_DIRS"
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
-_XML_START: Final = re.compile(rb"^(\xef\xbb\xbf)?\s*<\?xml[\s?]")
+# XML may begin (after a UTF-8 BOM and whitespace) with its optional declaration or another
+# processing instruction, a comment, or the root element: "<" then a name, ended by a space,
+# "/" or ">". A DOCTYPE is not admitted in front (e-invoices never carry one).
+_NAME: Final = rb"[A-Za-z_:\x80-\xff][-.\w:\x80-\xff]*"
+_XML_START: Final = re.compile(
+    rb"^(?:\xef\xbb\xbf)?[ \t\r\n]*(?:<\?"
+    + _NAME
+    + rb"[ \t\r\n?]|<!--|<"
+    + _NAME
+    + rb"[ \t\r\n/>])"
+)
+_BRACKET: Final = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t\r\n]*<")
+_DOCTYPE: Final = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t\r\n]*<!DOCTYPE", re.IGNORECASE)
 EXTENSIONS: Final = {
     "application/pdf": (".pdf",),
     "image/png": (".png",),
@@ -136,10 +151,7 @@ class FileAccess(msgspec.Struct, frozen=True):
         data = _read_checked(given, real, self.max_bytes)
         media_type = sniff(data)
         if media_type is None:
-            raise FileAccessError(
-                f"'{given}' is not a PDF, PNG, JPEG or XML file (judged by its content, not its "
-                "name). Export the receipt as PDF or scan it as PNG or JPEG."
-            )
+            raise _unknown_type(given, data)
         suffix = real.suffix.lower()
         if suffix in _KNOWN_EXTENSIONS and suffix not in EXTENSIONS[media_type]:
             raise FileAccessError(
@@ -245,6 +257,29 @@ def _refuse_special(given: str, info: os.stat_result) -> None:
     if stat.S_ISLNK(info.st_mode):
         what = "a symlink"
     raise FileAccessError(f"'{given}' is {what}; give the path of the receipt file itself.")
+
+
+def _unknown_type(given: str, data: bytes) -> FileAccessError:
+    """:returns: the refusal of content that :func:`sniff` did not recognise, saying what it
+    looks like (a DTD in front, text starting with ``<``, anything else)."""
+    head = data[:256]
+    if _DOCTYPE.match(head):
+        return FileAccessError(
+            f"'{given}' begins with a DTD (<!DOCTYPE>), which e-invoices never need and attacks "
+            "use; it is refused and was not read. Ask the sender for a standard XRechnung or "
+            "ZUGFeRD file."
+        )
+    if _BRACKET.match(head):
+        return FileAccessError(
+            f"'{given}' starts with '<' but is no XML file: XML begins with its declaration "
+            "(<?xml ...?>), a comment, a processing instruction or its root element (such as "
+            "<Invoice ...>). Check that it is the invoice file and not a text or HTML note, or "
+            "ask the sender for the XML again."
+        )
+    return FileAccessError(
+        f"'{given}' is not a PDF, PNG, JPEG or XML file (judged by its content, not its "
+        "name). Export the receipt as PDF or scan it as PNG or JPEG."
+    )
 
 
 def _changed(given: str) -> FileAccessError:

@@ -9,9 +9,12 @@ objects, two invoices, a plain PDF.
 from __future__ import annotations
 
 import contextlib
+import os
 import tracemalloc
 import zlib
 from collections.abc import Callable, Iterator
+from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,9 +22,11 @@ from hypothesis import strategies as st
 
 from sevdesk_mcp.domain.einvoice import pdf, safexml
 from sevdesk_mcp.domain.einvoice.read import read_bytes
-from sevdesk_mcp.errors import EInvoiceRefusedError
+from sevdesk_mcp.errors import EInvoiceRefusedError, FileAccessError
+from sevdesk_mcp.safety import files
+from sevdesk_mcp.safety.files import FileAccess
 from tests.einvoice import pdfs
-from tests.einvoice.samples import SHARED
+from tests.einvoice.samples import REASON, SHARED, rows, sample
 
 MEMORY_CAP = 64 * 1024 * 1024
 CII = b'<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>'
@@ -332,3 +337,94 @@ def test_capital_letters_from_the_sender_are_fenced_too() -> None:
         "currency": "EUR",
         "profile": "XRECHNUNG",
     }
+
+
+def _undeclared(data: bytes) -> bytes:
+    """:returns: ``data`` without its XML declaration (the whitespace after it is kept)."""
+    assert data.startswith(b"<?xml")
+    return data[data.index(b"?>") + 2 :]
+
+
+def _gate(tmp_path: Path, data: bytes, name: str = "invoice.xml") -> FileAccess:
+    (tmp_path / name).write_bytes(data)
+    return FileAccess(folders=(Path(os.path.realpath(tmp_path)),))
+
+
+UBL_ROWS: list[object] = [r for r in rows() if r["syntax"].startswith("ubl")] or [
+    pytest.param({}, marks=pytest.mark.skip(reason=REASON))
+]
+
+
+@pytest.mark.threat("I35-9a")
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"], ids=["plain", "bom"])
+@pytest.mark.parametrize("row", UBL_ROWS, ids=lambda r: str(r.get("file", "absent")))
+def test_ubl_without_its_declaration_passes_the_gate_and_reads_alike(
+    tmp_path: Path, row: dict[str, str], bom: bytes
+) -> None:
+    """Review finding: the optional ``<?xml ...?>`` declaration was required, so a valid UBL
+    file without one was refused as "not a PDF, PNG, JPEG or XML file"."""
+    data = bom + _undeclared(sample(row["file"]))
+    local = _gate(tmp_path, data).read("invoice.xml")
+    assert local.media_type == "application/xml"
+    invoice = read_bytes(local.data).invoice
+    assert (invoice.number, invoice.issue_date, invoice.currency) == (
+        row["BT-1"],
+        row["BT-2"],
+        row["BT-5"],
+    )
+    assert " ".join((invoice.seller.name or "").split()) == " ".join(row["BT-27"].split())
+    assert " ".join((invoice.buyer.name or "").split()) == " ".join(row["BT-44"].split())
+    assert (invoice.totals.line_net, invoice.totals.due) == (
+        Decimal(row["BT-106"]),
+        Decimal(row["BT-115"]),
+    )
+
+
+@pytest.mark.threat("I35-9a")
+@pytest.mark.parametrize(
+    "start",
+    [
+        b"<!-- exported by the accounting system -->\n<Invoice/>",
+        b'<?xml-stylesheet type="text/xsl" href="view.xsl"?><Invoice/>',
+        b"\n\t <rsm:CrossIndustryInvoice xmlns:rsm='urn:x'/>",
+        b"<Invoice>",
+    ],
+    ids=["comment", "processing-instruction", "whitespace-then-root", "bare-root"],
+)
+def test_xml_may_begin_with_a_comment_an_instruction_or_its_root(start: bytes) -> None:
+    assert files.sniff(start) == "application/xml"
+
+
+@pytest.mark.threat("I35-9a")
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"<3 danke fuer die Rechnung",
+        b"< 100 EUR netto",
+        b"<<EOF\nrm -rf /\nEOF\n",
+        b"</Invoice>",
+        b"<rechnung@firma.example> schrieb:",
+        b"<!ENTITY x 'y'>",
+    ],
+    ids=["heart", "space", "heredoc", "end-tag", "mail-address", "entity"],
+)
+def test_text_that_merely_starts_with_a_bracket_is_refused_clearly(
+    tmp_path: Path, text: bytes
+) -> None:
+    assert files.sniff(text) is None
+    with pytest.raises(FileAccessError) as caught:
+        _gate(tmp_path, text).read("invoice.xml")
+    message = str(caught.value)
+    assert "'invoice.xml' starts with '<' but is no XML" in message
+    assert "<?xml" in message and "root element" in message  # what XML looks like
+
+
+@pytest.mark.threat("I35-9a")
+def test_a_doctype_without_declaration_is_still_refused(tmp_path: Path) -> None:
+    """The gate admits no DOCTYPE in front; behind a comment defusedxml still refuses it."""
+    with pytest.raises(FileAccessError, match=r"DTD \(<!DOCTYPE>\)"):
+        _gate(tmp_path, billion_laughs()[21:]).read("invoice.xml")
+    hidden = b"<!-- looks harmless -->" + billion_laughs()[21:]
+    local = _gate(tmp_path, hidden, "hidden.xml").read("hidden.xml")
+    assert local.media_type == "application/xml"
+    assert refused(local.data).reason == "dtd"

@@ -154,7 +154,7 @@ def read(root: ET.Element) -> Invoice:
             pieces.means(n, MEANS)
             for n in settlement.nodes("ram:SpecifiedTradeSettlementPaymentMeans")
         ],
-        payment_terms=terms.text("ram:Description"),
+        payment_terms=terms.lines("ram:Description"),
         creditor_id=settlement.text("ram:CreditorReferenceID"),
         attachment_names=doc.attributes(
             f"{AGREEMENT}/ram:AdditionalReferencedDocument/ram:AttachmentBinaryObject", "filename"

@@ -2,7 +2,8 @@
 
 Money and quantities are ``Decimal`` as written (never float); an absent optional element is
 ``None``. Dates are ISO ``YYYY-MM-DD`` strings (CII's format 102 converted). Text is the
-document's own, whitespace collapsed: it is third-party text and is fenced wherever it is shown.
+document's own, whitespace collapsed (the payment terms BT-20 keep their line breaks: XRechnung
+puts one Skonto entry on each line): it is third-party text and is fenced wherever it is shown.
 """
 
 from __future__ import annotations

@@ -132,6 +132,10 @@ class Node:
         """:returns: the cleaned text at ``path``, if any."""
         return v.text(self.find(path))
 
+    def lines(self, path: str) -> str | None:
+        """:returns: the text at ``path`` with its line breaks kept (:func:`values.lines`)."""
+        return v.lines(self.find(path))
+
     def amount(self, path: str, field: str) -> Decimal | None:
         """:returns: the decimal at ``path``, if any.
 

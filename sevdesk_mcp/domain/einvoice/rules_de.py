@@ -6,14 +6,12 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
+from sevdesk_mcp.domain.einvoice import rules_de_pay
 from sevdesk_mcp.domain.einvoice.findings import Finding, error, warning, xpath
 from sevdesk_mcp.domain.einvoice.model import Address, Invoice, PaymentMeans
 from sevdesk_mcp.domain.einvoice.profiles import XRECHNUNG_3
 
 TYPE_CODES: Final = frozenset({"326", "380", "384", "389", "381", "875", "876", "877"})
-_SKONTO: Final = re.compile(
-    r"^#SKONTO#TAGE=[0-9]+#PROZENT=[0-9]+\.[0-9]{2}(#BASISBETRAG=-?[0-9]+\.[0-9]{2})?#$"
-)
 _PHONE: Final = re.compile(r".*([0-9].*){3,}.*")
 _EMAIL: Final = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _VAT_CATEGORIES: Final = frozenset({"S", "Z", "E", "AE", "K", "G", "L", "M"})
@@ -104,14 +102,7 @@ def _document(invoice: Invoice) -> Iterator[Finding]:
             "categories.",
             xpath(invoice, "BG-4"),
         )
-    for line in (invoice.payment_terms or "").splitlines():
-        if line.strip().startswith("#SKONTO#") and not _SKONTO.match(line.strip()):
-            yield error(
-                "BR-DE-18",
-                "A Skonto line in the payment terms must read #SKONTO#TAGE=n#PROZENT=n.nn# "
-                "(optionally #BASISBETRAG=n.nn#).",
-                xpath(invoice, "BT-20"),
-            )
+    yield from rules_de_pay.skonto(invoice)
     names = [n.lower() for n in invoice.attachment_names]
     if len(names) != len(set(names)):
         yield error(
@@ -178,6 +169,7 @@ def _means(invoice: Invoice, index: int, means: PaymentMeans) -> Iterator[Findin
                 "another payment means (BG-17, BG-18, BG-19).",
                 where,
             )
+    yield from rules_de_pay.iban(invoice, index, means)
     if means.code == "59":
         yield from _direct_debit(invoice, means, where)
 

@@ -1,6 +1,7 @@
 """EN 16931 arithmetic (BR-CO-10 … BR-CO-17), exactly as the CEN 1.3.16 artefacts compute it:
 sums rounded to cents the XPath way (``values.r2``), an absent optional amount counting 0,
-and the +/-1.00 tolerance of BR-CO-17 (a difference inside it is a warning)."""
+and the +/-1.00 tolerance of BR-CO-17 (a difference inside it is a warning). An absent BT-106
+is no 0: the CEN rules compare it as an empty sequence, so BR-CO-10 and BR-CO-13 fail."""
 
 from __future__ import annotations
 
@@ -19,15 +20,11 @@ ONE: Final = Decimal(1)
 def check(invoice: Invoice) -> Iterator[Finding]:
     """:returns: the findings of BR-CO-10 … BR-CO-17."""
     t = invoice.totals
-    if t.line_net is not None and invoice.profile not in LINELESS:
-        lines = r2(total([line.net for line in invoice.lines]))
-        if t.line_net != lines:
-            yield _sum_error("BR-CO-10", invoice, t.line_net, lines)
+    lines = r2(total([line.net for line in invoice.lines]))
+    if invoice.profile not in LINELESS and t.line_net != lines:
+        yield _sum_error("BR-CO-10", invoice, t.line_net, lines)  # absent: an empty sequence
     yield from _allowances(invoice)
-    if t.net is not None and t.line_net is not None:
-        expected = r2(t.line_net - (t.allowances or ZERO) + (t.charges or ZERO))
-        if t.net != expected:
-            yield _sum_error("BR-CO-13", invoice, t.net, expected)
+    yield from _net(invoice, lines)
     yield from _vat_total(invoice)
     yield from _gross_and_due(invoice)
     for index, vat in enumerate(invoice.vat_breakdown, 1):
@@ -38,6 +35,29 @@ def check(invoice: Invoice) -> Iterator[Finding]:
             vat,
             strict=invoice.syntax != "cii",
         )
+
+
+def _net(invoice: Invoice, lines: Decimal) -> Iterator[Finding]:
+    """BR-CO-13. Without BT-106 the CEN rule compares BT-109 with an empty sequence, which
+    equals nothing: it fails (MINIMUM carries no BT-106 and is not checked then)."""
+    t = invoice.totals
+    if t.net is None:
+        return
+    if t.line_net is None:
+        if invoice.profile == "MINIMUM":
+            return
+        computed = r2(lines - (t.allowances or ZERO) + (t.charges or ZERO))
+        yield error(
+            "BR-CO-13",
+            f"The total without VAT (BT-109) is {t.net:f}, but it cannot be checked: the sum "
+            "of line net amounts (BT-106) it is computed from is missing (the lines minus "
+            f"allowances plus charges add up to {computed:f}). The invoice needs BT-106.",
+            xpath(invoice, "BT-109"),
+        )
+        return
+    expected = r2(t.line_net - (t.allowances or ZERO) + (t.charges or ZERO))
+    if t.net != expected:
+        yield _sum_error("BR-CO-13", invoice, t.net, expected)
 
 
 def _allowances(invoice: Invoice) -> Iterator[Finding]:

@@ -151,7 +151,7 @@ def read(root: ET.Element) -> Invoice:
         ],
         totals=_totals(doc),
         payment_means=[pieces.means(n, MEANS) for n in doc.nodes("cac:PaymentMeans")],
-        payment_terms=doc.text("cac:PaymentTerms/cbc:Note"),
+        payment_terms=doc.lines("cac:PaymentTerms/cbc:Note"),
         creditor_id=_creditor(doc),
         attachment_names=doc.attributes(
             "cac:AdditionalDocumentReference/cac:Attachment/cbc:EmbeddedDocumentBinaryObject",

@@ -32,6 +32,20 @@ def text(element: ET.Element | None) -> str | None:
     return value.strip() or None
 
 
+def lines(element: ET.Element | None) -> str | None:
+    """:returns: the element's text with its line breaks kept (capped): each line's whitespace
+    collapsed, blank lines in front dropped, a blank end reduced to one line break; ``None``
+    if empty. For texts read line by line (BT-20 and its Skonto lines, BR-DE-18)."""
+    if element is None or element.text is None:
+        return None
+    rows = [_SPACES.sub(" ", row).strip() for row in element.text[:MAX_TEXT].split("\n")]
+    filled = [n for n, row in enumerate(rows) if row]
+    if not filled:
+        return None
+    text = "\n".join(rows[filled[0] : filled[-1] + 1])
+    return f"{text}\n" if filled[-1] < len(rows) - 1 else text
+
+
 def amount(element: ET.Element | None, field: str) -> Decimal | None:
     """:returns: the element's ``xs:decimal`` value, or ``None`` if absent or empty.
 

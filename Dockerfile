@@ -8,20 +8,33 @@
 #
 # Both base images are build arguments. The runtime base must have Debian 12's Python 3.11 at
 # /usr/bin/python3.11 (as the distroless Python image has); the build base needs a Python 3.11
-# with the venv module (the default, or a Debian 12 image with python3-venv). Every instruction
-# uses the exec form: neither stage needs a shell. VERSION and SOURCE_URL fill the OCI labels.
+# with the venv module (the default, or a Debian 12 image with python3-venv). Its patch release
+# does not matter: the build stage only builds the project's wheel and an empty venv, and the
+# second stage, on the runtime base, installs the dependencies with the runtime's own
+# interpreter, so every dependency marker (redis's async-timeout for Python < 3.11.3, say) is
+# evaluated for the Python that runs the server, and pip check confirms it. Every instruction
+# uses the exec form: no stage needs a shell. VERSION and SOURCE_URL fill the OCI labels.
 # EXTRAS=redis adds the shared state of several instances (deploy/compose/scale-out.yaml).
 ARG BUILD_BASE=docker.io/library/python:3.11-slim-bookworm
 ARG RUNTIME_BASE=gcr.io/distroless/python3-debian12:nonroot
 
 FROM ${BUILD_BASE} AS build
-ARG EXTRAS=""
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY sevdesk_mcp ./sevdesk_mcp
 COPY scripts/packaging/build_venv.py /usr/local/share/build_venv.py
-RUN ["python3", "/usr/local/share/build_venv.py", "/src", "/opt/venv", "/usr/bin/python3.11", \
-     "/rootfs/data"]
+RUN ["python3", "/usr/local/share/build_venv.py", "prepare", "/src", "/opt/venv", \
+     "/usr/bin/python3.11", "/stage", "/rootfs/data"]
+
+FROM ${RUNTIME_BASE} AS install
+ARG EXTRAS=""
+# root only in this stage, to write /opt/venv; the final stage runs as 65532
+# hadolint ignore=DL3002
+USER 0:0
+COPY --from=build /opt/venv /opt/venv
+COPY --from=build /stage /stage
+COPY scripts/packaging/build_venv.py /stage/build_venv.py
+RUN ["/opt/venv/bin/python", "/stage/build_venv.py", "install", "/opt/venv", "/stage"]
 
 FROM ${RUNTIME_BASE}
 ARG VERSION=0.1.0
@@ -31,7 +44,7 @@ LABEL org.opencontainers.image.title="mcp-server-sevdesk" \
       org.opencontainers.image.source="${SOURCE_URL}" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="MIT"
-COPY --from=build /opt/venv /opt/venv
+COPY --from=install /opt/venv /opt/venv
 COPY --from=build --chown=65532:65532 /rootfs/data /data
 ENV PATH=/opt/venv/bin:/usr/bin:/bin \
     PYTHONDONTWRITEBYTECODE=1 \

@@ -16,7 +16,9 @@
 #  7. the package tests (tests/packaging) with all of it present: the wheel over stdio in both
 #     protocol eras and through uvx, the dependency set against SECURITY.md, the bundle unpacked
 #     and started from its manifest's command, the image run as uid 65532 with a read-only root,
-#     its health check and an MCP tool call over HTTP from the host.
+#     its health check and an MCP tool call over HTTP from the host; the image's venv procedure
+#     with the redis extra, its build stage on this machine's python3 and its install stage on
+#     Debian 12's Python 3.11.2 (the distroless runtime's; installed from Debian when missing).
 #
 # Everything it installs or builds lives in a temporary folder removed at the end (podman's
 # storage too); the artifacts stay in dist/. Any failed step ends it with a non-zero status.
@@ -174,9 +176,19 @@ SIZE=$(podman image inspect "$IMAGE" --format '{{.Size}}')
 say "image $IMAGE: $((SIZE / 1000000)) MB"
 
 # 7. the package tests, with every artifact present
+# the image's runtime interpreter, for tests/packaging/test_image_venv.py (I35-8a): Debian 12's
+RUNTIME_PYTHON=/usr/bin/python3.11
+if [ ! -x "$RUNTIME_PYTHON" ]; then
+    say "installing Debian's python3.11 (the image's runtime interpreter)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends python3.11 >/dev/null
+fi
 say "running tests/packaging"
 PACKAGING_DIST="$ROOT/dist" \
 PACKAGING_RUNTIME_VENV="$WORK/runtime" \
+PACKAGING_BUILD_PYTHON="$TOOLS/python" \
+PACKAGING_RUNTIME_PYTHON="$RUNTIME_PYTHON" \
 PACKAGING_UV="$TOOLS/uv" \
 PACKAGING_NPM="$WORK/npm" \
 PACKAGING_IMAGE="$IMAGE" \

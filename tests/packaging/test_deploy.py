@@ -121,3 +121,20 @@ def test_railway_builds_the_dockerfile_and_leaves_the_secrets_empty() -> None:
     variables = env_file(DEPLOY / "railway/variables.env")
     assert all(variables[secret] == "" for secret in SECRETS)
     assert variables["SEVDESK_HTTP_AUTH"] == "bearer"
+
+
+@pytest.mark.threat("I35-8b")
+def test_railway_says_how_its_root_owned_volume_is_used() -> None:
+    text = (DEPLOY / "railway/variables.env").read_text()
+    assert "RAILWAY_RUN_UID=0" in text and "SEVDESK_HTTP_STATE_URL" in text
+    assert "RAILWAY_RUN_UID" not in env_file(DEPLOY / "railway/variables.env")  # not by default
+    remote = (ROOT / "docs/remote.md").read_text()
+    table = remote.split("### The state directory and its owner\n", 1)[1].split("\n#", 1)[0]
+    assert "| Railway |" in table and "`RAILWAY_RUN_UID=0`" in table
+
+
+def test_the_scale_out_docs_ask_for_one_public_url_and_no_sticky_routing() -> None:
+    remote = (ROOT / "docs/remote.md").read_text()
+    instances = remote.split("## Several instances\n", 1)[1].split("\n## ", 1)[0]
+    assert "the same `SEVDESK_HTTP_PUBLIC_URL`" in instances
+    assert "need sticky routing" not in remote and "needs no sticky routing" in remote

@@ -37,12 +37,26 @@ def instructions(keyword: str) -> list[str]:
     return [args for kw, args in INSTRUCTIONS if kw == keyword]
 
 
-def test_two_stages_whose_bases_are_build_arguments() -> None:
+def test_three_stages_whose_bases_are_build_arguments() -> None:
     froms = instructions("FROM")
-    assert froms == ["${BUILD_BASE} AS build", "${RUNTIME_BASE}"]
+    assert froms == ["${BUILD_BASE} AS build", "${RUNTIME_BASE} AS install", "${RUNTIME_BASE}"]
     args = instructions("ARG")
     assert any(a.startswith("RUNTIME_BASE=gcr.io/distroless/python3") for a in args)
     assert any(a.startswith("BUILD_BASE=") for a in args)
+
+
+@pytest.mark.threat("I35-8a")
+def test_the_dependencies_are_installed_by_the_runtimes_interpreter() -> None:
+    # the build stage's newer Python 3.11 would evaluate markers such as redis's
+    # `async-timeout; python_full_version < "3.11.3"` unlike the runtime's 3.11.2
+    build, install = DOCKERFILE.split("FROM ${RUNTIME_BASE} AS install", 1)
+    install = install.split("FROM ${RUNTIME_BASE}\n", 1)[0]
+    (build_run,) = [a for kw, a in INSTRUCTIONS if kw == "RUN" and a in build]
+    (install_run,) = [a for kw, a in INSTRUCTIONS if kw == "RUN" and a in install]
+    assert '"prepare"' in build_run and '"/usr/bin/python3.11"' in build_run
+    assert install_run.startswith('["/opt/venv/bin/python"') and '"install"' in install_run
+    assert "ARG EXTRAS" in install and "ARG EXTRAS" not in build
+    assert "COPY --from=install /opt/venv /opt/venv" in DOCKERFILE
 
 
 def test_every_command_uses_the_exec_form_because_there_is_no_shell() -> None:

@@ -345,6 +345,8 @@ def _lock(directory: Path) -> IO[bytes]:
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         handle = (directory / LOCK_FILE).open("ab")
+    except PermissionError as exc:
+        raise StartupError(_not_writable(directory, exc)) from None
     except OSError as exc:
         raise StartupError(
             f"SEVDESK_HTTP_STATE_DIR: cannot use {directory} ({exc.strerror}); "
@@ -357,6 +359,39 @@ def _lock(directory: Path) -> IO[bytes]:
             "each process a folder of its own (one instance per state directory)"
         )
     return handle
+
+
+def _not_writable(directory: Path, exc: PermissionError) -> str:
+    """:returns: the refusal for a state directory this process may not write (I35-8b): the
+    folder, its owner and mode, the user this process runs as, and the fix for each kind of
+    platform (a volume that platforms such as Railway mount for root only, a host folder,
+    Kubernetes).
+    """
+    refusal = f"SEVDESK_HTTP_STATE_DIR: cannot write to {directory} ({exc.strerror})"
+    if sys.platform == "win32":  # pragma: no cover - no owner ids on Windows
+        return f"{refusal}; point it to a folder this user may write"
+    owner = f"{directory} cannot be examined"
+    for path in (directory, *directory.parents):  # the folder, or the nearest that exists
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            owner = f"{path} cannot be examined ({error.strerror}: a folder above it is closed)"
+            break
+        what = "it" if path == directory else f"its parent {path}"
+        mode = info.st_mode & 0o7777
+        owner = f"{what} belongs to uid {info.st_uid} (gid {info.st_gid}, mode {mode:04o})"
+        break
+    uid, gid = os.geteuid(), os.getegid()
+    return (
+        f"{refusal}: {owner}, and this server runs as uid {uid} (gid {gid}). Fix: give the "
+        f"folder to uid {uid} (a host folder: chown {uid}:{gid} on it; Kubernetes: "
+        f"securityContext.fsGroup: {gid}); where the platform mounts volumes for root only, "
+        "run the container as root on purpose (Railway: set the variable RAILWAY_RUN_UID=0); "
+        "or keep the state in Redis with SEVDESK_HTTP_STATE_URL, which needs no folder "
+        "(docs/remote.md, 'The state directory and its owner')"
+    )
 
 
 def _try_lock(handle: IO[bytes]) -> bool:

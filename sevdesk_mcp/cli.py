@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import dataclasses
 import functools
 import gc
 import logging
@@ -57,15 +58,18 @@ from sevdesk_mcp.mcp.dispatcher import Dispatcher
 from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.redact import RedactingFilter
-from sevdesk_mcp.server import ServerFactory
+from sevdesk_mcp.server import Reach, ServerFactory
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer, pacer_for
 
 if TYPE_CHECKING:
+    from sevdesk_mcp.accounts.identity import IdentityLookup
+    from sevdesk_mcp.accounts.resolver import GrantedAccess
     from sevdesk_mcp.fake import FakeSevdesk
     from sevdesk_mcp.http.scaleout import SharedStores
     from sevdesk_mcp.http.settings import HttpSettings
+    from sevdesk_mcp.http.web.hub import WebHub
     from sevdesk_mcp.mcp.app import McpApp
     from sevdesk_mcp.safety.approval_local import Pages, SharedPages
 
@@ -300,14 +304,14 @@ def _serve_http(env: dict[str, str], *, demo: bool) -> int:
     shared = _shared_stores(settings, config)
     if settings.auth == "oauth":
         return _serve_oauth(config, settings, demo=demo, shared=shared)
-    factory = _factory(config, approval_pages, shared)
+    _note_bearer_files(env)
+    factory = _factory(config, approval_pages, shared, files="none")  # bearer: no transfer
     account = _demo_account(config, shared) if demo else _account(config, shared=shared)
     account = msgspec.structs.replace(account, principal=HTTP_PRINCIPAL)
     install_access_logger()
 
     async def run() -> None:
-        if not demo:
-            await _check_token(account)
+        await _attribute_bearer(account, factory.safety.audit)
         app = factory.build(account)  # one account for the process: one app, as over stdio
         try:
             service = await bind_service(
@@ -355,14 +359,56 @@ def _shared_stores(settings: HttpSettings, config: Config) -> SharedStores | Non
 
 
 def _factory(
-    config: Config, pages: Callable[[], Pages], shared: SharedStores | None
+    config: Config,
+    pages: Callable[[], Pages],
+    shared: SharedStores | None,
+    *,
+    files: Reach,
 ) -> ServerFactory:
-    """:returns: the server factory; with the shared state its safety runtime and request-state
-    sealer are the ones every instance shares."""
+    """:returns: the server factory offering the tools ``files`` can serve; with the shared
+    state its safety runtime and request-state sealer are the ones every instance shares."""
     if shared is None:
-        return ServerFactory(config, pages=pages)
+        return ServerFactory(config, pages=pages, files=files)
     safety = shared.safety(AuditLog(config.audit_log), pages)
-    return ServerFactory(config, pages=pages, safety=safety, codec=shared.codec())
+    return ServerFactory(config, pages=pages, safety=safety, codec=shared.codec(), files=files)
+
+
+def _note_bearer_files(env: Mapping[str, str]) -> None:
+    """Say at start-up that ``SEVDESK_HTTP_FILES=on`` does nothing in bearer mode, instead of
+    ignoring it silently."""
+    from sevdesk_mcp.config import flag  # noqa: PLC0415
+
+    if "SEVDESK_HTTP_FILES" in env and flag(env, "SEVDESK_HTTP_FILES", default=False):
+        log.warning(
+            "SEVDESK_HTTP_FILES=on has no effect in bearer mode: file transfer needs OAuth mode "
+            "(SEVDESK_HTTP_AUTH=oauth), where each person signs in to the upload and download "
+            "pages with their sevDesk account. The tools that need files are not offered."
+        )
+
+
+async def _attribute_bearer(account: AccountContext, audit: AuditLog) -> None:
+    """Check the token once and read its sevDesk account (``GET /SevClient``), so every audit
+    line names who acted: bearer mode, the account's id and name. The binding principal stays
+    ``bearer`` (one account serves the process).
+
+    :raises StartupError: if sevDesk refuses the token (401 is final).
+    """
+    from sevdesk_mcp.accounts.identity import read_identity  # noqa: PLC0415
+
+    try:
+        identity = await read_identity(account.require_client())
+    except AuthenticationError as exc:
+        raise StartupError(str(exc)) from None
+    except UpstreamError as exc:
+        log.warning(
+            "could not read the sevDesk account of the token at start-up: %s; audit lines name "
+            "the auth mode only",
+            exc,
+        )
+        audit.attribute(auth=HTTP_PRINCIPAL)
+        return
+    audit.attribute(auth=HTTP_PRINCIPAL, account=identity.id, name=identity.name)
+    log.info("bearer mode serves sevDesk account %s", identity.id)
 
 
 @contextlib.asynccontextmanager
@@ -375,25 +421,60 @@ async def _closing(shared: SharedStores | None) -> AsyncIterator[None]:
             await shared.state.aclose()
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class OAuthWiring:
+    """OAuth mode's parts, before binding: the configuration (with ``--demo`` on the demo
+    books' API root), the identity lookup, the account apps and the pages."""
+
+    config: Config
+    lookup: IdentityLookup
+    apps: Callable[[GrantedAccess], Awaitable[Callable[[], McpApp]]]
+    web: WebHub
+
+
 def _serve_oauth(
     config: Config, settings: HttpSettings, *, demo: bool, shared: SharedStores | None
 ) -> int:
     """OAuth mode: each user connects their own account (``http.oauth``); with ``--demo`` the
     demo books stand in for sevDesk (their token is accepted on the consent page)."""
+    from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
+    from sevdesk_mcp.http.oauth.service import serve_oauth  # noqa: PLC0415
+
+    install_access_logger()
+    wiring = oauth_wiring(config, settings, demo=demo, shared=shared)
+
+    async def until_stopped(serve: Callable[[anyio.Event], Awaitable[None]]) -> None:
+        async with _closing(shared):
+            await _until_stopped(serve)
+
+    return serve_oauth(
+        wiring.config,
+        settings,
+        identify=wiring.lookup,
+        apps=wiring.apps,
+        until_stopped=until_stopped,
+        web=wiring.web,
+        shared=shared,
+    )
+
+
+def oauth_wiring(
+    config: Config, settings: HttpSettings, *, demo: bool, shared: SharedStores | None
+) -> OAuthWiring:
+    """:returns: OAuth mode's parts; with ``demo`` the demo books serve the API and their
+    export storage (:func:`_demo_books`), as over stdio and in bearer mode. The tools that need
+    files are offered only with file transfer on (``SEVDESK_HTTP_FILES``)."""
     from msgspec.structs import replace  # noqa: PLC0415
 
     from sevdesk_mcp.accounts.identity import IdentityLookup  # noqa: PLC0415
-    from sevdesk_mcp.accounts.resolver import AccountResolver, GrantedAccess  # noqa: PLC0415
-    from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
-    from sevdesk_mcp.http.oauth.service import serve_oauth  # noqa: PLC0415
+    from sevdesk_mcp.accounts.resolver import AccountResolver  # noqa: PLC0415
     from sevdesk_mcp.http.web.hub import WebHub  # noqa: PLC0415
 
-    install_access_logger()
     inbox = config.confirm == "browser"  # approvals wait in the inbox, not on a local page
     web = shared.web(inbox=inbox) if shared else WebHub(files=settings.files, inbox=inbox)
     pages = web.pages if inbox else approval_pages
-    factory = _factory(config, pages, shared)
-    transport = LazyDemoBooks() if demo else None
+    factory = _factory(config, pages, shared, files="none" if web.transfers is None else "transfer")
+    transport = _demo_books() if demo else None
     if demo:
         config = replace(config, api_url=DEMO_API_URL)
         print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
@@ -403,19 +484,7 @@ def _serve_oauth(
     async def apps(access: GrantedAccess) -> Callable[[], McpApp]:
         return functools.partial(factory.build, await resolver.context(access))
 
-    async def until_stopped(serve: Callable[[anyio.Event], Awaitable[None]]) -> None:
-        async with _closing(shared):
-            await _until_stopped(serve)
-
-    return serve_oauth(
-        config,
-        settings,
-        identify=lookup,
-        apps=apps,
-        until_stopped=until_stopped,
-        web=web,
-        shared=shared,
-    )
+    return OAuthWiring(config, lookup, apps, web)
 
 
 def _freeze_long_lived() -> None:
@@ -501,7 +570,7 @@ def _demo_account(
     if receipts and not config.file_dirs:
         config = replace(config, file_dirs=(_demo_receipts(),))
     demo_config = replace(config, api_url=DEMO_API_URL)
-    books = LazyDemoBooks()
+    books = _demo_books()
     client = SevdeskClient(
         base_url=DEMO_API_URL,
         token=Secret(DEMO_TOKEN),
@@ -510,7 +579,6 @@ def _demo_account(
         transport=books,
     )
     print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
-    _demo_export_files(books)
     return AccountContext(
         config=demo_config, client=client, demo=True, today=lambda: books.fake().today
     )
@@ -532,12 +600,16 @@ def _demo_receipts() -> Path:
     return folder
 
 
-def _demo_export_files(books: LazyDemoBooks) -> None:
-    """Let DATEV downloads in demo mode reach the demo books' export storage, never the
-    network (the fake's ``FileStorage``, built with the books)."""
+def _demo_books() -> LazyDemoBooks:
+    """:returns: the demo books, for every transport and auth mode alike; DATEV downloads of
+    this process then reach their export storage, never the network (the fake's
+    ``FileStorage``, built with the books). Set before the event loop starts, so every task
+    sees it."""
     from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT  # noqa: PLC0415 - demo wiring only
 
+    books = LazyDemoBooks()
     FILE_TRANSPORT.set(books.files())
+    return books
 
 
 class LazyDemoBooks(httpx.AsyncBaseTransport):

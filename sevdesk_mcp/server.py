@@ -25,7 +25,7 @@ from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import catalog
-from sevdesk_mcp.tools.define import ToolDef, prepare
+from sevdesk_mcp.tools.define import FileReach, ToolDef, prepare
 from sevdesk_mcp.tools.registry import AnyTool, Registry, select_tools
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ LEGACY_ELICITATION_HINT: Final = (
     "Use a client that supports elicitation, or set SEVDESK_CONFIRM=browser to approve "
     "actions on a local web page instead."
 )
+Reach = FileReach  # what a deployment offers for files, as the command line names it
 _Key = tuple[frozenset[Tier], frozenset[str]]
 _PlanKey = tuple[frozenset[Tier], frozenset[str], Deployment]
 
@@ -51,11 +52,14 @@ class ServerFactory:
         command line wires the process's pages in. Without it browser approval is refused.
     :param safety: the safety runtime (nonces, approvals, record locks, audit log); by default
         one in this process's memory. Several HTTP instances pass one on shared state.
+    :param files: what the deployment offers for files (:data:`~.tools.define.FileReach`):
+        local folders over stdio (the default), file transfer over HTTP, or nothing; tools
+        whose file need it cannot serve are not offered.
     :raises ConfigError: if ``SEVDESK_TOOLSETS`` names a toolset that does not exist.
     :raises ToolDefinitionError: if the tool index cannot be read (the product's catalog).
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - every shared part is a seam
         self,
         config: Config,
         *,
@@ -63,6 +67,7 @@ class ServerFactory:
         codec: RequestStateCodec | None = None,
         pages: Callable[[], Pages] | None = None,
         safety: SafetyRuntime | None = None,
+        files: FileReach = "local",
     ) -> None:
         catalog_tools = catalog.tools() if catalog_tools is None else catalog_tools
         known = frozenset(t.toolset for t in catalog_tools)
@@ -73,6 +78,7 @@ class ServerFactory:
                 f"unknown toolset {unknown[0]!r}; known toolsets: {', '.join(sorted(known))}",
             )
         self._catalog = tuple(catalog_tools)
+        self.files: FileReach = files
         self._default_toolsets = catalog.default_toolsets(known)
         self.codec = codec or RequestStateCodec()
         self.safety = safety or SafetyRuntime(AuditLog(config.audit_log), pages=pages)
@@ -92,7 +98,7 @@ class ServerFactory:
         toolsets = config.toolsets or self._default_toolsets
         key = (config.tiers, toolsets)
         if key not in self._cache:
-            tools = select_tools(self._catalog, config, toolsets)
+            tools = select_tools(self._catalog, config, toolsets, self.files)
             prepare(t for t in tools if isinstance(t, ToolDef))
             self._cache[key] = (tools, instructions(tools, config))
         return self._cache[key]

@@ -48,10 +48,12 @@ def _answers(port: int) -> bool:
 
 @dataclass
 class RedisProcess:
-    """One ``redis-server`` on a loopback port, without persistence; it can be stopped and
-    started again on the same port (fault tests)."""
+    """One ``redis-server`` on a loopback port, without persistence unless ``persist`` (an
+    append-only file in its directory, so a restart finds the data again); it can be stopped
+    and started again on the same port (fault tests)."""
 
     port: int = field(default_factory=free_port)
+    persist: bool = False
     process: subprocess.Popen[bytes] | None = None
     directory: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="redis-test-"))
 
@@ -66,7 +68,9 @@ class RedisProcess:
         if binary is None:
             skip_or_fail()
         command = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-        command += ["--appendonly", "no", "--dir", self.directory, "--loglevel", "warning"]
+        appendonly = ["--appendonly", "yes", "--appendfsync", "always"] if self.persist else []
+        command += appendonly or ["--appendonly", "no"]
+        command += ["--dir", self.directory, "--loglevel", "warning"]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + HANG_GUARD_S
         while not _answers(self.port):
@@ -77,7 +81,7 @@ class RedisProcess:
         return self
 
     def stop(self) -> None:
-        """Stop the server (its data is gone: nothing is persisted)."""
+        """Stop the server (its data is gone unless ``persist``)."""
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=HANG_GUARD_S)

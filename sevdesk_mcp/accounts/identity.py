@@ -1,5 +1,6 @@
 """Which sevDesk account a token belongs to: ``GET /SevClient``, the only call the transports
-make themselves (at consent and at refresh), and the ``account-id`` command."""
+make themselves (OAuth mode at consent and at refresh, bearer mode once at start-up), and the
+``account-id`` command."""
 
 from __future__ import annotations
 
@@ -68,18 +69,29 @@ class IdentityLookup:
         """
         client = self.client(token)
         try:
-            objects = many(await client.get("/SevClient"))
+            return await read_identity(client)
         finally:
             await client.aclose()
-        if not objects or objects[0].get("id") in (None, ""):
-            raise MalformedResponseError(
-                "sevDesk named no account for this token (GET /SevClient)."
-            )
-        first = objects[0]
-        name = first.get("name")
-        return Identity(
-            id=str(first["id"]), name=str(name)[:MAX_NAME_CHARS] if name is not None else ""
-        )
+
+
+async def read_identity(client: SevdeskClient) -> Identity:
+    """:returns: the account ``client``'s token belongs to (``GET /SevClient``, one request):
+    at consent and refresh in OAuth mode, and once at start-up in bearer mode.
+
+    sevDesk has no "who am I" for the user behind a token (``GET /SevUser`` lists the
+    company's users), so an identity names the company, never a user.
+
+    :raises AuthenticationError: if sevDesk refuses the token.
+    :raises UpstreamError: if sevDesk cannot be asked, or names no account.
+    """
+    objects = many(await client.get("/SevClient"))
+    if not objects or objects[0].get("id") in (None, ""):
+        raise MalformedResponseError("sevDesk named no account for this token (GET /SevClient).")
+    first = objects[0]
+    name = first.get("name")
+    return Identity(
+        id=str(first["id"]), name=str(name)[:MAX_NAME_CHARS] if name is not None else ""
+    )
 
 
 def account_id(env: Mapping[str, str]) -> int:

@@ -60,6 +60,7 @@ class FakeSevdesk:
         if not token:
             raise ValueError("the fake needs a non-empty token")
         self.token = token
+        self.user_tokens: set[str] = set()  # further users of the same company (add_user)
         self.store = Store(today, version)
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
@@ -82,6 +83,16 @@ class FakeSevdesk:
     @today.setter
     def today(self, value: date) -> None:
         self.store.today = value
+
+    def add_user(self, token: str) -> None:
+        """Accept ``token`` too: the API token of another user of the same company (sevDesk
+        issues one token per user; every user sees the same books).
+
+        :raises ValueError: for an empty token.
+        """
+        if not token:
+            raise ValueError("a user needs a non-empty token")
+        self.user_tokens.add(token)
 
     def transport(self) -> httpx.AsyncBaseTransport:
         """:returns: an httpx transport that answers from this fake."""
@@ -138,7 +149,8 @@ class FakeSevdesk:
         return reply.status, reply.payload, reply.headers
 
     def _authenticate(self, incoming: Incoming) -> None:
-        if incoming.headers.get("authorization") != self.token:
+        given = incoming.headers.get("authorization")
+        if given != self.token and given not in self.user_tokens:
             raise FakeError(401, "Authentication required")
 
     def _error_status(self, exc: FakeError) -> int:

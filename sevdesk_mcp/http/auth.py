@@ -119,3 +119,10 @@ def oauth_account(principal: str) -> str | None:
     kind, _, rest = principal.partition(":")
     account, sep, _ = rest.partition(":")
     return account if kind == "oauth" and sep and account else None
+
+
+def oauth_grant(principal: str) -> str | None:
+    """:returns: the grant id of an OAuth principal, ``None`` for any other."""
+    kind, _, rest = principal.partition(":")
+    account, sep, grant = rest.partition(":")
+    return grant if kind == "oauth" and sep and account and grant else None

@@ -31,6 +31,12 @@ class Lifecycle:
         if not self.active and self._idle is not None:
             self._idle.set()
 
+    async def idle(self, limit_s: float) -> None:
+        """Return when no request is active or ``limit_s`` has passed (after :meth:`drain`)."""
+        if self.active and self._idle is not None:
+            with anyio.move_on_after(limit_s):
+                await self._idle.wait()
+
     async def drain(self, grace_s: float) -> None:
         """Start shutting down; return when no request is active or ``grace_s`` has passed."""
         self.draining = True

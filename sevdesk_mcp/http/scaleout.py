@@ -28,7 +28,8 @@ sevDesk pacer       ``sevdesk.pacing.Pacer``              ``sevdesk.pacing_share
 
 Nothing falls back to this process's state when Redis cannot be reached: the stores raise
 :class:`~sevdesk_mcp.errors.StateUnavailableError`, answered as 503 (or as a tool error inside a
-call), and ``/healthz`` answers 503 so the load balancer takes the instance out of rotation.
+call), and ``/healthz`` answers 503 so the load balancer takes the instance out of rotation; it
+stays 503 after Redis is back until the sessions' answer routing has subscribed again.
 """
 
 from __future__ import annotations
@@ -72,6 +73,15 @@ class SharedStores(msgspec.Struct, frozen=True):
     settings: HttpSettings
     approvals: RedisApprovalStore
     sessions: RedisSessionStore | None
+
+    async def healthy(self) -> bool:
+        """:returns: whether this instance can serve: Redis answers and, with shared sessions,
+        the answer routing listens (until it has subscribed again after an outage, an answer
+        for a call waiting here could not reach it: the load balancer keeps new requests away).
+        """
+        if not await self.state.ping():
+            return False
+        return self.sessions is None or self.sessions.router.listening
 
     def rates(self, limits: Limits, limiter: str = "clients") -> RateLimits:
         """:returns: the token buckets of ``limiter`` (client addresses, accounts, ...)."""

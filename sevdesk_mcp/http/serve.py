@@ -14,8 +14,10 @@ path      method  what                                                 access
 
 Shutdown: when ``stop`` is set, ``/healthz`` answers 503, new MCP requests get 503, running
 requests get ``shutdown_grace_s`` (10 s, the grace of every transport) to finish; then the stop
-is forced (``mcp.shutdown``): every request still running is cancelled, a write still waiting for
-sevDesk included (audited as ``outcome_unknown``), and every connection is closed. A connection
+is forced (``mcp.shutdown``): a write still waiting for sevDesk ends (audited as
+``outcome_unknown``) and answers its client with a result naming ``outcome_unknown`` within
+``mcp.shutdown.ANSWER_S`` (2 s); then every request still running is cancelled and every
+connection is closed. A connection
 that finished its last answer may still drain the client's bytes for ``linger_s`` (2 s).
 """
 
@@ -41,7 +43,7 @@ from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
 from sevdesk_mcp.http.sessions import MemorySessionStore, SessionStore
 from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site
 from sevdesk_mcp.mcp.app import McpApp
-from sevdesk_mcp.mcp.shutdown import Shutdown, serving
+from sevdesk_mcp.mcp.shutdown import ANSWER_S, Shutdown, serving
 
 if TYPE_CHECKING:
     from sevdesk_mcp.http.scaleout import SharedStores
@@ -109,7 +111,8 @@ class HttpService(msgspec.Struct, frozen=True):
                 grace_s = self.limits.shutdown_grace_s
                 log.info("shutting down: running requests get %g seconds", grace_s)
                 await self.lifecycle.drain(grace_s)
-                shutdown.force()
+                shutdown.force()  # a write still sending ends as outcome_unknown ...
+                await self.lifecycle.idle(ANSWER_S)  # ... and tells its client so
                 tg.cancel_scope.cancel()
 
 
@@ -161,7 +164,7 @@ async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
 
 def health_route(lifecycle: Lifecycle, shared: SharedStores | None) -> Route:
     """:returns: the open route of ``GET /healthz`` (asking Redis too when it is shared)."""
-    probe = shared.state.ping if shared is not None else None
+    probe = shared.healthy if shared is not None else None
     return Route({"GET": health_handler(lifecycle, probe)}, open_access=True)
 
 

@@ -9,8 +9,9 @@ Work that must not be abandoned half-made (a write already on its way upstream) 
 shielded cancel scope, which ordinary cancellation cannot reach. Such work registers the
 deadline scope inside its shield with :func:`bounded_by_shutdown`; the forced stop cancels that
 scope too, so the work ends within the grace and can record its outcome as unknown before the
-process exits. Without it, the shield kept the process alive until the upstream answered or
-its own timeouts fired.
+process exits; a transport that can still answer (HTTP) then gives such calls :data:`ANSWER_S`
+to send that result to their clients before it closes the connections. Without it, the shield
+kept the process alive until the upstream answered or its own timeouts fired.
 
 The transport hands its :class:`Shutdown` to the tasks it starts through a context variable
 (:func:`serving`), so nothing between the transport and the write flow needs to pass it on.
@@ -26,6 +27,9 @@ from typing import Final
 import anyio
 
 SHUTDOWN_GRACE_S: Final = 10.0
+ANSWER_S: Final = 2.0
+"""After the forced stop, how long the calls it ended have to answer their clients (a write
+ended as ``outcome_unknown`` says so on its open response) before the connections close."""
 
 _current: ContextVar[Shutdown | None] = ContextVar("sevdesk_mcp_shutdown", default=None)
 
@@ -66,6 +70,13 @@ def serving(shutdown: Shutdown) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+def stop_forced() -> bool:
+    """:returns: whether the server that runs this task has forced its stop (a scope bound
+    by :func:`bounded_by_shutdown` was cancelled by it, not by its own deadline)."""
+    shutdown = _current.get()
+    return shutdown is not None and shutdown.forced
 
 
 @contextmanager

@@ -5,10 +5,15 @@ and the basis of the write (:mod:`sevdesk_mcp.safety.basis`: the complete previe
 and every record ``prepare`` read). It has a 256-bit random id (the secret part of the page
 link, never shown to the model), a short non-secret reference code shown to the model and on the
 page, a call id shared by every audit line of the action, a CSRF token and a cookie value; it
-expires after 10 minutes and is used once. At most five wait for a human at once.
+expires after 10 minutes and is used once.
 
-At most :data:`MAX_PENDING` wait per sevDesk account (the binding's ``account``; over stdio
-the one account of the process).
+An approval belongs to the person who asked (issue 35): over HTTP in OAuth mode the binding
+holds, besides the grant's principal, the keyed fingerprint of the sevDesk token that made the
+call (``person``, :mod:`sevdesk_mcp.http.web.persons`) and the name of the grant's client; the
+inbox shows, and :meth:`ApprovalStore.view` and :meth:`ApprovalStore.decide` serve, an approval
+only to a browser session signed in with that same token. At most :data:`MAX_PENDING` wait per
+person (over stdio and in bearer mode, where no person is known, per account: the one of the
+process). The tool call learns who asks from :data:`ASKER`, which the HTTP layer sets.
 
 :class:`ApprovalStore` is the seam: :class:`MemoryApprovalStore` keeps the approvals of one
 process (the default), :mod:`sevdesk_mcp.safety.approvals_redis` shares them between instances.
@@ -25,6 +30,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal, Protocol
 
@@ -46,20 +52,64 @@ OutcomeKind = Literal["new", "changed", "pending", "approved", "declined"]
 
 
 class TooManyApprovalsError(ToolError):
-    """Five approvals of the account already wait for the human."""
+    """Five approvals of the person (or the account) already wait for the human."""
 
 
 class Binding(msgspec.Struct, frozen=True):
     """What an approval is for: the tool, its argument hash and who asked.
 
-    :param account: the sevDesk account the approval belongs to (its inbox, its cap); empty
-        where one account serves the process (stdio, bearer mode).
+    :param account: the sevDesk account the approval belongs to; empty where one account
+        serves the process (stdio, bearer mode).
+    :param person: the keyed fingerprint of the sevDesk token that asked (OAuth mode): the
+        one person whose inbox shows the approval and who may decide it; empty over stdio and
+        in bearer mode (one principal per process).
+    :param client: the name of the grant's client (shown in the inbox), empty without one.
     """
 
     tool: str
     arguments: str
     principal: str
     account: str = ""
+    person: str = ""
+    client: str = ""
+
+    @property
+    def holder(self) -> str:
+        """:returns: whose cap the approval counts against: the person, or else the account."""
+        return f"person:{self.person}" if self.person else f"account:{self.account}"
+
+
+class Asker(msgspec.Struct, frozen=True):
+    """Who asks for an approval over HTTP in OAuth mode.
+
+    :param person: the keyed fingerprint of the sevDesk token of the call (never the token).
+    :param client: the name of the grant's client.
+    """
+
+    person: str
+    client: str
+
+
+ASKER: ContextVar[Callable[[], Asker | None] | None] = ContextVar(
+    "sevdesk_approval_asker", default=None
+)
+"""Who the current tool call asks for, looked up when an approval is made (the HTTP layer
+sets it per request; over stdio and in bearer mode it is unset)."""
+
+
+def binding_of(tool: str, arguments: str, principal: str, account: str) -> Binding:
+    """:returns: the binding of an approval asked now: with the asker of :data:`ASKER`, if
+    the HTTP layer set one."""
+    lookup = ASKER.get()
+    asker = lookup() if lookup is not None else None
+    if asker is None:
+        return Binding(tool, arguments, principal, account)
+    return Binding(tool, arguments, principal, account, asker.person, asker.client)
+
+
+def owned_by(approval: Approval, person: str) -> bool:
+    """:returns: whether ``approval`` was asked by ``person`` (never for an empty one)."""
+    return bool(person) and approval.binding.person == person
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +127,17 @@ class Approval:
     cookie: str = field(repr=False)
     changed: tuple[str, ...] = ()  # what differed from the request this one replaced
     status: Status = "pending"
+    asked: float = 0.0  # when it was asked, seconds since the epoch
 
     @property
     def expires_at(self) -> str:
         """:returns: the expiry as ISO 8601 in UTC, to the second."""
         return dt.datetime.fromtimestamp(self.expires, dt.UTC).isoformat(timespec="seconds")
+
+    @property
+    def asked_at(self) -> str:
+        """:returns: when it was asked, as ISO 8601 in UTC, to the second."""
+        return dt.datetime.fromtimestamp(self.asked, dt.UTC).isoformat(timespec="seconds")
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -106,30 +162,32 @@ class ApprovalStore(Protocol):
         changed; without one (or after expiry) a new one is created.
 
         :param basis: what the approval binds; the preview alone when omitted.
-        :raises TooManyApprovalsError: if a new approval is needed and five of the account
-            already wait.
+        :raises TooManyApprovalsError: if a new approval is needed and five of the binding's
+            person (or account, :attr:`Binding.holder`) already wait.
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
         ...
 
-    async def view(self, approval_id: str) -> Approval | None:
-        """:returns: the approval if it exists, is unexpired and still waits for a decision.
+    async def view(self, approval_id: str, person: str) -> Approval | None:
+        """:returns: the approval if it exists, is unexpired, still waits for a decision and
+        was asked by ``person`` (an approval of anyone else is ``None``, as an unknown one).
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
         ...
 
-    async def decide(self, approval_id: str, *, approved: bool) -> Approval | None:
-        """Record the human's decision, once.
+    async def decide(self, approval_id: str, person: str, *, approved: bool) -> Approval | None:
+        """Record the decision of ``person``, once, on an approval they asked for.
 
-        :returns: the decided approval, or ``None`` if it is unknown, expired or decided.
+        :returns: the decided approval, or ``None`` if it is unknown, expired, decided or
+            another person's.
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
         ...
 
-    async def waiting(self, account: str) -> list[Approval]:
-        """:returns: the unexpired approvals of ``account`` waiting for a decision (the
-        inbox), oldest first.
+    async def waiting(self, person: str) -> list[Approval]:
+        """:returns: the unexpired approvals ``person`` asked for that wait for a decision
+        (their inbox), oldest first.
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
@@ -160,7 +218,8 @@ class MemoryApprovalStore:
     ) -> Outcome:
         """See :meth:`ApprovalStore.settle`.
 
-        :raises TooManyApprovalsError: if five of the account already wait.
+        :raises TooManyApprovalsError: if five of the binding's person (or account) already
+            wait.
         """
         bound = basis if basis is not None else basis_of(preview, {})
         with self._lock:
@@ -175,46 +234,60 @@ class MemoryApprovalStore:
                 del self._items[current.id]
             return Outcome(current.status, current)
 
-    async def view(self, approval_id: str) -> Approval | None:
+    async def view(self, approval_id: str, person: str) -> Approval | None:
         """See :meth:`ApprovalStore.view`."""
-        return self.view_now(approval_id)
+        approval = self.view_now(approval_id)
+        return approval if approval is not None and owned_by(approval, person) else None
 
-    async def decide(self, approval_id: str, *, approved: bool) -> Approval | None:
+    async def decide(self, approval_id: str, person: str, *, approved: bool) -> Approval | None:
         """See :meth:`ApprovalStore.decide`."""
-        return self.decide_now(approval_id, approved=approved)
+        with self._lock:
+            self._prune()
+            approval = self._items.get(approval_id)
+            if approval is None or not owned_by(approval, person):
+                return None
+            return self._decide(approval, approved=approved)
 
-    async def waiting(self, account: str) -> list[Approval]:
+    async def waiting(self, person: str) -> list[Approval]:
         """See :meth:`ApprovalStore.waiting`."""
         with self._lock:
             self._prune()
-            return self._waiting(account)
+            return self._waiting(f"person:{person}") if person else []
 
     def view_now(self, approval_id: str) -> Approval | None:
-        """:meth:`view` for a caller without an event loop of this store (the local page's
-        thread)."""
+        """The local page's :meth:`view`, for a caller without an event loop of this store
+        (the page's thread): the page link is the capability, whoever holds it.
+
+        :returns: the approval if it exists, is unexpired and still waits.
+        """
         with self._lock:
             self._prune()
             approval = self._items.get(approval_id)
             return approval if approval is not None and approval.status == "pending" else None
 
     def decide_now(self, approval_id: str, *, approved: bool) -> Approval | None:
-        """:meth:`decide` for a caller without an event loop of this store (the local page's
-        thread)."""
+        """The local page's :meth:`decide` (see :meth:`view_now`).
+
+        :returns: the decided approval, or ``None`` if it is unknown, expired or decided.
+        """
         with self._lock:
             self._prune()
             approval = self._items.get(approval_id)
-            if approval is None or approval.status != "pending":
-                return None
-            decided = replace(approval, status="approved" if approved else "declined")
-            self._items[approval_id] = decided
-            return decided
+            return self._decide(approval, approved=approved) if approval is not None else None
 
-    def _waiting(self, account: str) -> list[Approval]:
+    def _decide(self, approval: Approval, *, approved: bool) -> Approval | None:
+        if approval.status != "pending":
+            return None
+        decided = replace(approval, status="approved" if approved else "declined")
+        self._items[approval.id] = decided
+        return decided
+
+    def _waiting(self, holder: str) -> list[Approval]:
         return sorted(
             (
                 a
                 for a in self._items.values()
-                if a.status == "pending" and a.binding.account == account
+                if a.status == "pending" and a.binding.holder == holder
             ),
             key=lambda a: a.expires,
         )
@@ -229,18 +302,21 @@ class MemoryApprovalStore:
     ) -> Approval:
         """:returns: a new approval, stored (for ``replaces``, see :func:`new_approval`).
 
-        :raises TooManyApprovalsError: if ``max_pending`` of the account already wait.
+        :raises TooManyApprovalsError: if ``max_pending`` of the binding's person (or
+            account) already wait.
         """
-        waiting = self._waiting(binding.account)
+        waiting = self._waiting(binding.holder)
         if len(waiting) >= self._max_pending:
             raise too_many(self._max_pending, [a.reference for a in waiting])
+        now = self._clock()
         approval = new_approval(
             binding,
             preview,
             basis,
-            expires=self._clock() + self._ttl_s,
+            expires=now + self._ttl_s,
             taken={a.reference for a in self._items.values()},
             replaces=replaces,
+            asked=now,
         )
         self._items[approval.id] = approval
         return approval
@@ -254,12 +330,14 @@ def new_approval(  # noqa: PLR0913 - the parts of a new approval
     expires: float,
     taken: Collection[str] = (),
     replaces: Approval | None = None,
+    asked: float = 0.0,
 ) -> Approval:
     """:returns: a new pending approval with fresh secrets (id, CSRF token, cookie) and a
         reference code not one of ``taken``.
 
     :param replaces: the approval for another basis this one replaces: the new one keeps its
         call id and names what changed.
+    :param asked: when it is asked (seconds since the epoch; shown in the inbox).
     """
     return Approval(
         id=secrets.token_urlsafe(ID_BYTES),
@@ -272,6 +350,7 @@ def new_approval(  # noqa: PLR0913 - the parts of a new approval
         csrf=secrets.token_urlsafe(TOKEN_BYTES),
         cookie=secrets.token_urlsafe(TOKEN_BYTES),
         changed=() if replaces is None else tuple(changes(replaces.basis, basis)),
+        asked=asked,
     )
 
 
@@ -285,7 +364,8 @@ def new_reference(taken: Collection[str] = ()) -> str:
 
 
 def too_many(limit: int, references: Iterable[str]) -> TooManyApprovalsError:
-    """:returns: the error for an account whose ``limit`` approvals already wait."""
+    """:returns: the error for a person (or account) whose ``limit`` approvals already wait
+    (``references``: theirs only)."""
     return TooManyApprovalsError(
         f"{limit} approvals already wait for the human (references "
         f"{', '.join(references)}). Ask the user to approve or decline them on their pages, or "

@@ -1,8 +1,9 @@
 """The audit log (``SEVDESK_AUDIT_LOG``): one JSON line per event, append-only, mode 0600.
 
-Each line starts with ``ts`` (UTC, ISO 8601) and the format version ``v``, then the event and
-its fields; secrets are redacted (every field, then the line). Writing the ``executing`` line
-comes before any request: if it cannot be written, nothing is sent.
+Each line starts with ``ts`` (UTC, ISO 8601) and the format version ``v``, then the event, in
+bearer mode who acted (``actor``: the auth mode and the sevDesk account's id and name), and
+the event's fields; secrets are redacted (every field, then the line). Writing the
+``executing`` line comes before any request: if it cannot be written, nothing is sent.
 
 The file is checked when the log is built, at start-up, not at the first write:
 
@@ -55,8 +56,15 @@ class AuditLog:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.actor: JsonObject = {}
         if path is not None:
             check_file(path)
+
+    def attribute(self, **actor: JsonValue) -> None:
+        """Name who acts in every line from now on, as ``actor`` after the event: where one
+        account serves the whole process (bearer mode: the auth mode and the sevDesk account
+        id and name read at start-up). Called once at start-up, before the first line."""
+        self.actor = dict(actor)
 
     def write(self, event: str, **fields: JsonValue) -> None:
         """Append one event.
@@ -66,7 +74,10 @@ class AuditLog:
         if self.path is None:
             return
         stamp = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
-        record: JsonObject = {"ts": stamp, "v": FORMAT_VERSION, "event": event, **fields}
+        record: JsonObject = {"ts": stamp, "v": FORMAT_VERSION, "event": event}
+        if self.actor:
+            record["actor"] = self.actor
+        record.update(fields)
         line = msgspec.json.encode(REDACTOR.scrub_object(record, deep=True))
         data = REDACTOR(line.decode("utf-8")).encode("utf-8") + b"\n"
         try:

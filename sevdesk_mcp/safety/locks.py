@@ -13,19 +13,47 @@ in the shared state when several instances serve one account, as leases renewed 
 awaits right before ``execute``: a holder whose lease was lost (its process stalled past the
 lease and another instance took the lock) is refused there, before anything is sent. In this
 process a lock cannot be lost, and :meth:`Held.check` always passes.
+
+Right before ``execute`` the write flow calls :meth:`Held.begin` instead (the same check, and the
+shared store marks the records "sending since, call id"); once the outcome is known it calls
+:meth:`Held.settle`, and the mark goes with the locks. A mark that outlives its locks (the holder
+died while sending, or its outcome stayed unknown) is what the next holder of those records
+finds in :attr:`Held.earlier`: an earlier attempt whose outcome on them is unknown. In this
+process a holder cannot die without every lock and waiter dying with it, so :class:`RecordLocks`
+finds none (an unknown outcome in this process is reported to its own caller).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Final, Protocol
 
 import anyio
+import msgspec
+
+
+class Earlier(msgspec.Struct, frozen=True):
+    """An earlier write on the same records whose outcome is unknown: it was sending to sevDesk
+    and never settled (its holder died, or its outcome stayed unknown).
+
+    :ivar call: the earlier call's id (its audit lines carry it).
+    :ivar tool: the earlier call's tool.
+    :ivar since: when it started sending (ISO 8601, UTC).
+    """
+
+    call: str
+    tool: str
+    since: str
 
 
 class Held(Protocol):
     """The locks of one write, while it holds them."""
+
+    @property
+    def earlier(self) -> Sequence[Earlier]:
+        """:returns: the earlier attempts on these records whose outcome is unknown."""
+        ...
 
     async def check(self) -> None:
         """Make sure every lock is still this holder's.
@@ -33,6 +61,23 @@ class Held(Protocol):
         :raises WriteRefusedError: if a lock was lost (its lease expired); nothing may be sent.
         :raises StateUnavailableError: if the locks are shared and the state cannot be reached.
         """
+        ...
+
+    async def begin(self, call: str, tool: str) -> None:
+        """:meth:`check`, and mark the records as being sent to by ``call`` (shared locks).
+
+        :raises WriteRefusedError: if a lock was lost; nothing may be sent.
+        :raises StateUnavailableError: if the locks are shared and the state cannot be reached.
+        """
+        ...
+
+    def settle(self) -> None:
+        """The outcome of the write is known: its mark goes with the locks."""
+        ...
+
+    def acknowledge(self) -> None:
+        """The :attr:`earlier` attempts were reported to the caller: their marks go with the
+        locks (the next attempt is not warned again)."""
         ...
 
 
@@ -50,12 +95,26 @@ class LockStore(Protocol):
 
 
 class _InProcess:
-    """The handle of locks of this process: they cannot be lost."""
+    """The handle of locks of this process: they cannot be lost, nor outlive their holder."""
 
     __slots__ = ()
 
+    @property
+    def earlier(self) -> Sequence[Earlier]:
+        """:returns: nothing: no holder of this process died while others wait."""
+        return ()
+
     async def check(self) -> None:
         """Pass: a lock of this process is held until its block ends."""
+
+    async def begin(self, call: str, tool: str) -> None:
+        """Pass, as :meth:`check`."""
+
+    def settle(self) -> None:
+        """Nothing to clear."""
+
+    def acknowledge(self) -> None:
+        """Nothing to clear."""
 
 
 IN_PROCESS: Final = _InProcess()

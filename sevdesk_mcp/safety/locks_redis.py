@@ -15,7 +15,17 @@ account and record, taken in sorted order), held across instances behind a load 
   its lease, whose lock another instance may have taken since, is refused before it sends
   anything;
 - release deletes a lock only if it is still the holder's (a script), so a late holder never
-  frees another's lock.
+  frees another's lock;
+- :meth:`Lease.begin` (the check, right before ``execute``) also marks every record "sending
+  since <time>, call <id>" in one script; release clears the marks only once the outcome is known
+  (:meth:`Lease.settle`). A mark found when a lock is taken (its holder died while sending: a
+  SIGKILL, a lost machine; or its outcome stayed unknown) is an earlier attempt whose outcome on
+  that record is unknown (:attr:`Lease.earlier`), which the write flow tells the human about.
+
+Every value here that decides something is tagged (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`: an
+HMAC under a key derived from the server secret, bound to the key name): the owner id in a lock,
+and the whole mark. A lock whose owner fails the check (written by someone without the secret)
+is treated as free and taken over; a mark that fails it is ignored. Both are logged.
 
 sevDesk cannot check a fencing number itself, so the check narrows the window to the moment
 before the first request of ``execute``; the lease (30 s) is long against that moment.
@@ -23,8 +33,12 @@ before the first request of ``execute``; the lease (30 s) is long against that m
 Keys (the scope and the record appear only as a digest of both):
 
 - ``lock:<digest>``: the lock of one record of one account scope, the string
-  ``<owner id>:<fencing number>`` (the owner id is random, 128 bits, and opens nothing outside
-  this key); expires with its lease, :data:`LEASE_S` after the last renewal.
+  ``<tagged owner id>:<fencing number>`` (the owner id is random, 128 bits, and opens nothing
+  outside this key; the fencing number is the one the script returned to the holder, and nothing
+  reads it back from Redis); expires with its lease, :data:`LEASE_S` after the last renewal.
+- ``lockrun:<digest>``: the record's executing mark, tagged JSON ``{"call", "tool", "since"}``;
+  set by :meth:`Lease.begin`, deleted with the lock once the outcome is known; otherwise it
+  expires :data:`FENCE_TTL_S` after it was set.
 - ``lockfence:<digest>``: the record's fencing counter, an integer; it starts from Redis's
   clock in microseconds, so it grows even if it expired in between; expires
   :data:`FENCE_TTL_S` after the record was last locked.
@@ -37,6 +51,7 @@ out unlocked.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import secrets
 from collections.abc import AsyncIterator, Iterable
@@ -47,11 +62,13 @@ import anyio
 import msgspec
 
 from sevdesk_mcp.errors import StateUnavailableError, ToolError, WriteRefusedError
+from sevdesk_mcp.safety.locks import Earlier
 from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.shared.redis import SharedState, guard
 
 if TYPE_CHECKING:
     from sevdesk_mcp.shared.redis import Script
+    from sevdesk_mcp.shared.seal import Seal
 
 log = logging.getLogger("sevdesk_mcp")
 
@@ -72,8 +89,11 @@ BUSY: Final = (
     "changed. Try again shortly."
 )
 
+# KEYS: lock, fence, mark. ARGV: tagged owner, lease ms, fence ttl ms, a value found forged
+# (taken over) or ''. {0, the lock's value} if taken; {fence, the mark or ''} once held.
 ACQUIRE: Final = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[4] then return {0, held} end
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local clock = redis.call('TIME')
   redis.call('SET', KEYS[2], clock[1] .. string.format('%06d', tonumber(clock[2])))
@@ -81,7 +101,20 @@ end
 local fence = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. string.format('%.0f', fence), 'PX', ARGV[2])
-return fence
+return {fence, redis.call('GET', KEYS[3]) or ''}
+"""
+# KEYS: n locks, then their n marks. ARGV: lease ms, mark ttl ms, n values, n marks. Marks
+# the records only if every lock is still this holder's; returns how many were lost.
+BEGIN: Final = """
+local n = #KEYS / 2
+for i = 1, n do
+  if redis.call('GET', KEYS[i]) ~= ARGV[i + 2] then return 1 end
+end
+for i = 1, n do
+  redis.call('PEXPIRE', KEYS[i], ARGV[1])
+  redis.call('SET', KEYS[n + i], ARGV[n + i + 2], 'PX', ARGV[2])
+end
+return 0
 """
 RENEW: Final = """
 local lost = 0
@@ -94,11 +127,16 @@ for i, key in ipairs(KEYS) do
 end
 return lost
 """
+# KEYS: n locks, then their n marks. ARGV: n values, then n marks to clear ('' keeps it).
 RELEASE: Final = """
+local n = #KEYS / 2
 local freed = 0
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[i] then
-    freed = freed + redis.call('DEL', key)
+for i = 1, n do
+  if redis.call('GET', KEYS[i]) == ARGV[i] then
+    freed = freed + redis.call('DEL', KEYS[i])
+  end
+  if ARGV[n + i] ~= '' and redis.call('GET', KEYS[n + i]) == ARGV[n + i] then
+    redis.call('DEL', KEYS[n + i])
   end
 end
 return freed
@@ -109,6 +147,7 @@ class _Scripts(msgspec.Struct, frozen=True):
     acquire: Script
     renew: Script
     release: Script
+    begin: Script
 
 
 class Lease(Undisclosed, msgspec.Struct):
@@ -116,16 +155,27 @@ class Lease(Undisclosed, msgspec.Struct):
 
     :ivar values: the owner token of each lock, which renews and frees it (not in the repr).
     :ivar fences: the fencing number of each lock, in the order taken.
+    :ivar marks: the executing mark's key of each lock.
+    :ivar found: the mark each lock had when taken (``""``: none, or one that failed its check).
+    :ivar mine: this holder's marks, once :meth:`begin` set them.
+    :ivar earlier: the earlier attempts the found marks name (outcome unknown).
     """
 
     HIDDEN: ClassVar[frozenset[str]] = frozenset({"values"})
 
     scripts: _Scripts
     lease_ms: int
+    seal: Seal
     keys: list[str] = msgspec.field(default_factory=list)
     values: list[str] = msgspec.field(default_factory=list)
     fences: list[int] = msgspec.field(default_factory=list)
+    marks: list[str] = msgspec.field(default_factory=list)
+    found: list[str] = msgspec.field(default_factory=list)
+    mine: list[str] = msgspec.field(default_factory=list)
+    earlier: list[Earlier] = msgspec.field(default_factory=list)
     lost: bool = False
+    settled: bool = False
+    acknowledged: bool = False
 
     async def check(self) -> None:
         """Verify owner and fencing number of every lock, and extend their leases.
@@ -137,6 +187,52 @@ class Lease(Undisclosed, msgspec.Struct):
             self.lost = await self.renew() > 0
         if self.lost:
             raise WriteRefusedError(LOST.format(lease=self.lease_ms / 1000))
+
+    async def begin(self, call: str, tool: str) -> None:
+        """:meth:`check`, and mark every record "sending since now, ``call``" in one script.
+
+        :raises WriteRefusedError: if a lock is no longer this holder's (nothing may be sent).
+        :raises StateUnavailableError: if Redis cannot be reached.
+        """
+        if not self.lost and self.keys:
+            since = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            mark = msgspec.json.encode(Earlier(call=call, tool=tool, since=since))
+            mine = [self.seal.tag(key, mark).decode("ascii") for key in self.marks]
+            args: list[str | int] = [self.lease_ms, FENCE_TTL_S * 1000, *self.values, *mine]
+            async with guard():
+                self.lost = (
+                    int(await self.scripts.begin(keys=self.keys + self.marks, args=args)) > 0
+                )
+            self.mine = [] if self.lost else mine
+        if self.lost:
+            raise WriteRefusedError(LOST.format(lease=self.lease_ms / 1000))
+
+    def settle(self) -> None:
+        """The write's outcome is known: release clears this holder's marks."""
+        self.settled = True
+
+    def acknowledge(self) -> None:
+        """The earlier attempts were reported: release clears the marks found."""
+        self.acknowledged = True
+
+    def clearing(self) -> list[str]:
+        """:returns: for each lock, the mark release deletes (``""`` keeps it)."""
+        if self.mine:
+            return self.mine if self.settled else [""] * len(self.keys)
+        return self.found if self.acknowledged else [""] * len(self.keys)
+
+    def took(self, keys: tuple[str, str], value: str, fence: int, mark: bytes) -> None:
+        """Record a lock just taken (``keys``: the lock's and its mark's; ``mark``: the
+        executing mark the record had)."""
+        key, mark_key = keys
+        self.keys.append(key)
+        self.values.append(value)
+        self.fences.append(fence)
+        self.marks.append(mark_key)
+        earlier = _earlier(self.seal, mark_key, mark)
+        self.found.append(mark.decode("ascii") if earlier is not None else "")
+        if earlier is not None and earlier not in self.earlier:
+            self.earlier.append(earlier)
 
     async def renew(self) -> int:
         """Extend the lease of every lock still this holder's.
@@ -158,9 +254,23 @@ class Lease(Undisclosed, msgspec.Struct):
         """
         if not self.keys:
             return 0
+        keys, args = self.keys + self.marks, self.values + self.clearing()
         async with guard():
-            freed = await self.scripts.release(keys=self.keys, args=self.values)
+            freed = await self.scripts.release(keys=keys, args=args)
         return int(freed)
+
+
+def _earlier(seal: Seal, mark_key: str, mark: bytes) -> Earlier | None:
+    """:returns: the earlier attempt ``mark`` names, or ``None`` without one (a mark that fails
+    its check, or holds another shape, is logged and ignored)."""
+    opened = seal.untag(mark_key, mark) if mark else None
+    if opened is None:
+        return None
+    try:
+        return msgspec.json.decode(opened, type=Earlier)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        log.warning("record locks: an executing mark of another shape at %s; ignored", mark_key)
+        return None
 
 
 class RedisRecordLocks:
@@ -180,7 +290,12 @@ class RedisRecordLocks:
         wait_s: float = WAIT_S,
     ) -> None:
         self._state = state
-        self._scripts = _Scripts(state.script(ACQUIRE), state.script(RENEW), state.script(RELEASE))
+        self._scripts = _Scripts(
+            state.script(ACQUIRE),
+            state.script(RENEW),
+            state.script(RELEASE),
+            state.script(BEGIN),
+        )
         self._lease_ms = max(1, int(lease_s * 1000))
         self._renew_s = renew_s
         self._wait_s = wait_s
@@ -198,7 +313,7 @@ class RedisRecordLocks:
         :raises ToolError: if a lock is still taken after the store's wait.
         :raises StateUnavailableError: if Redis cannot be reached.
         """
-        lease = Lease(self._scripts, self._lease_ms)
+        lease = Lease(self._scripts, self._lease_ms, self._state.seal)
         # renewed from the first lock on: waiting for a later one must not let the earlier expire
         renewal = asyncio.create_task(self._renew(lease))
         try:
@@ -213,21 +328,37 @@ class RedisRecordLocks:
                 await _release_quietly(lease)
 
     async def _acquire(self, lease: Lease, name: tuple[str, str], deadline: float) -> None:
-        owner, delay = secrets.token_hex(16), FIRST_POLL_S
+        """Take one lock, waiting while another holds it; a lock whose owner fails its check
+        is taken over (logged).
+
+        :raises ToolError: if it is still taken at ``deadline``.
+        :raises StateUnavailableError: if Redis cannot be reached.
+        """
+        owner, delay, forged = secrets.token_hex(16), FIRST_POLL_S, b""
         key, fence_key = self.key(*name), self.key(*name, kind="lockfence")
-        args: list[str | int] = [owner, self._lease_ms, FENCE_TTL_S * 1000]
+        mark_key = self.key(*name, kind="lockrun")
+        tagged = self._state.seal.tag(key, owner.encode("ascii")).decode("ascii")
         while True:
+            args: list[str | int | bytes] = [tagged, self._lease_ms, FENCE_TTL_S * 1000, forged]
             async with guard():
-                fence = int(await self._scripts.acquire(keys=[key, fence_key], args=args))
-            if fence:
-                lease.keys.append(key)
-                lease.values.append(f"{owner}:{fence}")
-                lease.fences.append(fence)
+                fence, found = await self._scripts.acquire(
+                    keys=[key, fence_key, mark_key], args=args
+                )
+            if int(fence):
+                lease.took((key, mark_key), f"{tagged}:{int(fence)}", int(fence), bytes(found))
                 return
+            if self._forged(key, bytes(found)):
+                forged = bytes(found)
+                continue
             if anyio.current_time() + delay > deadline:
                 raise ToolError(BUSY.format(wait=self._wait_s))
             await anyio.sleep(delay * (0.5 + secrets.randbelow(500) / 1000))
             delay = min(delay * 2, MAX_POLL_S)
+
+    def _forged(self, key: str, value: bytes) -> bool:
+        """:returns: whether the lock's ``value`` fails its check (logged by the seal)."""
+        owner, _, _ = value.rpartition(b":")
+        return self._state.seal.untag(key, owner) is None
 
     async def _renew(self, lease: Lease) -> None:
         """Renew until cancelled; a lost lock marks the lease lost (never raises: the write in

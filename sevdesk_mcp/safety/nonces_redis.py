@@ -2,11 +2,18 @@
 
 Keys (``<ns>`` is the namespace):
 
-- ``<ns>:nonce:<sha256 of the nonce>``: ``1`` while the nonce is unused; expires after
+- ``<ns>:nonce:<sha256 of the nonce>``: ``unused``, tagged for the key name
+  (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`), while the nonce is unused; expires after
   :data:`~sevdesk_mcp.safety.runtime.NONCE_TTL_S`. The nonce itself is never stored.
 
-Issuing sets the key; consuming deletes it, and only the one ``DEL`` that removed it accepts the
-nonce, so a nonce sent to two instances at the same moment is accepted once.
+Issuing sets the key; consuming takes it with one ``GETDEL``, and only the one ``GETDEL`` that
+removed a value whose tag holds accepts the nonce, so a nonce sent to two instances at the same
+moment is accepted once. A value written by someone who can write to Redis but lacks the server
+secret (a used nonce set again, a nonce made up) fails the check, is removed by that same
+``GETDEL`` and refused. What a tag cannot stop is a copy of the very value read before the
+nonce was used and written back afterwards: the tag is bound to the key name and value, not
+to a time; the request state that carries the nonce is sealed and expires after the same
+time, and an approved write asks again once its records changed.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from sevdesk_mcp.safety.runtime import NONCE_BYTES, NONCE_TTL_S
 from sevdesk_mcp.shared.redis import SharedState, guard
 
 KIND: Final = "nonce"
+UNUSED: Final = b"unused"
 
 
 class RedisNonceStore:
@@ -33,8 +41,9 @@ class RedisNonceStore:
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
         nonce = secrets.token_urlsafe(NONCE_BYTES)
+        key = self._key(nonce)
         async with guard():
-            await self._state.client.set(self._key(nonce), b"1", px=self._ttl_ms)
+            await self._state.client.set(key, self._state.seal.tag(key, UNUSED), px=self._ttl_ms)
         return nonce
 
     async def consume(self, nonce: object) -> bool:
@@ -44,9 +53,11 @@ class RedisNonceStore:
         """
         if not isinstance(nonce, str) or not nonce:
             return False
+        key = self._key(nonce)
         async with guard():
-            removed = await self._state.client.delete(self._key(nonce))
-        return int(removed) == 1
+            taken = await self._state.client.getdel(key)
+        raw = taken if taken is None or isinstance(taken, bytes) else str(taken).encode()
+        return self._state.seal.untag(key, raw) == UNUSED
 
     def _key(self, nonce: str) -> str:
         return self._state.keys.key(KIND, nonce)

@@ -2,14 +2,16 @@
 a tool, and deliveries (PDFs, exports) they download.
 
 - An upload is first *requested* by a tool call (``sevdesk_request_upload``): the record belongs
-  to the grant that asked (its principal) and its account. The human fills it once on the upload
-  page (signed in to that account); then ``upload:<id>`` works, for that grant only, wherever a
-  tool takes a local path. The model never sees or sends the bytes, and chooses no text the page
-  shows.
-- A delivery is *offered* by a tool call; the human downloads it once, signed in to the account,
-  within :data:`DOWNLOAD_TTL_S`. The link alone opens nothing.
+  to the grant that asked (its principal), its account and the person whose sevDesk token made
+  the call (the keyed fingerprint of the token, issue 35). The human fills it once on the upload
+  page, signed in with that same token (:class:`Holder`; a colleague of the same account is
+  answered as for a slot that does not exist); then ``upload:<id>`` works, for that grant only,
+  wherever a tool takes a local path. The model never sees or sends the bytes, and chooses no
+  text the page shows.
+- A delivery is *offered* by a tool call; the same person downloads it once, signed in, within
+  :data:`DOWNLOAD_TTL_S`. The link alone opens nothing.
 - Limits per account (:data:`MAX_RECORDS_PER_ACCOUNT`, :data:`MAX_BYTES_PER_ACCOUNT`) and per
-  grant (:data:`MAX_RECORDS_PER_GRANT`); every record expires.
+  grant (:data:`MAX_RECORDS_PER_GRANT`), whoever asked; every record expires.
 - The bytes are sealed with AES-256-GCM under a key drawn per store (one per process), with the
   record id as associated data; they live in memory only and are gone after a restart.
 
@@ -50,7 +52,7 @@ ACCEPTED: Final = tuple(EXTENSIONS)  # PDF, PNG, JPEG, XML
 Kind = Literal["upload", "download"]
 SLOT_GONE: Final = (
     "This upload link is not valid any more: it expired, was used already, or belongs to "
-    "another account. Ask your assistant for a new upload link."
+    "someone else. Ask your assistant for a new upload link."
 )
 NOT_YOURS: Final = (
     "'{reference}' is no upload reference of this connection (unknown, expired, or requested "
@@ -64,10 +66,27 @@ NOT_FILLED: Final = (
 
 
 class Owner(msgspec.Struct, frozen=True):
-    """Who a record belongs to: the grant's principal and its sevDesk account."""
+    """Who a record belongs to: the grant's principal, its sevDesk account and the person.
+
+    :param person: the keyed fingerprint of the sevDesk token of the call that made it.
+    """
 
     principal: str
     account: str
+    person: str = ""
+
+
+class Holder(msgspec.Struct, frozen=True):
+    """Who the pages act for: the person signed in (the keyed fingerprint of the sevDesk token
+    of the browser session) and their account."""
+
+    account: str
+    person: str
+
+    def holds(self, record: Record) -> bool:
+        """:returns: whether ``record`` is this person's (never for an empty person)."""
+        owner = record.owner
+        return bool(self.person) and owner.person == self.person and owner.account == self.account
 
 
 class Record(msgspec.Struct, frozen=True):
@@ -126,20 +145,21 @@ class TransferStore(Protocol):
         """
         ...
 
-    async def slot(self, record_id: str, account: str) -> Record | None:
-        """:returns: the unexpired, still empty upload slot ``record_id`` of ``account``."""
+    async def slot(self, record_id: str, holder: Holder) -> Record | None:
+        """:returns: the unexpired, still empty upload slot ``record_id`` of ``holder``."""
         ...
 
-    async def pending_uploads(self, account: str) -> list[Record]:
-        """:returns: the account's empty upload slots, oldest first."""
+    async def pending_uploads(self, holder: Holder) -> list[Record]:
+        """:returns: the empty upload slots of ``holder``, oldest first."""
         ...
 
-    async def fill(self, record_id: str, account: str, upload: Upload) -> Record:
-        """Store the human's file in the slot ``record_id`` of ``account``, once.
+    async def fill(self, record_id: str, holder: Holder, upload: Upload) -> Record:
+        """Store the human's file in the slot ``record_id`` of ``holder``, once.
 
         :raises TransferRefusedError: naming what was wrong: an unknown, expired, filled or
             foreign slot, a file over the size limit, an unknown type, a declared type or
-            file name that does not match the content, or the account's byte limit.
+            file name that does not match the content, or the account's byte limit (a slot of
+            another person is refused as an unknown one).
         """
         ...
 
@@ -151,13 +171,13 @@ class TransferStore(Protocol):
         """
         ...
 
-    async def download(self, record_id: str, account: str) -> tuple[Record, bytes] | None:
+    async def download(self, record_id: str, holder: Holder) -> tuple[Record, bytes] | None:
         """:returns: the delivery and its bytes, used up now (once, whichever instance asks);
-        ``None`` if it is unknown, expired, downloaded already or another account's."""
+        ``None`` if it is unknown, expired, downloaded already or another person's."""
         ...
 
-    async def peek(self, record_id: str, account: str) -> Record | None:
-        """:returns: the unexpired delivery ``record_id`` of ``account``, not using it up."""
+    async def peek(self, record_id: str, holder: Holder) -> Record | None:
+        """:returns: the unexpired delivery ``record_id`` of ``holder``, not using it up."""
         ...
 
 
@@ -203,35 +223,35 @@ class MemoryTransferStore:
             self._sealed[record.id] = self._seal(record.id, data)
             return record
 
-    async def slot(self, record_id: str, account: str) -> Record | None:
-        """:returns: the unexpired, still empty upload slot ``record_id`` of ``account``."""
+    async def slot(self, record_id: str, holder: Holder) -> Record | None:
+        """:returns: the unexpired, still empty upload slot ``record_id`` of ``holder``."""
         with self._lock:
-            record = self._live(record_id, "upload", account)
+            record = self._live(record_id, "upload", holder)
             return record if record is not None and not record.filled else None
 
-    async def pending_uploads(self, account: str) -> list[Record]:
-        """:returns: the account's empty upload slots, oldest first."""
+    async def pending_uploads(self, holder: Holder) -> list[Record]:
+        """:returns: the empty upload slots of ``holder``, oldest first."""
         with self._lock:
             self._prune()
             return [
                 r
                 for r in self._records.values()
-                if r.kind == "upload" and not r.filled and r.owner.account == account
+                if r.kind == "upload" and not r.filled and holder.holds(r)
             ]
 
-    async def fill(self, record_id: str, account: str, upload: Upload) -> Record:
-        """Store the human's file in the slot ``record_id`` of ``account``, once.
+    async def fill(self, record_id: str, holder: Holder, upload: Upload) -> Record:
+        """Store the human's file in the slot ``record_id`` of ``holder``, once.
 
         :raises TransferRefusedError: naming what was wrong: an unknown, expired, filled or
             foreign slot, a file over the size limit, an unknown type, or a declared type or
             file name that does not match the content.
         """
         with self._lock:
-            record = self._live(record_id, "upload", account)
+            record = self._live(record_id, "upload", holder)
             if record is None or record.filled:
                 raise TransferRefusedError(SLOT_GONE)
             filled = filled_slot(record, upload, self.limits)
-            self._check_bytes(account, len(upload.data))
+            self._check_bytes(holder.account, len(upload.data))
             self._records[record_id] = filled
             self._sealed[record_id] = self._seal(record_id, upload.data)
             return filled
@@ -253,11 +273,11 @@ class MemoryTransferStore:
             data = self._open(record_id)
         return local_file(reference, record, data)
 
-    async def download(self, record_id: str, account: str) -> tuple[Record, bytes] | None:
+    async def download(self, record_id: str, holder: Holder) -> tuple[Record, bytes] | None:
         """:returns: the delivery and its bytes, used up now; ``None`` if it is unknown,
-        expired, downloaded already or another account's."""
+        expired, downloaded already or another person's."""
         with self._lock:
-            record = self._live(record_id, "download", account)
+            record = self._live(record_id, "download", holder)
             if record is None:
                 return None
             data = self._open(record_id)
@@ -265,15 +285,15 @@ class MemoryTransferStore:
             del self._sealed[record_id]
             return record, data
 
-    async def peek(self, record_id: str, account: str) -> Record | None:
-        """:returns: the unexpired delivery ``record_id`` of ``account``, not using it up."""
+    async def peek(self, record_id: str, holder: Holder) -> Record | None:
+        """:returns: the unexpired delivery ``record_id`` of ``holder``, not using it up."""
         with self._lock:
-            return self._live(record_id, "download", account)
+            return self._live(record_id, "download", holder)
 
-    def _live(self, record_id: str, kind: Kind, account: str) -> Record | None:
+    def _live(self, record_id: str, kind: Kind, holder: Holder) -> Record | None:
         self._prune()
         record = self._records.get(record_id)
-        if record is None or record.kind != kind or record.owner.account != account:
+        if record is None or record.kind != kind or not holder.holds(record):
             return None
         return record
 
@@ -460,7 +480,8 @@ async def read_upload(reference: str) -> LocalFile:
     if caller is None:
         raise TransferRefusedError(
             f"'{reference[:60]}' is an upload reference, and file transfer is not available "
-            "on this connection. Over HTTP set SEVDESK_HTTP_FILES=on (the default); over stdio "
-            "give the file's local path."
+            "on this connection (only a server over HTTP in OAuth mode with file transfer on "
+            "has it). On a server on your own machine (stdio) give the file's local path in a "
+            "folder of SEVDESK_FILE_DIRS instead."
         )
     return await caller.store.read_upload(reference, caller.owner.principal)

@@ -6,8 +6,9 @@ Keys (``<ns>`` is the namespace; a record expires after its lifetime, 30 minutes
 
 - ``<ns>:transfer:<sha256 of the record id>``: a hash of one record:
 
-  - ``record``: the record (id, kind, owner, expiry, file name, type, size, SHA-256) as JSON,
-    sealed with ``<key>#record`` as associated data;
+  - ``record``: the record (id, kind, owner: principal, account and person, expiry, file
+    name, type, size, SHA-256) as JSON, sealed with ``<key>#record`` as associated data; the
+    pages serve a record only to its person (checked against this sealed owner);
   - ``data``: the file's bytes, sealed with ``<key>#data`` (only once filled or offered);
   - ``kind`` (``upload``/``download``), ``account`` (the SHA-256 of the sevDesk account),
     ``filled`` (``0``/``1``), ``grant`` (the name of the grant's index key).
@@ -21,6 +22,19 @@ Keys (``<ns>`` is the namespace; a record expires after its lifetime, 30 minutes
 
 Adding a record (within the limits of account and grant), filling a slot (once, within the
 byte limit) and taking a delivery (once) are each one Lua script; only sealed bytes are stored.
+
+Nothing here is tagged (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`), because no plain value
+decides what someone who can write to Redis but lacks the server secret could not decide by
+deleting keys. Every decision is taken on the sealed record first (its kind, owner, whether
+it is filled, its expiry; bound to its key, so it cannot be forged nor moved to another
+record), and the file only ever comes from the sealed ``data``. The plain ``kind``,
+``account`` and ``filled`` repeat facts of that record for the scripts (Lua has no HMAC): a
+changed one can only make a script refuse (a slot gone, a delivery not taken), or, in the
+instant between the sealed check and the script, let the slot's own holder fill it a second
+time with a file of their own. The ``grant`` field is never read. The indexes and the sizes
+only count against the limits (a forged entry refuses new records or lifts one's own byte
+limit, as writing to Redis directly fills it anyway) and name which records are looked at,
+each still checked against its sealed owner.
 """
 
 from __future__ import annotations
@@ -40,6 +54,7 @@ from sevdesk_mcp.safety.transfers import (
     NOT_YOURS,
     SLOT_GONE,
     UPLOAD_PREFIX,
+    Holder,
     Kind,
     Limits,
     Owner,
@@ -171,38 +186,41 @@ class RedisTransferStore:
         await self._insert(record, data)
         return record
 
-    async def slot(self, record_id: str, account: str) -> Record | None:
+    async def slot(self, record_id: str, holder: Holder) -> Record | None:
         """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.slot`.
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        record = await self._live(record_id, "upload", account)
+        record = await self._live(record_id, "upload", holder)
         return record if record is not None and not record.filled else None
 
-    async def pending_uploads(self, account: str) -> list[Record]:
-        """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.pending_uploads`.
+    async def pending_uploads(self, holder: Holder) -> list[Record]:
+        """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.pending_uploads` (the
+        account's index, each record's owner checked against ``holder``).
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        index = self._state.keys.key("transfers-account", account)
+        index = self._state.keys.key("transfers-account", holder.account)
         async with guard():
             members = await self._state.client.zrangebyscore(index, self._clock() * 1000, "+inf")
         found: list[Record] = []
         for member in members:
             record = await self._read(self._state.keys.plain(KIND, _text(member)))
-            if record is not None and record.owner.account == account:
+            if record is not None and holder.holds(record):
                 found.append(record)
         return [r for r in found if r.kind == "upload" and not r.filled]
 
-    async def fill(self, record_id: str, account: str, upload: Upload) -> Record:
-        """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.fill`.
+    async def fill(self, record_id: str, holder: Holder, upload: Upload) -> Record:
+        """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.fill` (the slot's owner is
+        checked against ``holder`` in its sealed record first).
 
         :raises TransferRefusedError: as the protocol says.
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        record = await self.slot(record_id, account)
+        record = await self.slot(record_id, holder)
         if record is None:
             raise TransferRefusedError(SLOT_GONE)
+        account = holder.account
         filled = filled_slot(record, upload, self.limits)
         key = self._state.keys.key(KIND, record_id)
         keys = [key, self._index("account", account), self._index("bytes", account)]
@@ -234,14 +252,15 @@ class RedisTransferStore:
             raise TransferRefusedError(NOT_FILLED.format(reference=reference[:60]))
         return local_file(reference, record, self._state.seal.open(f"{key}#data", _raw(sealed)))
 
-    async def download(self, record_id: str, account: str) -> tuple[Record, bytes] | None:
+    async def download(self, record_id: str, holder: Holder) -> tuple[Record, bytes] | None:
         """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.download`.
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        record = await self._live(record_id, "download", account)
+        record = await self._live(record_id, "download", holder)
         if record is None:
             return None
+        account = holder.account
         key = self._state.keys.key(KIND, record_id)
         keys = [key, self._index("account", account)]
         keys += [self._grant(record.owner), self._index("bytes", account)]
@@ -251,12 +270,12 @@ class RedisTransferStore:
             return None
         return record, self._state.seal.open(f"{key}#data", _raw(found[1]))
 
-    async def peek(self, record_id: str, account: str) -> Record | None:
+    async def peek(self, record_id: str, holder: Holder) -> Record | None:
         """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.peek`.
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        return await self._live(record_id, "download", account)
+        return await self._live(record_id, "download", holder)
 
     async def _insert(self, record: Record, data: bytes) -> None:
         key = self._state.keys.key(KIND, record.id)
@@ -280,11 +299,11 @@ class RedisTransferStore:
         if what == "bytes":
             raise too_many_bytes(self.limits)
 
-    async def _live(self, record_id: str, kind: Kind, account: str) -> Record | None:
+    async def _live(self, record_id: str, kind: Kind, holder: Holder) -> Record | None:
         if not record_id:
             return None
         record = await self._read(self._state.keys.key(KIND, record_id))
-        if record is None or record.kind != kind or record.owner.account != account:
+        if record is None or record.kind != kind or not holder.holds(record):
             return None
         return record
 

@@ -20,8 +20,10 @@ POST's event stream and the answer comes back in another POST of the session. Wi
 the tool, the argument hash, the principal and the basis), starts the local page server
 on first use, writes the page link to stderr (never into the result) and opens it when
 ``SEVDESK_CONFIRM_OPEN`` is on; the tool answers ``approval_pending`` with the reference code.
-Over HTTP the approval waits in the account's inbox (``<public URL>/approvals``) instead: the
-result names the inbox address, never a link to the approval itself.
+Over HTTP the approval waits in the inbox (``<public URL>/approvals``) instead, of the person
+who asked only (the binding carries the fingerprint of their sevDesk token and their client's
+name, :func:`~sevdesk_mcp.safety.approvals.binding_of`): the result names the inbox address,
+never a link to the approval itself.
 The retry (same tool, same arguments) runs ``prepare`` again and finds the approval: approved
 with an unchanged basis is used up and the write runs; declined is ``declined``; still pending
 answers ``approval_pending`` again; a changed basis voids it and asks anew, naming what changed;
@@ -42,7 +44,7 @@ import msgspec
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.mcp.types import ElicitForm, InputRequired
-from sevdesk_mcp.safety.approvals import Approval, Binding
+from sevdesk_mcp.safety.approvals import Approval, binding_of
 from sevdesk_mcp.safety.basis import Basis, changes
 from sevdesk_mcp.safety.preview import Preview, render
 from sevdesk_mcp.tools.define import ToolContext
@@ -238,13 +240,13 @@ async def in_browser(
     """
     safety, principal = ctx.safety, ctx.account.principal
     pages = safety.approval_pages()
-    binding = Binding(tool, arguments, principal, ctx.account.account or "")
+    binding = binding_of(tool, arguments, principal, ctx.account.account or "")
     outcome = await safety.approvals.settle(binding, preview, basis)
     approval = outcome.approval
     if outcome.kind in ("approved", "declined"):
         approved = outcome.kind == "approved"
         return _decided(ctx, tool, approval.call, approved=approved, reference=approval.reference)
-    if pages.inbox is not None:  # HTTP: the account's inbox; no page link exists
+    if pages.inbox is not None:  # HTTP: the asker's inbox; no page link exists
         return _in_inbox(ctx, tool, outcome.kind, approval, pages.inbox)
     link = pages.link(approval.id)
     if outcome.kind == "pending":

@@ -93,6 +93,12 @@ class ToolContext(msgspec.Struct, frozen=True):
 Handler = Callable[[I, ToolContext], Awaitable["O | InputRequired"]]
 LocalFiles = Literal["read", "write"]
 """What a tool does with local files (through ``ToolContext.files``): reads or writes them."""
+FileNeed = Literal["file", "transfer"]
+"""Where a tool can work at all: ``file`` needs a file to read or a place to deliver one (local
+folders over stdio, file transfer over HTTP); ``transfer`` needs file transfer over HTTP."""
+FileReach = Literal["local", "transfer", "none"]
+"""What a deployment offers for files: local folders (stdio), file transfer over HTTP (OAuth
+mode with ``SEVDESK_HTTP_FILES=on``), or nothing (bearer mode, or OAuth mode with it off)."""
 Links = Callable[[O], list[JsonObject]]
 
 
@@ -111,6 +117,7 @@ class ToolDef(Generic[I, O]):
     handler: Handler[I, O]
     links: Links[O] | None = None
     local_files: LocalFiles | None = None
+    needs_files: FileNeed | None = None
     _built: dict[str, Built] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -215,12 +222,16 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
     handler: Handler[I, O],
     links: Links[O] | None = None,
     local_files: LocalFiles | None = None,
+    needs_files: FileNeed | None = None,
 ) -> ToolDef[I, O]:
     """Declare a tool.
 
     :param links: extra content blocks (``resource_link``) derived from the output.
     :param local_files: ``read`` or ``write`` for a tool that uses local files (through
         ``ToolContext.files``); the metadata lint keeps the reviewed list of them.
+    :param needs_files: where the tool can work at all (:data:`FileNeed`); a tool that reads a
+        file (``local_files="read"``) always needs one. The server does not list a tool where
+        the deployment cannot serve its need (``registry.select_tools``).
 
     :raises ToolDefinitionError: if the declaration breaks one of the module's rules. The
         schemas are checked when built (:func:`prepare`); the index generator and the test
@@ -246,4 +257,5 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
         handler=handler,
         links=links,
         local_files=local_files,
+        needs_files=needs_files or ("file" if local_files == "read" else None),
     )

@@ -20,6 +20,7 @@ from typing import Annotated, Final, Literal
 
 import msgspec
 
+from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports import enshrine, exports
 from sevdesk_mcp.domain.reports.period import PATTERN, parse_period
@@ -29,12 +30,18 @@ from sevdesk_mcp.errors import FileAccessError, ToolError
 from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
-from sevdesk_mcp.tools.files import can_offer, offer_download
+from sevdesk_mcp.tools.files import can_offer, no_transfer, offer_download
 from sevdesk_mcp.tools.tax import Period, period_of
 from sevdesk_mcp.tools.vocabulary import BINDING_ANNOTATIONS, READ_ANNOTATIONS, DryRun
 from sevdesk_mcp.tools.write_flow import DatedWithFiles, define_write_tool
 
 SETTING: Final = "SEVDESK_OUTPUT_DIR"
+NO_TRANSFER: Final = (
+    "This server runs over HTTP without file transfer (bearer mode has none: it needs OAuth "
+    "mode, SEVDESK_HTTP_AUTH=oauth; OAuth mode has it unless SEVDESK_HTTP_FILES=off). Run the "
+    "export on a server on your own machine (stdio) with "
+    f"{SETTING} set, or in sevDesk itself."
+)
 
 
 class CsvInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -67,20 +74,18 @@ class SavedFile(msgspec.Struct, frozen=True, kw_only=True):
     note: str
 
 
-def _folder(files: FileAccess) -> bool:
+def _folder(files: FileAccess, account: AccountContext | None = None) -> bool:
     """:returns: whether the export has somewhere to go: the output folder, or over HTTP a
         download page.
 
-    :raises FileAccessError: over HTTP without file transfer, where it has nowhere to go.
+    :raises FileAccessError: over HTTP without file transfer, where it has nowhere to go
+        (the text says why for the configuration at hand: bearer mode, or files off).
     """
     if files.remote:
         if can_offer():
             return True
-        raise FileAccessError(
-            "This server runs over HTTP without file transfer, so the export has nowhere to go. "
-            "The operator turns file transfer on with SEVDESK_HTTP_FILES=on; or run the export "
-            f"on a server on your own machine (stdio) with {SETTING} set, or in sevDesk itself."
-        )
+        why = NO_TRANSFER if account is None else no_transfer(account)
+        raise FileAccessError(f"The export has nowhere to go. {why}")
     return files.output_dir is not None
 
 
@@ -116,7 +121,7 @@ async def _save(files: FileAccess, found: exports.ExportFile, note: str) -> Save
 
 
 async def _csv(args: CsvInput, ctx: ToolContext) -> SavedFile:
-    if not _folder(ctx.files):
+    if not _folder(ctx.files, ctx.account):
         return SavedFile(note=NO_FOLDER)
     client = ctx.account.require_client()
     found = await exports.csv_export(client, args.kind, period_of(args.period, ctx))
@@ -124,7 +129,7 @@ async def _csv(args: CsvInput, ctx: ToolContext) -> SavedFile:
 
 
 async def _datev(args: DatevInput, ctx: ToolContext) -> SavedFile:
-    if not _folder(ctx.files):
+    if not _folder(ctx.files, ctx.account):
         return SavedFile(note=f"{NO_FOLDER} The DATEV export was not started.")
     client = ctx.account.require_client()
     period = period_of(args.period, ctx)
@@ -148,6 +153,7 @@ EXPORT_CSV = define_tool(
     output=SavedFile,
     handler=_csv,
     local_files="write",
+    needs_files="file",  # without a folder or file transfer the export has nowhere to go
 )
 
 EXPORT_DATEV = define_tool(
@@ -166,6 +172,7 @@ EXPORT_DATEV = define_tool(
     output=SavedFile,
     handler=_datev,
     local_files="write",
+    needs_files="file",
 )
 
 

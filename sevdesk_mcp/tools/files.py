@@ -10,10 +10,11 @@ or sends the bytes and puts no text on that page. Tools that take a local path
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 
+from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.safety.transfers import ACCEPTED, CALLER
@@ -22,11 +23,32 @@ from sevdesk_mcp.tools.define import Annotations, ToolContext, define_tool
 UPLOAD_ANNOTATIONS = Annotations(
     read_only=False, destructive=False, idempotent=False, open_world=False
 )
-NOT_HERE = (
-    "File transfer is not available on this connection. Over stdio, give the file's local "
-    "path (in SEVDESK_FILE_DIRS); over HTTP the operator turns it on with SEVDESK_HTTP_FILES=on "
-    "(the default in OAuth mode)."
+STDIO_FILES: Final = (
+    "This server runs on your own machine (stdio), where files are given as local paths: put "
+    "the file into a folder of SEVDESK_FILE_DIRS and give its path."
 )
+BEARER_FILES: Final = (
+    "This server runs over HTTP in bearer mode, which has no file transfer: the upload and "
+    "download pages need each person to sign in with their sevDesk account, and bearer mode "
+    "has no such sign-in (one shared secret). File transfer needs OAuth mode "
+    "(SEVDESK_HTTP_AUTH=oauth); or use a server on your own machine (stdio) with "
+    "SEVDESK_FILE_DIRS and SEVDESK_OUTPUT_DIR, or sevDesk itself."
+)
+FILES_OFF: Final = (
+    "This server runs over HTTP in OAuth mode with file transfer turned off by its operator "
+    "(SEVDESK_HTTP_FILES=off); removing that setting turns it on. Otherwise use a server on "
+    "your own machine (stdio), or sevDesk itself."
+)
+
+
+def no_transfer(account: AccountContext) -> str:
+    """:returns: why no file can cross this connection, and what would change it, for the
+    configuration at hand (stdio, bearer mode, or OAuth mode with ``SEVDESK_HTTP_FILES=off``)."""
+    if account.principal == "local":
+        return STDIO_FILES
+    if account.principal == "bearer":
+        return BEARER_FILES
+    return FILES_OFF
 
 
 class RequestUploadInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -48,8 +70,8 @@ class UploadRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 async def _request(args: RequestUploadInput, ctx: ToolContext) -> UploadRequest:
     caller = CALLER.get()
-    if caller is None:
-        raise ToolError(NOT_HERE)
+    if caller is None:  # not listed there; a test's own catalog may still call it
+        raise ToolError(f"File transfer is not available here. {no_transfer(ctx.account)}")
     record = await caller.store.request_upload(caller.owner)
     expires = dt.datetime.fromtimestamp(record.expires, dt.UTC).isoformat(timespec="seconds")
     return UploadRequest(
@@ -100,6 +122,7 @@ REQUEST_UPLOAD = define_tool(
     input=RequestUploadInput,
     output=UploadRequest,
     handler=_request,
+    needs_files="transfer",  # listed only over HTTP with file transfer on (registry)
 )
 
 TOOLS = (REQUEST_UPLOAD,)

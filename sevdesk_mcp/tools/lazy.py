@@ -6,7 +6,7 @@ selects and lists tools from ``index.json`` (generated from the definitions by
 ``python -m sevdesk_mcp.tools.definitions``; a test keeps it equal to them) and imports a tool's
 module when the tool is first called. The definition found then must agree with its entry in
 everything that decides where and how the tool is offered (name, toolset, tier, annotations,
-local files, both schemas); a tool that does not is refused, never run.
+local files, the files it needs, both schemas); a tool that does not is refused, never run.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import (
     Annotations,
+    FileNeed,
     LocalFiles,
     ToolDef,
     tool_json,
@@ -66,6 +67,7 @@ class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     tier: str  # a tier's configuration name (``Tier.parse``)
     annotations: Annotations
     local_files: LocalFiles | None
+    needs_files: FileNeed | None
     input_schema: dict[str, Any]  # JSON objects (msgspec cannot read the recursive JsonValue)
     output_schema: dict[str, Any]
 
@@ -81,6 +83,7 @@ class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             tier=str(tool.tier),
             annotations=tool.annotations,
             local_files=tool.local_files,
+            needs_files=tool.needs_files,
             input_schema=tool.input_schema,
             output_schema=tool.output_schema,
         )
@@ -98,6 +101,7 @@ class LazyTool:
         "input_schema",
         "local_files",
         "name",
+        "needs_files",
         "output_schema",
         "tier",
         "title",
@@ -112,6 +116,7 @@ class LazyTool:
         self.tier = Tier.parse(entry.tier)
         self.annotations = entry.annotations
         self.local_files: LocalFiles | None = entry.local_files
+        self.needs_files: FileNeed | None = entry.needs_files
         self.input_schema: JsonObject = entry.input_schema
         self.output_schema: JsonObject = entry.output_schema
         self._entry = entry

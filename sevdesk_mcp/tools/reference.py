@@ -22,9 +22,9 @@ HEADER = """# Tool reference
 Generated from the tool definitions by `python -m sevdesk_mcp.tools.reference`; do not edit.
 
 A tool is registered only when its toolset is selected (`SEVDESK_TOOLSETS`) and its tier is
-enabled (`SEVDESK_ALLOW`, overridden by `SEVDESK_READ_ONLY`). Tiers: `read` (default),
-`write` (reversible changes), `commit` (binding or irreversible), `external` (reaches third
-parties).
+enabled (`SEVDESK_ALLOW`, overridden by `SEVDESK_READ_ONLY`), and where the deployment can
+serve the files it needs (below). Tiers: `read` (default), `write` (reversible changes),
+`commit` (binding or irreversible), `external` (reaches third parties).
 
 Size: the bytes each tool adds to the 2026-07-28 `tools/list` answer (its `Tool` object with
 `inputSchema` and `outputSchema`, encoded compactly as sent); 2025-era answers carry no
@@ -50,7 +50,13 @@ def render(tools: Sequence[ToolDef[Any, Any]] = ALL_TOOLS) -> str:
     :raises ToolDefinitionError: if a tool's Structs have no schema of the allowed form.
     """
     prepare(tools)
-    lines = [HEADER, *_totals(tools), "", "| tool | tier | toolset | title | size |"]
+    lines = [
+        HEADER,
+        *_file_needs(tools),
+        *_totals(tools),
+        "",
+        "| tool | tier | toolset | title | size |",
+    ]
     lines.append("|---|---|---|---|---:|")
     lines += [
         f"| `{t.name}` | {t.tier} | {_toolset(t.toolset)} | {t.title} | {_size(t):,} |"
@@ -59,6 +65,21 @@ def render(tools: Sequence[ToolDef[Any, Any]] = ALL_TOOLS) -> str:
     for tool in tools:
         lines += ["", f"## `{tool.name}`", "", tool.description, "", _arguments(tool)]
     return "\n".join(lines) + "\n"
+
+
+def _file_needs(tools: Sequence[ToolDef[Any, Any]]) -> list[str]:
+    """:returns: the paragraph naming the tools that are registered only where files can go."""
+    transfer = ", ".join(f"`{t.name}`" for t in tools if t.needs_files == "transfer")
+    needing = ", ".join(f"`{t.name}`" for t in tools if t.needs_files == "file")
+    return [
+        "Files: over stdio files are local paths (`SEVDESK_FILE_DIRS`, `SEVDESK_OUTPUT_DIR`); "
+        "over HTTP they cross the network only with file transfer (OAuth mode, "
+        "`SEVDESK_HTTP_FILES` on by default). Bearer mode and `SEVDESK_HTTP_FILES=off` have "
+        "none. Registered only with file transfer: "
+        f"{transfer or 'none'}. Not registered over HTTP without it, since they read a file or "
+        f"deliver one: {needing or 'none'}.",
+        "",
+    ]
 
 
 def _size(tool: ToolDef[Any, Any]) -> int:

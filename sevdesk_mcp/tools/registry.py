@@ -37,7 +37,7 @@ from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, ToolResult
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools.define import ToolContext, ToolDef
+from sevdesk_mcp.tools.define import FileNeed, FileReach, ToolContext, ToolDef
 from sevdesk_mcp.tools.lazy import LazyTool
 from sevdesk_mcp.tools.outputs import omit_nulls
 from sevdesk_mcp.tools.progress import CallObserver
@@ -51,10 +51,29 @@ AnyTool = ToolDef[Any, Any] | LazyTool
 
 
 def select_tools(
-    catalog: Sequence[AnyTool], config: Config, toolsets: frozenset[str]
+    catalog: Sequence[AnyTool],
+    config: Config,
+    toolsets: frozenset[str],
+    reach: FileReach = "local",
 ) -> tuple[AnyTool, ...]:
-    """:returns: the tools of ``toolsets`` whose tier the configuration allows, in catalog order."""
-    return tuple(t for t in catalog if t.toolset in toolsets and config.allows(t.tier))
+    """:returns: the tools of ``toolsets`` whose tier the configuration allows and whose file
+    need the deployment's ``reach`` serves, in catalog order. The one place that decides what
+    is offered: a tool not selected is neither listed nor callable (unknown tool)."""
+    return tuple(
+        t
+        for t in catalog
+        if t.toolset in toolsets and config.allows(t.tier) and served(t.needs_files, reach)
+    )
+
+
+def served(need: FileNeed | None, reach: FileReach) -> bool:
+    """:returns: whether a deployment with file ``reach`` can serve a tool's file ``need``:
+    file transfer only over HTTP with it on; a file at all anywhere but HTTP without it."""
+    if need is None:
+        return True
+    if need == "transfer":
+        return reach == "transfer"
+    return reach != "none"
 
 
 def structured_for(config: Config, ctx: RequestContext) -> bool:

@@ -8,7 +8,11 @@ writes through a client stamped with the tool's tier). Every call:
    CR, U+2028/2029, tabs) before ``prepare``;
 2. takes the locks of the records the tool names for its arguments (``locks``: the document,
    the bank transaction, the number range), one account at a time (:mod:`sevdesk_mcp.safety.locks`),
-   and holds them through ``execute`` and its read-back; a dry run takes none;
+   and holds them through ``execute`` and its read-back; a dry run takes none. Locks that name an
+   earlier attempt whose outcome is unknown (shared locks: its instance died while sending) put
+   a warning first in the preview naming ``outcome_unknown`` and that call, so the human checks
+   the record in sevDesk before approving; a tool that asks nobody refuses once instead, with
+   the same text (nothing sent), and the next call proceeds;
 3. runs ``prepare`` on a read-only client whose witness records every answer read; a dry run
    (``SEVDESK_DRY_RUN=1`` or ``dryRun``) stops here, never asking;
 4. for ``commit`` and ``external`` tools, obtains the human's approval of the basis: that
@@ -16,11 +20,15 @@ writes through a client stamped with the tool's tier). Every call:
    approval page, whose first call ends as ``approval_pending``). The approved retry has just
    prepared again under the locks, so what executes is what the human saw; a ``confirm``
    argument is never a gate;
-5. checks that the locks are still held (shared locks are leases; a holder that lost one is
-   refused and audited ``refused``, nothing sent), then writes the audit line ``executing`` (if
-   it cannot, nothing is sent), with the call id of the approval, so ``asked``, ``approved``,
-   ``executing`` and ``done`` of one action share it;
-6. runs ``execute``; a failure names the writes that already happened.
+5. checks that the locks are still held and marks the records as being sent to by this call
+   (shared locks are leases; a holder that lost one is refused and audited ``refused``, nothing
+   sent), then writes the audit line ``executing`` (if it cannot, nothing is sent), with the call
+   id of the approval, so ``asked``, ``approved``, ``executing`` and ``done`` of one action share
+   it;
+6. runs ``execute``; a failure names the writes that already happened; once the outcome is
+   known the mark goes with the locks (an unknown outcome keeps it for the next attempt). A stop
+   forced at the end of the shutdown grace ends the call as ``outcome_unknown``, and the call
+   answers its client so before the connection closes.
 
 Results are ``{status: done|dry_run|approval_pending|declined, result?, preview?, approval?}``;
 ``approval`` (``{reference, expires_at, opened}``) only while a browser approval waits.
@@ -51,13 +59,13 @@ from sevdesk_mcp.errors import (
     WriteRefusedError,
 )
 from sevdesk_mcp.jsontypes import JsonValue
-from sevdesk_mcp.mcp.shutdown import bounded_by_shutdown
+from sevdesk_mcp.mcp.shutdown import bounded_by_shutdown, stop_forced
 from sevdesk_mcp.mcp.types import InputRequired
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.files import FileAccess
-from sevdesk_mcp.safety.locks import Held
+from sevdesk_mcp.safety.locks import Earlier, Held
 from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.confirmation import (
@@ -72,6 +80,20 @@ from sevdesk_mcp.tools.remedies import message
 
 log = logging.getLogger("sevdesk_mcp")
 EXECUTE_LIMIT_S: Final = 120.0
+EARLIER: Final = (
+    "outcome_unknown: an earlier attempt on these records never reported its outcome (call "
+    "{call}, {tool}, sending to sevDesk since {since}; its server stopped or lost the answer "
+    "while sending). It may have been applied. Check the record in sevDesk before approving "
+    "again."
+)
+ASKS_NOBODY: Final = (
+    " Nothing was sent now. Once you have checked, call the tool again (you are not told twice)."
+)
+STOPPED: Final = (
+    "outcome_unknown: the server was stopped while {tool} (call {call}) was being sent to "
+    "sevDesk; it may have been applied. "
+)
+TOO_LONG: Final = "outcome_unknown: {tool} (call {call}) did not finish within {limit:g} s. "
 I = TypeVar("I", bound=msgspec.Struct)  # noqa: E741
 O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 P = TypeVar("P")
@@ -209,8 +231,10 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
         prepared = await self._prepare(args, reader, ctx)
         arguments = _arguments_digest(args)
         witness = reader.witness
+        asks = self.tier >= Tier.COMMIT and ctx.account.config.confirm != "off"
+        prepared = _warned(prepared, held, asks=asks)
         basis = basis_of(prepared.preview, witness.records() if witness is not None else {})
-        if self.tier < Tier.COMMIT or ctx.account.config.confirm == "off":
+        if not asks:
             call = secrets.token_hex(8)
             return await self._execute(
                 args, ctx, prepared, (arguments, basis.digest), call, held=held
@@ -262,7 +286,7 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
             "preview": basis,
         }
         try:
-            await held.check()
+            await held.begin(call, self.name)
         except (WriteRefusedError, StateUnavailableError) as exc:
             _audit_quietly(audit_log, "refused", audit, Progress(), error=type(exc).__name__)
             raise
@@ -285,17 +309,43 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
             except Exception as exc:
                 unknown = isinstance(exc, OutcomeUnknownError)  # sent, no answer: not "failed"
                 event = "outcome_unknown" if unknown else "failed"
+                if not unknown:
+                    held.settle()
                 _audit_quietly(audit_log, event, audit, progress, error=type(exc).__name__)
                 raise _with_progress(exc, progress) from exc
         if limit.cancelled_caught:
             _audit_quietly(audit_log, "outcome_unknown", audit, progress)
+            said = STOPPED if stop_forced() else TOO_LONG
             raise OutcomeUnknownError(
-                f"{self.name} did not finish within {EXECUTE_LIMIT_S:g} s. "
+                said.format(tool=self.name, call=call, limit=EXECUTE_LIMIT_S)
                 + _progress_text(progress)
                 + "Check the records in sevDesk before trying again."
             )
+        held.settle()
         _audit_quietly(audit_log, "done", audit, progress)
         return WriteResult(status="done", result=result, preview=prepared.preview)
+
+
+def _warned(prepared: Prepared[P], held: Held, *, asks: bool) -> Prepared[P]:
+    """:returns: ``prepared``, its preview warning first of the earlier attempts on the records
+    whose outcome is unknown (the human approving sees it, and it is part of the basis).
+
+    :raises ToolError: if there are such attempts and nobody is asked (told once: the locks'
+        marks are cleared, nothing is sent).
+    """
+    if not held.earlier:
+        return prepared
+    said = [_earlier_text(earlier) for earlier in held.earlier]
+    if not asks:
+        held.acknowledge()
+        raise ToolError(" ".join(said) + ASKS_NOBODY)
+    preview = prepared.preview
+    warned = msgspec.structs.replace(preview, warnings=[*said, *preview.warnings])
+    return msgspec.structs.replace(prepared, preview=warned)
+
+
+def _earlier_text(earlier: Earlier) -> str:
+    return EARLIER.format(call=earlier.call, tool=earlier.tool, since=earlier.since)
 
 
 def _audit_quietly(

@@ -10,7 +10,7 @@ import pytest
 
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.safety.approval_local import Pages, PageServerError
-from sevdesk_mcp.safety.approvals import Binding
+from sevdesk_mcp.safety.approvals import Approval, Binding, MemoryApprovalStore
 from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.safety.tiers import Tier
 from tests.browser.helpers import (
@@ -182,8 +182,14 @@ async def test_a_sixth_waiting_approval_is_refused_until_one_is_settled(
     assert refused["isError"] is True
     assert "5 approvals already wait" in text and "Nothing was changed" in text
     assert accepted["status"] == "approval_pending"
-    assert len(await setup.runtime.approvals.waiting("")) == 1
+    assert len(_waiting(setup.runtime.approvals)) == 1
     assert writes(setup.fake) == []
+
+
+def _waiting(store: object) -> list[Approval]:
+    """:returns: the approvals waiting in this process (stdio: one principal, no person)."""
+    assert isinstance(store, MemoryApprovalStore)
+    return store._waiting(Binding("", "", "").holder)
 
 
 async def test_a_dry_run_never_creates_an_approval() -> None:
@@ -193,7 +199,7 @@ async def test_a_dry_run_never_creates_an_approval() -> None:
         params = {"name": "sevdesk_test_finalize_invoice", "arguments": arguments}
         result = (await wire.modern("tools/call", params, caps={}))["result"]
     assert result["structuredContent"]["status"] == "dry_run"
-    assert await setup.runtime.approvals.waiting("") == []
+    assert _waiting(setup.runtime.approvals) == []
 
 
 async def test_a_page_server_that_cannot_start_fails_the_call_and_keeps_no_approval() -> None:
@@ -204,5 +210,5 @@ async def test_a_page_server_that_cannot_start_fails_the_call_and_keeps_no_appro
     async with open_wire(setup.app) as wire:
         result = await call(wire)
     assert result["isError"] is True and "could not be started" in result["content"][0]["text"]
-    assert await setup.runtime.approvals.waiting("") == []
+    assert _waiting(setup.runtime.approvals) == []
     assert writes(setup.fake) == []

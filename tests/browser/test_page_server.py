@@ -302,8 +302,8 @@ async def test_the_store_consumes_an_approval_once() -> None:
     created = await store.settle(BINDING, PREVIEW)
     assert created.kind == "new"
     assert (await store.settle(BINDING, PREVIEW)).kind == "pending"
-    assert await store.decide(created.approval.id, approved=True) is not None
-    assert await store.decide(created.approval.id, approved=False) is None  # decided once
+    assert store.decide_now(created.approval.id, approved=True) is not None
+    assert store.decide_now(created.approval.id, approved=False) is None  # decided once
     used = await store.settle(BINDING, PREVIEW)
     assert used.kind == "approved" and used.approval.id == created.approval.id
     assert (await store.settle(BINDING, PREVIEW)).kind == "new"
@@ -322,7 +322,7 @@ async def test_an_approval_never_matches_another_tool_arguments_or_principal(
 ) -> None:
     store = MemoryApprovalStore(Clock())
     approval = (await store.settle(BINDING, PREVIEW)).approval
-    await store.decide(approval.id, approved=True)
+    store.decide_now(approval.id, approved=True)
     assert (await store.settle(other, PREVIEW)).kind == "new"
     assert (await store.settle(BINDING, PREVIEW)).kind == "approved"
 

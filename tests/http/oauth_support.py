@@ -32,6 +32,7 @@ from tests.demo_account import DEMO_URL
 from tests.http.helpers import HANG_GUARD_S, SECRET, fast, modern_body, modern_headers
 
 TOKEN_B = "b20123456789abcdef0123456789abcd"  # a test token of sevDesk's shape
+TOKEN_COLLEAGUE = "c011ea9e0123456789abcdef01234567"  # another user of account A (the demo)
 REDIRECT = "http://127.0.0.1:9/callback"
 _HIDDEN = re.compile(r'<input type="hidden" name="(request|csrf)" value="([^"]*)">')
 
@@ -48,8 +49,8 @@ class Accounts(httpx.AsyncBaseTransport):
     """Routes each request to the fake sevDesk whose token it carries (unknown: 401)."""
 
     def __init__(self, *fakes: FakeSevdesk) -> None:
-        self.fakes = {fake.token: fake for fake in fakes}
-        self._transports = {fake.token: fake.transport() for fake in fakes}
+        self.fakes = {t: fake for fake in fakes for t in (fake.token, *fake.user_tokens)}
+        self._transports = {t: fake.transport() for t, fake in self.fakes.items()}
         self._default = next(iter(self._transports.values()))
         self.authorizations: list[str] = []  # every Authorization header sent to sevDesk
 

@@ -24,9 +24,17 @@ from sevdesk_mcp.http.settings import load_http_settings
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.safety.transfers import Limits
-from sevdesk_mcp.server import ServerFactory
+from sevdesk_mcp.server import Reach, ServerFactory
 from tests.http.helpers import HANG_GUARD_S, fast
-from tests.http.oauth_support import TOKEN_B, Accounts, call_tool, oauth_env, second_account, tokens
+from tests.http.oauth_support import (
+    TOKEN_B,
+    TOKEN_COLLEAGUE,
+    Accounts,
+    call_tool,
+    oauth_env,
+    second_account,
+    tokens,
+)
 
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -53,8 +61,11 @@ async def web_server(
     settings = load_http_settings(full)
     config = load_config(full)
     hub = WebHub(files=settings.files, inbox=True, limits=limits)
-    factory = ServerFactory(config, pages=hub.pages)
-    accounts = Accounts(build_demo(), second_account())
+    reach: Reach = "none" if hub.transfers is None else "transfer"  # as the command line does
+    factory = ServerFactory(config, pages=hub.pages, files=reach)
+    demo = build_demo()
+    demo.add_user(TOKEN_COLLEAGUE)  # a colleague: another user of the demo company
+    accounts = Accounts(demo, second_account())
     lookup = IdentityLookup(config.api_url, transport=accounts)
     resolver = AccountResolver(config, lookup)
 
@@ -126,4 +137,4 @@ async def tool(
     return result
 
 
-__all__ = ["DEMO_TOKEN", "PDF", "PNG", "TOKEN_B"]
+__all__ = ["DEMO_TOKEN", "PDF", "PNG", "TOKEN_B", "TOKEN_COLLEAGUE"]

@@ -16,7 +16,7 @@ from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.server import SERVER_INFO, ServerFactory
 from sevdesk_mcp.tools import definitions
-from sevdesk_mcp.tools.registry import Registry
+from sevdesk_mcp.tools.registry import Registry, served
 from tests.tool_fixtures import FINALIZE, TEST_TOOLS
 from tests.wire import FORM, Wire, open_wire
 
@@ -34,7 +34,11 @@ async def names(wire: Wire) -> list[str]:
     return [t["name"] for t in (await wire.modern("tools/list"))["result"]["tools"]]
 
 
-DEFAULT_ON = [t for t in definitions.ALL_TOOLS if t.toolset in definitions.DEFAULT_TOOLSETS]
+DEFAULT_ON = [  # over stdio: local folders serve every file need but file transfer's
+    t
+    for t in definitions.ALL_TOOLS
+    if t.toolset in definitions.DEFAULT_TOOLSETS and served(t.needs_files, "local")
+]
 PRODUCT = [t.name for t in DEFAULT_ON if t.tier is Tier.READ]
 PRODUCT_WITH_WRITES = [t.name for t in DEFAULT_ON if t.tier <= Tier.WRITE]
 PRODUCT_BINDING = [t.name for t in DEFAULT_ON if t.tier is not Tier.WRITE]

@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters, types
 
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import definitions
+from sevdesk_mcp.tools.registry import served
 from tests.integration.test_cli import clean_environment
 
 pytestmark = pytest.mark.anyio
@@ -64,10 +65,12 @@ DEMO_TOOLS = [
     for t in definitions.ALL_TOOLS
     if t.tier is Tier.READ and t.toolset in definitions.DEFAULT_TOOLSETS
 ]
-WITH_WRITES = [
+WITH_WRITES = [  # over stdio: no tool that needs file transfer (issue 35, finding 10)
     t.name
     for t in definitions.ALL_TOOLS
-    if t.tier <= Tier.WRITE and t.toolset in definitions.DEFAULT_TOOLSETS
+    if t.tier <= Tier.WRITE
+    and t.toolset in definitions.DEFAULT_TOOLSETS
+    and served(t.needs_files, "local")
 ]
 
 

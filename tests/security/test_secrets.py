@@ -499,7 +499,11 @@ def test_values_holding_file_content_or_lock_tokens_keep_them_out_of_their_repr(
         ),
         PdfFile(content=base64.b64encode(content).decode() + secret, filename="RE-1001.pdf"),
         Lease(
-            scripts=cast("Any", None), lease_ms=30_000, keys=["lock:invoice/42"], values=[secret]
+            scripts=cast("Any", None),
+            lease_ms=30_000,
+            seal=cast("Any", None),
+            keys=["lock:invoice/42"],
+            values=[secret],
         ),
     ]
     texts = [[repr(value), str(value.__rich_repr__())] for value in values]

@@ -46,7 +46,9 @@ from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from tests.demo_account import DEMO_URL
+from tests.http.helpers import SECRET as HTTP_SECRET
 from tests.http.helpers import modern_body, modern_headers
+from tests.http.process import http_env, http_server
 from tests.wire import HANG_GUARD_S, meta
 
 pytestmark = pytest.mark.anyio
@@ -300,13 +302,13 @@ async def test_a_stdio_write_that_finishes_within_the_grace_is_done_and_answered
 # --- HTTP --------------------------------------------------------------------------------------
 
 
-async def post_call(url: str, results: list[httpx.Response | Exception]) -> None:
+async def post_call(url: str, results: list[httpx.Response | Exception], **headers: str) -> None:
     async with httpx.AsyncClient(timeout=HANG_GUARD_S, trust_env=False) as client:
         try:
             response = await client.post(
                 url,
                 json=modern_body("tools/call", UPDATE),
-                headers=modern_headers("tools/call", TOOL),
+                headers={**modern_headers("tools/call", TOOL), **headers},
             )
         except httpx.HTTPError as exc:
             results.append(exc)
@@ -314,7 +316,19 @@ async def post_call(url: str, results: list[httpx.Response | Exception]) -> None
             results.append(response)
 
 
+def unknown_result(results: list[httpx.Response | Exception]) -> str:
+    """:returns: the text of the one answer, a tool result that says its outcome is unknown."""
+    (response,) = results
+    assert isinstance(response, httpx.Response), response  # answered, not a dropped stream
+    result = response.json()["result"]
+    assert result["isError"] is True, result
+    text = str(result["content"][0]["text"])
+    assert "outcome_unknown" in text, text
+    return text
+
+
 @pytest.mark.threat("H09")
+@pytest.mark.threat("I35-7a")
 async def test_an_http_write_outliving_the_grace_ends_with_it_as_outcome_unknown(
     tmp_path: Path,
 ) -> None:
@@ -335,7 +349,37 @@ async def test_an_http_write_outliving_the_grace_ends_with_it_as_outcome_unknown
         stop.set()
     assert not transport.guard_fired, "the write outlived the grace"
     assert closing_event(audit) == "outcome_unknown"
-    assert isinstance(results[0], httpx.HTTPError)  # closed at the end of the grace
+    call = audit_lines(audit)[0]["call"]
+    assert call in unknown_result(results)  # told on its open response, then closed
+
+
+@pytest.mark.threat("I35-7a")
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+async def test_sigterm_answers_a_write_still_sending_as_outcome_unknown(tmp_path: Path) -> None:
+    """The real command line over HTTP with its real 10 s grace: SIGTERM while sevDesk holds
+    the write; the client hears ``outcome_unknown`` with the call id before the server exits."""
+    audit, fake = tmp_path / "audit.jsonl", build_demo()
+    fake.faults.timeout_hold_s = HOLD_S
+    fake.faults.timeout_after_write_next()
+    results: list[httpx.Response | Exception] = []
+    with serve_fake(fake) as base_url:
+        env = http_env(
+            SEVDESK_API_URL=base_url,
+            SEVDESK_API_TOKEN=DEMO_TOKEN,
+            SEVDESK_ALLOW="write",
+            SEVDESK_AUDIT_LOG=str(audit),
+        )
+        async with http_server(env=env) as server, anyio.create_task_group() as tg:
+            auth = {"authorization": f"Bearer {HTTP_SECRET}"}
+            tg.start_soon(lambda: post_call(server.url, results, **auth))
+            with anyio.fail_after(HANG_GUARD_S):
+                while not any(r.method != "GET" for r in fake.requests):  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+            status = await server.terminate()
+    assert status == 0, server.stderr
+    assert closing_event(audit) == "outcome_unknown"
+    text = unknown_result(results)
+    assert audit_lines(audit)[0]["call"] in text and "Check the records in sevDesk" in text
 
 
 def test_every_transport_has_the_one_documented_grace() -> None:

@@ -62,6 +62,41 @@ def test_a_seal_needs_a_secret() -> None:
         Seal([])
 
 
+@pytest.mark.threat("I35-1")
+def test_a_tagged_value_passes_only_under_its_key_and_secret(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seal = Seal([SECRET])
+    tagged = seal.tag("ns:a:1", b"approved")
+    assert tagged.startswith(b"approved~") and tagged == seal.tag("ns:a:1", b"approved")
+    assert seal.untag("ns:a:1", tagged) == b"approved"
+    assert seal.untag("ns:a:1", None) is None and not caplog.records  # absent: nothing logged
+    forged = [
+        b"approved",  # in the clear
+        seal.tag("ns:a:2", b"approved"),  # moved from another key
+        tagged.replace(b"approved", b"declined"),  # another value under the same MAC
+        Seal(["t" * 40]).tag("ns:a:1", b"approved"),  # another secret
+        tagged[:-1],
+    ]
+    assert [seal.untag("ns:a:1", value) for value in forged] == [None] * len(forged)
+    assert len(caplog.records) == len(forged)
+    assert "ns:a:1" in caplog.text and "approved" not in caplog.text
+
+
+@pytest.mark.threat("I35-1")
+def test_values_tagged_before_a_rotation_still_pass_and_scripts_get_both_tags() -> None:
+    old, rotated = Seal([SECRET]), Seal(["n" * 40, SECRET])
+    assert rotated.untag("k", old.tag("k", b"1")) == b"1"
+    assert rotated.tags("k", b"1") == (rotated.tag("k", b"1"), old.tag("k", b"1"))
+    assert rotated.tag("k", b"1") != old.tag("k", b"1")
+
+
+@pytest.mark.threat("I35-1")
+def test_a_value_with_the_separator_is_not_tagged() -> None:
+    with pytest.raises(ValueError, match="separator"):
+        Seal([SECRET]).tag("k", b"a~b")
+
+
 @pytest.mark.anyio
 async def test_a_real_server_answers_and_values_round_trip(shared_state: SharedState) -> None:
     assert await shared_state.ping()

@@ -153,7 +153,10 @@ async def test_only_the_owner_releases_a_lock(shared_state: SharedState) -> None
     locks = RedisRecordLocks(shared_state)
     async with locks.hold(SCOPE, ["invoice/1"]) as held:
         assert isinstance(held, Lease)
-        stranger = Lease(held.scripts, held.lease_ms, list(held.keys), ["someone-else:1"])
+        stranger = Lease(
+            held.scripts, held.lease_ms, held.seal, list(held.keys), ["someone-else:1"]
+        )
+        stranger.marks = list(held.marks)
         assert await stranger.release() == 0
         await held.check()
         assert await shared_state.client.exists(held.keys[0]) == 1

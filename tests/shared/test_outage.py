@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -36,6 +37,17 @@ async def _health(server: HttpProcess) -> int:
     return response.status_code
 
 
+async def _back_in_rotation(*servers: HttpProcess) -> list[int]:
+    """:returns: each server's ``/healthz`` once all are 200 again: 503 until each one's answer
+    routing has subscribed again (issue 35, finding 5), a hang guard around the wait."""
+    with anyio.fail_after(HANG_GUARD_S):
+        while True:
+            statuses = [await _health(server) for server in servers]
+            if statuses == [200] * len(servers):
+                return statuses
+            await anyio.sleep(0.1)
+
+
 def _error_text(message: dict[str, Any]) -> str:
     if "error" in message:
         return str(message["error"]["message"])
@@ -56,7 +68,7 @@ async def test_redis_stopped_mid_run_refuses_clearly_and_recovers() -> None:
                 down = [await _health(one), await _health(two)]
                 writes_while_down = list(books.writes())
                 redis.start()  # empty: nothing was persisted
-                up = [await _health(one), await _health(two)]
+                up = await _back_in_rotation(one, two)
                 replayed = await call(one, FINALIZE, FINALIZE_DRAFT, **answer(asked))
                 again = await call(two, FINALIZE, FINALIZE_DRAFT)
                 done = await call(one, FINALIZE, FINALIZE_DRAFT, **answer(again))

@@ -13,6 +13,7 @@ import pytest
 
 from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.safety.transfers import (
+    Holder,
     Limits,
     MemoryTransferStore,
     Owner,
@@ -26,7 +27,10 @@ from tests.clock import Clock
 
 pytestmark = pytest.mark.anyio
 SECRETS = ["test-secret-" + "x" * 32]
-OWNER = Owner("oauth:4711:grant-1", "4711")
+PERSON = "f" * 64  # the keyed fingerprint of the sevDesk token that asked
+OWNER = Owner("oauth:4711:grant-1", "4711", PERSON)
+HOLDER = Holder(OWNER.account, PERSON)  # that person, signed in
+COLLEAGUE = Holder(OWNER.account, "c" * 64)  # another user of the same account
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n" + b"secret-bytes" * 10
 SMALL = Limits(
     max_records_per_account=3,
@@ -83,7 +87,8 @@ async def other(shared_state: SharedState, redis_url: str) -> AsyncIterator[Shar
 
 async def _filled(store: TransferStore, owner: Owner = OWNER) -> Record:
     slot = await store.request_upload(owner)
-    return await store.fill(slot.id, owner.account, Upload(PDF, "application/pdf", "beleg.pdf"))
+    holder = Holder(owner.account, owner.person)
+    return await store.fill(slot.id, holder, Upload(PDF, "application/pdf", "beleg.pdf"))
 
 
 async def test_an_upload_is_requested_filled_once_and_read_by_its_grant(
@@ -91,16 +96,16 @@ async def test_an_upload_is_requested_filled_once_and_read_by_its_grant(
 ) -> None:
     slot = await store.request_upload(OWNER)
     assert slot.kind == "upload" and not slot.filled and slot.reference == f"upload:{slot.id}"
-    assert await store.slot(slot.id, OWNER.account) == slot
-    assert [r.id for r in await store.pending_uploads(OWNER.account)] == [slot.id]
+    assert await store.slot(slot.id, HOLDER) == slot
+    assert [r.id for r in await store.pending_uploads(HOLDER)] == [slot.id]
     with pytest.raises(TransferRefusedError, match="Nothing was uploaded"):
         await store.read_upload(slot.reference, OWNER.principal)
-    filled = await store.fill(slot.id, OWNER.account, Upload(PDF, "", "beleg.pdf"))
+    filled = await store.fill(slot.id, HOLDER, Upload(PDF, "", "beleg.pdf"))
     assert filled.filled and filled.name == "beleg.pdf" and filled.media_type == "application/pdf"
-    assert await store.slot(slot.id, OWNER.account) is None
-    assert await store.pending_uploads(OWNER.account) == []
+    assert await store.slot(slot.id, HOLDER) is None
+    assert await store.pending_uploads(HOLDER) == []
     with pytest.raises(TransferRefusedError, match="not valid any more"):
-        await store.fill(slot.id, OWNER.account, Upload(PDF, "", "again.pdf"))
+        await store.fill(slot.id, HOLDER, Upload(PDF, "", "again.pdf"))
     local = await store.read_upload(slot.reference, OWNER.principal)
     assert local.data == PDF and local.name == "beleg.pdf" and local.sha256 == filled.sha256
     assert (await store.read_upload(slot.reference, OWNER.principal)).data == PDF  # re-read
@@ -108,32 +113,47 @@ async def test_an_upload_is_requested_filled_once_and_read_by_its_grant(
 
 async def test_an_upload_is_nobody_elses(store: TransferStore) -> None:
     filled = await _filled(store)
-    assert await store.slot(filled.id, "another-account") is None
+    assert await store.slot(filled.id, Holder("another-account", PERSON)) is None
     with pytest.raises(TransferRefusedError, match="no upload reference of this connection"):
         await store.read_upload(filled.reference, "oauth:4711:grant-2")
     with pytest.raises(TransferRefusedError, match="no upload reference"):
         await store.read_upload("upload:made-up-id-000000000000", OWNER.principal)
     slot = await store.request_upload(OWNER)
     with pytest.raises(TransferRefusedError, match="not valid any more"):
-        await store.fill(slot.id, "another-account", Upload(PDF, "", "x.pdf"))
+        await store.fill(slot.id, Holder("another-account", PERSON), Upload(PDF, "", "x.pdf"))
+
+
+@pytest.mark.threat("I35-2")
+async def test_an_upload_slot_and_a_delivery_are_their_persons_only(store: TransferStore) -> None:
+    slot = await store.request_upload(OWNER)
+    assert await store.slot(slot.id, COLLEAGUE) is None
+    assert await store.slot(slot.id, Holder(OWNER.account, "")) is None
+    assert await store.pending_uploads(COLLEAGUE) == []
+    with pytest.raises(TransferRefusedError, match="not valid any more"):
+        await store.fill(slot.id, COLLEAGUE, Upload(PDF, "", "x.pdf"))
+    assert await store.slot(slot.id, HOLDER) == slot  # still open for its person
+    record = await store.offer(OWNER, "a.pdf", "application/pdf", PDF)
+    assert await store.peek(record.id, COLLEAGUE) is None
+    assert await store.download(record.id, COLLEAGUE) is None
+    assert await store.download(record.id, HOLDER) == (record, PDF)
 
 
 async def test_a_file_of_the_wrong_type_is_refused(store: TransferStore) -> None:
     slot = await store.request_upload(OWNER)
     with pytest.raises(TransferRefusedError, match="claims to be image/png"):
-        await store.fill(slot.id, OWNER.account, Upload(PDF, "image/png", "x.pdf"))
-    assert await store.slot(slot.id, OWNER.account) is not None  # still open
+        await store.fill(slot.id, HOLDER, Upload(PDF, "image/png", "x.pdf"))
+    assert await store.slot(slot.id, HOLDER) is not None  # still open
 
 
 async def test_a_delivery_is_downloaded_once_by_its_account(store: TransferStore) -> None:
     record = await store.offer(OWNER, "RE 1001.pdf", "application/pdf", PDF)
     assert record.kind == "download" and record.size == len(PDF) and record.name == "RE_1001.pdf"
-    assert await store.peek(record.id, OWNER.account) == record
-    assert await store.peek(record.id, "another-account") is None
-    assert await store.download(record.id, "another-account") is None
-    assert await store.download(record.id, OWNER.account) == (record, PDF)
-    assert await store.download(record.id, OWNER.account) is None
-    assert await store.peek(record.id, OWNER.account) is None
+    assert await store.peek(record.id, HOLDER) == record
+    assert await store.peek(record.id, Holder("another-account", PERSON)) is None
+    assert await store.download(record.id, Holder("another-account", PERSON)) is None
+    assert await store.download(record.id, HOLDER) == (record, PDF)
+    assert await store.download(record.id, HOLDER) is None
+    assert await store.peek(record.id, HOLDER) is None
 
 
 async def test_the_record_limits_of_grant_and_account(small: TransferStore) -> None:
@@ -141,31 +161,33 @@ async def test_the_record_limits_of_grant_and_account(small: TransferStore) -> N
     await small.request_upload(OWNER)
     with pytest.raises(TransferRefusedError, match=r"This connection \(grant\) already holds 2"):
         await small.request_upload(OWNER)
-    await small.request_upload(Owner("oauth:4711:grant-2", OWNER.account))
+    await small.request_upload(Owner("oauth:4711:grant-2", OWNER.account, PERSON))
     with pytest.raises(TransferRefusedError, match="This account already holds 3"):
-        await small.offer(Owner("oauth:4711:grant-3", OWNER.account), "a.pdf", "", PDF)
+        await small.offer(Owner("oauth:4711:grant-3", OWNER.account, PERSON), "a.pdf", "", PDF)
     assert await small.request_upload(Owner("oauth:1:g", "1"))  # another account
 
 
 async def test_the_byte_limit_of_the_account(small: TransferStore) -> None:
     await _filled(small)
-    delivery = await small.offer(Owner("oauth:4711:grant-2", OWNER.account), "a.pdf", "", PDF)
-    slot = await small.request_upload(Owner("oauth:4711:grant-3", OWNER.account))
+    delivery = await small.offer(
+        Owner("oauth:4711:grant-2", OWNER.account, PERSON), "a.pdf", "", PDF
+    )
+    slot = await small.request_upload(Owner("oauth:4711:grant-3", OWNER.account, PERSON))
     with pytest.raises(TransferRefusedError, match="would exceed 0 MiB"):
-        await small.fill(slot.id, OWNER.account, Upload(PDF, "", "b.pdf"))
-    assert await small.download(delivery.id, OWNER.account) is not None  # frees its bytes
-    assert (await small.fill(slot.id, OWNER.account, Upload(PDF, "", "b.pdf"))).filled
+        await small.fill(slot.id, HOLDER, Upload(PDF, "", "b.pdf"))
+    assert await small.download(delivery.id, HOLDER) is not None  # frees its bytes
+    assert (await small.fill(slot.id, HOLDER, Upload(PDF, "", "b.pdf"))).filled
 
 
 async def test_records_expire(short: TransferStore) -> None:
     slot = await short.request_upload(OWNER)
     delivery = await short.offer(OWNER, "a.pdf", "application/pdf", b"%PDF-1.4 small")
     await anyio.sleep(0.6)  # past their 0.4 s (a slow machine only waits longer)
-    assert await short.download(delivery.id, OWNER.account) is None
-    assert await short.slot(slot.id, OWNER.account) is None
-    assert await short.pending_uploads(OWNER.account) == []
+    assert await short.download(delivery.id, HOLDER) is None
+    assert await short.slot(slot.id, HOLDER) is None
+    assert await short.pending_uploads(HOLDER) == []
     with pytest.raises(TransferRefusedError, match="not valid any more"):
-        await short.fill(slot.id, OWNER.account, Upload(PDF, "", "late.pdf"))
+        await short.fill(slot.id, HOLDER, Upload(PDF, "", "late.pdf"))
     for _ in range(2):  # the expired ones no longer count
         await short.request_upload(OWNER)
 
@@ -186,8 +208,8 @@ async def test_uploaded_through_one_instance_it_is_read_through_another(
 ) -> None:
     one, two = RedisTransferStore(shared_state), RedisTransferStore(other)
     slot = await one.request_upload(OWNER)
-    assert [r.id for r in await two.pending_uploads(OWNER.account)] == [slot.id]
-    await two.fill(slot.id, OWNER.account, Upload(PDF, "", "beleg.pdf"))
+    assert [r.id for r in await two.pending_uploads(HOLDER)] == [slot.id]
+    await two.fill(slot.id, HOLDER, Upload(PDF, "", "beleg.pdf"))
     assert (await one.read_upload(slot.reference, OWNER.principal)).data == PDF
 
 
@@ -199,7 +221,7 @@ async def test_two_instances_asked_at_once_deliver_once(
     got: list[bytes] = []
 
     async def download(store: RedisTransferStore) -> None:
-        found = await store.download(record.id, OWNER.account)
+        found = await store.download(record.id, HOLDER)
         if found is not None:
             got.append(found[1])
 
@@ -213,12 +235,14 @@ async def test_the_byte_limit_holds_across_instances(
     shared_state: SharedState, other: SharedState
 ) -> None:
     one, two = RedisTransferStore(shared_state, SMALL), RedisTransferStore(other, SMALL)
-    slots = [await one.request_upload(Owner(f"oauth:4711:g{n}", OWNER.account)) for n in range(3)]
+    slots = [
+        await one.request_upload(Owner(f"oauth:4711:g{n}", OWNER.account, PERSON)) for n in range(3)
+    ]
     results: list[bool] = []
 
     async def fill(store: RedisTransferStore, slot: Record) -> None:
         try:
-            await store.fill(slot.id, OWNER.account, Upload(PDF, "", "x.pdf"))
+            await store.fill(slot.id, HOLDER, Upload(PDF, "", "x.pdf"))
             results.append(True)
         except TransferRefusedError:
             results.append(False)

@@ -14,7 +14,7 @@ from sevdesk_mcp.fake import FakeSevdesk
 from sevdesk_mcp.fake.exports import FileStorage
 from sevdesk_mcp.fake.tax_year import TAX_YEAR_TOKEN, TaxYearFacts
 from sevdesk_mcp.mcp.app import McpApp
-from sevdesk_mcp.safety.transfers import CALLER, Caller, MemoryTransferStore, Owner
+from sevdesk_mcp.safety.transfers import CALLER, Caller, Holder, MemoryTransferStore, Owner
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT
 from tests.demo_account import DEMO_URL, fake_client
@@ -100,7 +100,8 @@ async def test_over_http_without_file_transfer_the_export_is_refused(
 ) -> None:
     app = _app(year[0], {"SEVDESK_OUTPUT_DIR": str(tmp_path)}, principal="bearer")
     text = await call_error(app, "sevdesk_export_datev", period="2026-10")
-    assert "over HTTP without file transfer" in text and "SEVDESK_HTTP_FILES=on" in text
+    assert "bearer mode, which has no file transfer" in text and "SEVDESK_HTTP_AUTH=oauth" in text
+    assert "SEVDESK_HTTP_FILES=on" not in text  # setting it would change nothing here
     assert _listing(tmp_path) == []
 
 
@@ -109,7 +110,7 @@ async def test_over_http_with_file_transfer_the_export_is_a_download_page(
 ) -> None:
     fake, _ = year
     store = MemoryTransferStore()
-    owner = Owner("grant-1", "account-1")
+    owner = Owner("grant-1", "account-1", "person-1")
     caller = CALLER.set(Caller(store, owner, "https://books.example"))
     files = FILE_TRANSPORT.set(FileStorage(fake.store))
     try:
@@ -122,9 +123,9 @@ async def test_over_http_with_file_transfer_the_export_is_a_download_page(
     assert found["download_page"].startswith("https://books.example/download?id=")
     assert listed["download_page"] != found["download_page"] and "saved_to" not in found
     record_id = found["download_page"].rsplit("=", 1)[1]
-    fetched = await store.download(record_id, "account-1")
-    assert fetched is not None and fetched[1][:2] == b"PK"  # the zip, for this account only
-    assert await store.download(record_id, "account-2") is None
+    fetched = await store.download(record_id, Holder("account-1", "person-1"))
+    assert fetched is not None and fetched[1][:2] == b"PK"  # the zip, for this person only
+    assert await store.download(record_id, Holder("account-2", "person-1")) is None
     assert _listing(tmp_path) == []  # nothing on the server's disk
 
 

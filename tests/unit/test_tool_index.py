@@ -68,7 +68,8 @@ async def test_tools_list_is_the_same_from_the_index_as_from_the_code(era: str) 
     config = load_config(ALL_ON)
     lists = []
     for tools in (catalog.tools(), definitions.ALL_TOOLS):
-        app = ServerFactory(config, catalog_tools=tools).build(AccountContext(config=config))
+        factory = ServerFactory(config, catalog_tools=tools, files="transfer")  # every tool
+        app = factory.build(AccountContext(config=config))
         async with open_wire(app) as wire:
             if era == "modern":
                 answer = await wire.modern("tools/list")
@@ -87,6 +88,7 @@ async def test_tools_list_is_the_same_from_the_index_as_from_the_code(era: str) 
         ({"toolset": "meta"}, "differs from the code in toolset"),
         ({"description": "Not the tool's own."}, "differs from the code in description"),
         ({"local_files": "read"}, "differs from the code in local_files"),
+        ({"needs_files": "transfer"}, "differs from the code in needs_files"),
         ({"input_schema": {"type": "object", "properties": {}}}, "in input_schema"),
         ({"output_schema": {"type": "object", "properties": {}}}, "in output_schema"),
         ({"module": "contacts"}, "sevdesk_mcp.tools.contacts does not define it"),

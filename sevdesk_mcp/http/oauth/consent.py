@@ -47,7 +47,8 @@ from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import Tier
 
 MAX_CONSENT_BYTES: Final = 8 * 1024
-StartSession = Callable[[Identity], str]  # returns the Set-Cookie value of a new session
+StartSession = Callable[[Identity, Secret], str]  # the Set-Cookie value of a session (the token
+# that was checked names its person)
 _SEVDESK_TOKEN: Final = re.compile(r"[0-9A-Fa-f]{32}")  # sevDesk: 32 hex digits
 _decode_request = msgspec.msgpack.Decoder(AuthRequest)
 REFUSED: Final[dict[Lang, str]] = {
@@ -139,7 +140,7 @@ async def _approve(  # noqa: PLR0913 - the session starter is optional
     clear = f"{cookie_name(server)}=; {cookie_attributes(server, 0)}"
     cookies = [("set-cookie", clear)]
     if sessions is not None:
-        cookies.append(("set-cookie", sessions(identity)))
+        cookies.append(("set-cookie", sessions(identity, Secret(token))))
     await redirect(exchange, server, request.redirect_uri, params, tuple(cookies))
 
 

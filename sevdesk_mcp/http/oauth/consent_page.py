@@ -2,8 +2,9 @@
 
 No scripts; the one style block is allowed by its hash (:data:`CSP`, sent on every answer of
 OAuth mode). Everything that comes from a client (its name, its hosts) is HTML-escaped and shown
-as data. The page is a plain form: a label for every field, the language in ``<html lang>``,
-and buttons that say what they do.
+as data, each hidden character (bidi controls, invisible ones) as ``<U+XXXX>`` (``names``). The
+page is a plain form: a label for every field, the language in ``<html lang>``, and buttons that
+say what they do.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import ClassVar, Final, Literal
 
 import msgspec
 
+from sevdesk_mcp.http.oauth.names import visible
 from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.safety.tiers import Tier
 
@@ -117,12 +119,13 @@ class ConsentView(Undisclosed, msgspec.Struct, frozen=True):
 def consent_page(view: ConsentView, lang: Lang) -> bytes:
     """:returns: the consent page."""
     t = TEXT[lang]
-    client = _e(view.client_name)
-    back = t["back"].format(redirect=f"<strong>{_e(view.redirect_host)}</strong>")
+    client = _shown(view.client_name)
+    host = _shown(view.client_host)
+    back = t["back"].format(redirect=f"<strong>{_shown(view.redirect_host)}</strong>")
     parts = [
         f"<h1>{t['title']}</h1>",
         f'<p><a href="{_e(view.other_lang_url)}" hreflang="{_other(lang)}">{t["other"]}</a></p>',
-        f"<p>{t['asks'].format(client=f'<strong>{client}</strong>', host=_e(view.client_host))}"
+        f"<p>{t['asks'].format(client=f'<strong>{client}</strong>', host=host)}"
         f"</p><p>{back}{' ' + t['local'] if view.redirect_local else ''}</p>",
     ]
     if view.error is not None:
@@ -152,7 +155,7 @@ def error_page(message: str, lang: Lang) -> bytes:
     t = TEXT[lang]
     parts = [
         f"<h1>{t['error_title']}</h1>",
-        f'<p class="error" role="alert">{_e(message)}</p>',
+        f'<p class="error" role="alert">{_shown(message)}</p>',
         f"<p>{t['error_next']}</p>",
     ]
     return _page(lang, t["error_title"], parts)
@@ -181,3 +184,8 @@ def _other(lang: Lang) -> Lang:
 
 def _e(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+def _shown(text: str) -> str:
+    """:returns: client text for the page: hidden characters visible, then HTML-escaped."""
+    return _e(visible(text))

@@ -27,6 +27,10 @@ from sevdesk_mcp.safety.tiers import Tier
 SCOPE_PREFIX: Final = "sevdesk:"
 IGNORED_SCOPES: Final = frozenset({"offline_access"})
 MAX_SCOPE_CHARS: Final = 256
+HOST_REMOVED: Final = (
+    "Clients from {host} are no longer allowed here (SEVDESK_HTTP_OAUTH_CLIENT_HOSTS), so this "
+    "grant has ended. Sign in again once the operator allows the host again."
+)
 
 
 class Identity(Protocol):
@@ -137,6 +141,23 @@ class AuthServer(msgspec.Struct, frozen=True):
         except (InvalidTokenError, msgspec.DecodeError, msgspec.ValidationError):
             return None
         return claims if claims.exp >= self.now() else None
+
+    async def live_grant(self, grant_id: str, client_id: str) -> Grant:
+        """:returns: the grant of a token, if it is live, ``client_id``'s, and the client's host
+        is still allowed (``SEVDESK_HTTP_OAUTH_CLIENT_HOSTS``): the one rule of ``/mcp`` and
+        of refreshes.
+
+        :raises InvalidTokenError: if the grant is revoked, unknown or another client's.
+        :raises OAuthError: ``invalid_grant`` naming the host, if the host is no longer allowed
+            (a refresh then revokes the grant: it never comes back to life).
+        :raises StateUnavailableError: if a shared grant store cannot be reached.
+        """
+        grant = await self.store.grant(grant_id)
+        if grant is None or grant.client_id != client_id:
+            raise InvalidTokenError("grant revoked or unknown")
+        if not self.clients.host_allowed(grant.client_host):
+            raise OAuthError("invalid_grant", HOST_REMOVED.format(host=grant.client_host))
+        return grant
 
     def check_resource(self, resource: str | None) -> None:
         """RFC 8707: ``resource`` is optional; when sent it must name this server's ``/mcp``.

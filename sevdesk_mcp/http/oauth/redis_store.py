@@ -8,10 +8,11 @@ SHA-256 digest of ``x``, so no grant id, client id or code id appears in a key n
 key                                 type        holds, and when it expires
 ==================================  ==========  =================================================
 ``<ns>:oauth-grant:<d(grant id)>``  hash        ``gen``: the generation of the refresh token that
-                                                may still be used (a number, in the clear, for
-                                                the compare-and-set); ``data``: the grant (ids,
-                                                account, client, tiers, times), sealed. Expires
-                                                with the grant; a refresh renews both.
+                                                may still be used (a number, tagged for
+                                                ``<key>#gen``, for the compare-and-set);
+                                                ``data``: the grant (ids, account, client,
+                                                tiers, times), sealed. Expires with the grant;
+                                                a refresh renews both.
 ``<ns>:oauth-grants:index``         sorted set  the digests of the grants, scored by their end
                                                 (``grants list``); pruned of ended ones on every
                                                 change, expires with the last grant.
@@ -29,6 +30,20 @@ key                                 type        holds, and when it expires
 
 No value holds a token: the sevDesk token lives only inside the sealed tokens the clients hold.
 Every sealed value is bound to its key name (:class:`~sevdesk_mcp.shared.seal.Seal`).
+
+What decides and is not secret is tagged (HMAC under a key derived from the server secret,
+bound to the key name): the generation. A refresh compares the stored value with the tags of
+the presented generation, so one set by someone who can write to Redis but lacks the secret
+(an old generation, to let a replayed refresh token in) matches none: the refresh is treated
+as a replay and the family is revoked. Not tagged, because they decide nothing a writer to
+Redis could not decide by deleting keys: the revocation marker (written for the record and
+never read: a grant is revoked by deleting its key, so a marker changed or removed changes
+nothing, and a deleted grant cannot come back without its sealed value); a code's claim
+(its existence is what decides, in the safe direction: a claimed code is refused; a value
+that is not the sealed grant id fails to open, and the token request fails); the indexes
+(which grants are listed and which clients are dropped beyond the cap: each listed grant
+still opens only under its own key; a forged entry can only drop a registered client, as
+deleting it would).
 
 Atomicity: a code's claim is one Lua script (``SET NX``, or the linked grant on a later claim),
 so of two instances redeeming one code at the same moment exactly one succeeds. A refresh is
@@ -85,7 +100,7 @@ local function revoke(grant, index, revoked, digest, at, keep)
   return existed
 end
 """
-# KEYS: grant, index. ARGV: generation, sealed grant, ttl, digest, expires, now.
+# KEYS: grant, index. ARGV: generation (tagged), sealed grant, ttl, digest, expires, now.
 ADD_GRANT: Final = (
     _KEEP_INDEX
     + """
@@ -97,19 +112,24 @@ keep_index(KEYS[2], ARGV[3])
 return 1
 """
 )
-# KEYS: grant, index, revoked. ARGV: generation, sealed next grant, ttl, digest, expires,
-# now, revocation keep. Returns 1 rotated, 0 replay (family revoked), -1 no grant.
+# KEYS: grant, index, revoked. ARGV: next generation (tagged), sealed next grant, ttl, digest,
+# expires, now, revocation keep, then the presented generation tagged under each secret.
+# Returns 1 rotated, 0 replay or a generation that fails its check (family revoked), -1 none.
 ROTATE: Final = (
     _KEEP_INDEX
     + _REVOKE
     + """
 local gen = redis.call('HGET', KEYS[1], 'gen')
 if not gen then return -1 end
-if gen ~= ARGV[1] then
+local current = false
+for i = 8, #ARGV do
+  if gen == ARGV[i] then current = true end
+end
+if not current then
   revoke(KEYS[1], KEYS[2], KEYS[3], ARGV[4], ARGV[6], ARGV[7])
   return 0
 end
-redis.call('HSET', KEYS[1], 'gen', tostring(tonumber(ARGV[1]) + 1), 'data', ARGV[2])
+redis.call('HSET', KEYS[1], 'gen', ARGV[1], 'data', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4])
 keep_index(KEYS[2], ARGV[3])
@@ -204,7 +224,7 @@ class RedisGrantStore:
         :raises StateUnavailableError: if Redis cannot be reached.
         """
         key = self._key(GRANT, grant.id)
-        args: list[Arg] = [grant.generation, self._seal_grant(key, grant)]
+        args: list[Arg] = [self._generation(key, grant.generation), self._seal_grant(key, grant)]
         args += [self._ttl(grant.expires)]
         args += [digest(grant.id), grant.expires, int(self._now())]
         async with guard():
@@ -221,8 +241,9 @@ class RedisGrantStore:
             return None
         rotated = msgspec.structs.replace(current, generation=generation + 1, expires=expires)
         key = self._key(GRANT, grant_id)
-        args: list[Arg] = [generation, self._seal_grant(key, rotated), self._ttl(expires)]
-        args += [digest(grant_id), expires, int(self._now()), REVOCATION_KEEP_S]
+        args: list[Arg] = [self._generation(key, generation + 1), self._seal_grant(key, rotated)]
+        args += [self._ttl(expires), digest(grant_id), expires, int(self._now())]
+        args += [REVOCATION_KEEP_S, *self._state.seal.tags(f"{key}#gen", b"%d" % generation)]
         async with guard():
             done = await self._rotate(keys=[key, *self._revocation_keys(grant_id)], args=args)
         return rotated if int(done) == 1 else None
@@ -302,6 +323,10 @@ class RedisGrantStore:
 
     def _ttl(self, expires: int) -> int:
         return max(1, expires - int(self._now()))
+
+    def _generation(self, key: str, generation: int) -> bytes:
+        """:returns: ``generation`` tagged for the grant at ``key``."""
+        return self._state.seal.tag(f"{key}#gen", b"%d" % generation)
 
     def _seal_grant(self, key: str, grant: Grant) -> bytes:
         return self._state.seal.seal(key, msgspec.msgpack.encode(grant))

@@ -6,6 +6,8 @@
 - Redirect URIs must be https, or http to a loopback host (``invalid_redirect_uri``); grants
   only ``authorization_code`` and ``refresh_token``, responses only ``code``
   (``invalid_client_metadata``).
+- The ``client_name`` must be what a human sees: a bidi control or an invisible character in it
+  is ``invalid_client_metadata`` naming the code points (``names``).
 - Every client is public: the answer says ``token_endpoint_auth_method: none`` whatever was
   asked, and there is no client secret. Unknown metadata is ignored (RFC 7591 2).
 """
@@ -23,6 +25,7 @@ from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.messages import JSON_TYPE
 from sevdesk_mcp.http.oauth.core import AuthServer, new_id
 from sevdesk_mcp.http.oauth.forms import CORS_HEADERS, send_error, send_json
+from sevdesk_mcp.http.oauth.names import hidden_in
 from sevdesk_mcp.http.oauth.redirects import MAX_URI_CHARS, redirect_uri_allowed
 from sevdesk_mcp.http.oauth.store import RegisteredClient
 from sevdesk_mcp.http.ratelimit import RateLimits
@@ -102,11 +105,25 @@ def _client(server: AuthServer, registration: Registration) -> RegisteredClient:
         raise OAuthError("invalid_client_metadata", "Only the code response type is supported.")
     return RegisteredClient(
         client_id=new_id("c_"),
-        client_name=(registration.client_name or DEFAULT_CLIENT_NAME).strip()
-        or DEFAULT_CLIENT_NAME,
+        client_name=_client_name(registration.client_name),
         redirect_uris=tuple(registration.redirect_uris),
         created=server.now(),
     )
+
+
+def _client_name(asked: str | None) -> str:
+    """:returns: the name to show for a client (:data:`DEFAULT_CLIENT_NAME` without one).
+
+    :raises OAuthError: ``invalid_client_metadata`` if it holds characters a human would not see.
+    """
+    hidden = hidden_in(asked or "")
+    if hidden:
+        raise OAuthError(
+            "invalid_client_metadata",
+            f"The client_name contains characters a human would not see ({hidden}); remove "
+            "them and register again.",
+        )
+    return (asked or "").strip() or DEFAULT_CLIENT_NAME
 
 
 def _answer(client: RegisteredClient) -> dict[str, object]:

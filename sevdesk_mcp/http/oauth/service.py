@@ -53,6 +53,7 @@ from sevdesk_mcp.http.mcp_route import McpRoute
 from sevdesk_mcp.http.oauth import metadata
 from sevdesk_mcp.http.oauth.authorize import authorize_get
 from sevdesk_mcp.http.oauth.cimd import CimdFetcher
+from sevdesk_mcp.http.oauth.cimd_body import document_trust
 from sevdesk_mcp.http.oauth.clients import ClientResolver
 from sevdesk_mcp.http.oauth.consent import authorize_post
 from sevdesk_mcp.http.oauth.consent_page import CSP
@@ -115,7 +116,8 @@ class OAuthMcpRoute:
         access = CURRENT_PRINCIPAL.get()
         if not isinstance(access, GrantedAccess):
             raise HttpError(401, "Sign in: this server uses OAuth.")
-        await self._verifier.confirm(access)
+        access = await self._verifier.confirm(access)
+        CURRENT_PRINCIPAL.set(access)  # with its client's name (the inbox shows who asked)
         wait_s = await self._rates.retry_after_s(f"account:{access.account}")
         if wait_s is not None:
             raise HttpError(
@@ -211,7 +213,8 @@ class OAuthSeams(msgspec.Struct, frozen=True):
     """Test seams of OAuth mode.
 
     :param transport: the sevDesk transport (the fake's in tests; the network otherwise).
-    :param verify: TLS verification for metadata-document fetches.
+    :param verify: TLS verification for metadata-document fetches (``True``: certifi's
+        authorities and those of ``SEVDESK_HTTP_OAUTH_CA_FILE``).
     :param store: the grant store (the file store in the state directory otherwise; the
         command line passes ``redis_store.grant_store_for(...)``).
     """
@@ -250,7 +253,8 @@ async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit in
         raise
     port = bound_port(listeners)
     site = derive_site(settings, port)
-    fetcher = CimdFetcher(allow_loopback=settings.oauth.loopback_clients, verify=seams.verify)
+    trust = seams.verify if seams.verify is not True else document_trust(settings.oauth.ca_pem)
+    fetcher = CimdFetcher(allow_loopback=settings.oauth.loopback_clients, verify=trust)
     server = AuthServer(
         site=site,
         sealer=Sealer(settings.secrets),
@@ -266,7 +270,9 @@ async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit in
     sessions = shared.sessions if shared is not None else session_store(settings, None)
     rates = shared.rates(limits, "accounts") if shared is not None else None
     mcp = OAuthMcpRoute(apps, limits, sessions, verifier, rates)
-    routes = with_web(oauth_routes(server, mcp, lifecycle, shared), seams.web, server)
+    routes = with_web(
+        oauth_routes(server, mcp, lifecycle, shared), seams.web, server, settings.secrets[0]
+    )
     client_rates = shared.rates(limits) if shared is not None else None
     router = Router(routes, site, limits, auth=verifier, lifecycle=lifecycle, rates=client_rates)
     replaced = ("content-security-policy", "referrer-policy")

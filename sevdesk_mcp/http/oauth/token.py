@@ -8,10 +8,12 @@
   128 unreserved characters and its S256 matches the challenge (compared in constant time).
   Every mismatch has one description: nothing to enumerate (O06). Then the code's single use is
   claimed; a second redemption revokes the grant the first one created (O05).
-- ``refresh_token``: the sealed token opens, belongs to this client and a live grant, and is
-  that grant's current generation. An older generation is a replay: the whole family (the
-  grant) is revoked (O10). A ``scope`` may narrow, never widen (``invalid_scope``). sevDesk is
-  asked again whether the token still belongs to the account; if it refuses, the grant ends.
+- ``refresh_token``: the sealed token opens, belongs to this client and a live grant whose
+  client host is still allowed (``AuthServer.live_grant``, the rule of ``/mcp``; a removed
+  host ends the grant: ``invalid_grant`` naming the host), and is that grant's current
+  generation. An older generation is a replay: the whole family (the grant) is revoked (O10).
+  A ``scope`` may narrow, never widen (``invalid_scope``). sevDesk is asked again whether the
+  token still belongs to the account; if it refuses, the grant ends.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.errors import AuthenticationError, OAuthError, UpstreamError
+from sevdesk_mcp.errors import AuthenticationError, InvalidTokenError, OAuthError, UpstreamError
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.oauth.claims import CodeClaims, RefreshClaims
 from sevdesk_mcp.http.oauth.core import AuthServer, new_id, tiers_of
@@ -133,9 +135,13 @@ async def _refresh_grant(
     if refresh is None or refresh.client != client_id:
         raise OAuthError("invalid_grant", BAD_REFRESH)
     server.check_resource(form.get("resource"))
-    grant = await server.store.grant(refresh.grant)
-    if grant is None:
-        raise OAuthError("invalid_grant", BAD_REFRESH)
+    try:
+        grant = await server.live_grant(refresh.grant, client_id)
+    except InvalidTokenError:
+        raise OAuthError("invalid_grant", BAD_REFRESH) from None
+    except OAuthError:  # the client's host was removed from the allowlist: the grant ends
+        await server.store.revoke(refresh.grant)
+        raise
     asked = tiers_of(form.get("scope"))
     if asked and not {str(t) for t in asked} <= set(grant.tiers):
         raise OAuthError("invalid_scope", "A refresh cannot widen the grant; sign in again.")

@@ -4,8 +4,9 @@ Per request: the ``Authorization: Bearer`` header (a token in the query string i
 O13), the sealed token opened with the access key (any failure is one opaque 401), issuer,
 audience (this server's ``/mcp``, RFC 8707; O11) and expiry (with :data:`CLOCK_SKEW_S`), then
 the grant looked up in the store, so a revocation takes effect at once, and its account,
-client and client host checked against the store and the current allowlist. The reason of a
-refusal goes to the log at debug level, never to the client.
+client and client host checked against the store and the current allowlist
+(:meth:`AuthServer.live_grant`, the rule refreshes follow too; a refresh ends the grant of a
+removed host). The reason of a refusal goes to the log at debug level, never to the client.
 
 The router's authenticator seam is synchronous and the store is not (it may be Redis), so the
 check runs in two steps: :meth:`OAuthVerifier.check` (the router, before any handler) opens
@@ -23,7 +24,7 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.errors import HttpError, InvalidTokenError
+from sevdesk_mcp.errors import HttpError, InvalidTokenError, OAuthError
 from sevdesk_mcp.http.auth import oauth_principal
 from sevdesk_mcp.http.messages import Headers
 from sevdesk_mcp.http.oauth.claims import AccessClaims
@@ -49,6 +50,8 @@ class GrantedAccess(msgspec.Struct, frozen=True):
     :param grant: the grant id; :param account: the sevDesk account id.
     :param tiers: the grant's tiers (within ``SEVDESK_ALLOW`` when it was granted).
     :param token: the user's sevDesk token, from inside the sealed access token.
+    :param client_name: the name of the grant's client, once :meth:`OAuthVerifier.confirm`
+        found the grant (shown in the approval inbox); empty before.
     """
 
     grant: str
@@ -56,6 +59,7 @@ class GrantedAccess(msgspec.Struct, frozen=True):
     client: str
     tiers: frozenset[Tier]
     token: Secret
+    client_name: str = ""
 
     @property
     def principal(self) -> str:
@@ -89,8 +93,8 @@ class OAuthVerifier:
             raise self._refused(exc) from None
 
     async def confirm(self, access: GrantedAccess) -> GrantedAccess:
-        """:returns: ``access`` if its grant is live, for its account and client, and the
-        client's host still allowed.
+        """:returns: ``access`` with its client's name if its grant is live, for its account
+        and client, and the client's host still allowed.
 
         :raises HttpError: 401 with ``WWW-Authenticate`` otherwise.
         :raises StateUnavailableError: if a shared grant store cannot be reached.
@@ -133,12 +137,13 @@ class OAuthVerifier:
         )
 
     async def _live(self, access: GrantedAccess) -> GrantedAccess:
-        grant = await self._server.store.grant(access.grant)
-        if grant is None or grant.account != access.account or grant.client_id != access.client:
-            raise InvalidTokenError("grant revoked or unknown")
-        if not self._server.clients.host_allowed(grant.client_host):
-            raise InvalidTokenError("client host no longer allowed")
-        return access
+        try:
+            grant = await self._server.live_grant(access.grant, access.client)
+        except OAuthError:
+            raise InvalidTokenError("client host no longer allowed") from None
+        if grant.account != access.account:
+            raise InvalidTokenError("grant of another account")
+        return msgspec.structs.replace(access, client_name=grant.client_name)
 
     def _refused(self, exc: InvalidTokenError) -> HttpError:
         log.debug("access token refused: %s", exc.args[0] if exc.args else "does not open")

@@ -17,8 +17,15 @@ Why pub/sub and not streams: every message is meant for a call or stream that is
 moment and worthless after it (an answer nobody waits for is refused anyway); pub/sub delivers
 it at once to the instances listening and keeps nothing, where streams would need a consumer
 group, trimming and acknowledgement per instance. What pub/sub does not give is covered where
-it matters: ``PUBLISH`` says how many instances heard an answer (none: the waiting instance is
-gone, and the answer is refused with 400 as one nobody waits for); a GET stream re-reads its
+it matters: an answer is handed over by one script (:data:`HAND_OVER`) that publishes it and
+takes the wait out of ``session-waits`` only if the waiting instance heard it (``PUBLISH``
+counts the listeners). Nobody heard it while the waiting instance's heartbeat lives
+(``<ns>:instance:<instance>``, tagged, renewed every :data:`RECHECK_S` while it listens,
+expiring after :data:`ALIVE_S`, longer than any wait; deleted when the instance stops), so
+that instance is reconnecting to Redis, say just after an outage: the wait stays, and the
+client is told to send the same answer again (503 with ``Retry-After``), so no answer is
+consumed and lost. Without a heartbeat the instance is gone with its calls: the answer is
+refused with 400 as one nobody waits for. A GET stream re-reads its
 session from Redis at least every :data:`RECHECK_S` seconds, so it closes even if an ``end``
 was missed while the connection to Redis was down. A cancellation or an end missed during such
 an outage lets the running request finish (its answer is the client's to ignore) and a waiting
@@ -27,7 +34,11 @@ call time out.
 Each instance subscribes once, to its two channels, in :meth:`SessionRouter.serve` (one
 connection; it reconnects after a failure). While it is not listening, a server-to-client
 request is refused with :class:`~sevdesk_mcp.errors.StateUnavailableError` instead of waiting
-for an answer that cannot arrive.
+for an answer that cannot arrive, and ``/healthz`` answers 503 (``SharedStores.healthy``).
+
+A message that does not open (published by someone who can write to Redis but lacks the server
+secret, or a sealed value copied from another channel or key) is logged and ignored: a forged
+``answer`` (say an elicitation's ``accept``), ``cancel``, ``end`` or ``wake`` changes nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from sevdesk_mcp.errors import StateUnavailableError
+from sevdesk_mcp.http.limits import REQUEST_DEADLINE_S
 from sevdesk_mcp.http.sessions.session import Presence
 from sevdesk_mcp.mcp import jsonrpc
 from sevdesk_mcp.mcp.pending import ID_PREFIX
@@ -56,6 +68,32 @@ if TYPE_CHECKING:
 log = logging.getLogger("sevdesk_mcp.http.sessions")
 
 RECHECK_S: Final = 15.0
+NOT_HEARD: Final = (
+    "the instance that waits for this answer does not receive answers right now (its "
+    "connection to the shared state is being re-established); the answer was not taken: send "
+    "the same answer again in a few seconds"
+)
+ALIVE_S: Final = REQUEST_DEADLINE_S + 60.0  # longer than any wait for an answer may last
+# KEYS: the session's waits, the waiting instance's heartbeat. ARGV: request id, the wait's
+# stored value, channel, message, then the heartbeat's value tagged under each secret.
+# Publishes the answer while the wait is still the one read, and takes the wait once the
+# waiting instance heard it (returns the listeners), or if that instance is gone (no valid
+# heartbeat: -1, as when nobody waits any more); otherwise keeps it and returns 0.
+HAND_OVER: Final = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return -1 end
+local heard = redis.call('PUBLISH', ARGV[3], ARGV[4])
+if heard > 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  return heard
+end
+local alive = redis.call('GET', KEYS[2])
+for i = 5, #ARGV do
+  if alive == ARGV[i] then return 0 end
+end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return -1
+"""
+ALIVE: Final = b"listening"
 RECONNECT_S: Final = (0.5, 5.0)
 POLL_S: Final = 1.0
 
@@ -76,10 +114,15 @@ class SessionRouter:
         self._broadcast = state.keys.channel("sessions")
         self._direct = self.channel_of(self.instance)
         self.listening = False
+        self._hand_over = state.script(HAND_OVER)
 
     def channel_of(self, instance: str) -> str:
         """:returns: the channel of the instance named ``instance``."""
         return self._state.keys.channel(f"sessions:{instance}")
+
+    def heartbeat_of(self, instance: str) -> str:
+        """:returns: the key of the heartbeat of the instance named ``instance``."""
+        return self._state.keys.plain("instance", instance)
 
     # -- what runs here -------------------------------------------------------------------
 
@@ -148,17 +191,37 @@ class SessionRouter:
         self.cancel_here(session_digest, request_id)
         await self.send(self._broadcast, {"k": "cancel", "s": session_digest, "r": request_id})
 
-    async def answer(self, instance: str, session_digest: str, response: jsonrpc.Response) -> bool:
-        """Hand ``response`` to the call waiting on ``instance``.
+    async def answer(
+        self,
+        instance: str,
+        session_digest: str,
+        response: jsonrpc.Response,
+        wait: tuple[str, bytes],
+    ) -> bool:
+        """Hand ``response`` to the call waiting on ``instance``; the wait (``session-waits``
+        key and the value read from its field) is taken only once that instance heard it.
 
-        :returns: whether that instance heard it (it listens).
-        :raises StateUnavailableError: if Redis cannot be reached.
+        :returns: whether a call waited for it (``False``: answered already, or its wait ended).
+        :raises StateUnavailableError: if Redis cannot be reached, or if the waiting instance
+            does not listen right now (the wait stays: the client may send the answer again).
         """
-        if instance == self.instance:
+        if instance == self.instance:  # the waiting call takes its wait out itself
             return self.deliver_here(session_digest, response)
+        waits, stored = wait
+        channel, heartbeat = self.channel_of(instance), self.heartbeat_of(instance)
         answer: JsonObject = {"id": response.id, "result": response.result, "error": response.error}
         message: JsonObject = {"k": "answer", "s": session_digest, "m": answer}
-        return await self.send(self.channel_of(instance), message) > 0
+        sealed = self._state.seal.seal(channel, json.dumps(message).encode("utf-8"))
+        alive = self._state.seal.tags(heartbeat, ALIVE)
+        args: list[str | bytes] = [str(response.id), stored, channel, sealed, *alive]
+        async with guard():
+            heard = int(await self._hand_over(keys=[waits, heartbeat], args=args))
+        if heard == 0:
+            log.warning(
+                "an answer for instance %s was not heard; the client is told to resend", instance
+            )
+            raise StateUnavailableError(NOT_HEARD)
+        return heard > 0
 
     async def send(self, channel: str, message: JsonObject) -> int:
         """:returns: how many instances heard ``message`` (sealed for ``channel``).
@@ -179,23 +242,38 @@ class SessionRouter:
         answers 503 until Redis is back).
         """
         delay, started = RECONNECT_S[0], False
-        while True:
-            try:
-                async with self._subscribed() as pubsub:
-                    self.listening, delay = True, RECONNECT_S[0]
-                    if not started:
-                        task_status.started()
-                        started = True
-                    await self._listen(pubsub)
-            except StateUnavailableError as exc:
-                log.warning("session routing paused: %s", exc)
-            finally:
-                self.listening = False
-            if not started:
-                task_status.started()
-                started = True
-            await anyio.sleep(delay)
-            delay = min(delay * 2, RECONNECT_S[1])
+        try:
+            while True:
+                try:
+                    async with self._subscribed() as pubsub:
+                        self.listening, delay = True, RECONNECT_S[0]
+                        if not started:
+                            task_status.started()
+                            started = True
+                        await self._listen(pubsub)
+                except StateUnavailableError as exc:
+                    log.warning("session routing paused: %s", exc)
+                finally:
+                    self.listening = False
+                if not started:
+                    task_status.started()
+                    started = True
+                await anyio.sleep(delay)
+                delay = min(delay * 2, RECONNECT_S[1])
+        finally:  # stopped: answers for the calls that waited here are refused at once
+            with anyio.CancelScope(shield=True), anyio.move_on_after(POLL_S), suppress(Exception):
+                await self._state.client.delete(self.heartbeat_of(self.instance))
+
+    async def _beat(self) -> None:
+        """Renew this instance's heartbeat: while it lives, an answer for a call waiting here
+        that this instance does not hear (it is reconnecting) is kept for the client to resend.
+
+        :raises StateUnavailableError: if Redis cannot be reached.
+        """
+        heartbeat = self.heartbeat_of(self.instance)
+        value = self._state.seal.tag(heartbeat, ALIVE)
+        async with guard():
+            await self._state.client.set(heartbeat, value, px=int(ALIVE_S * 1000))
 
     @asynccontextmanager
     async def _subscribed(self) -> AsyncIterator[PubSub]:
@@ -214,7 +292,11 @@ class SessionRouter:
 
         :raises StateUnavailableError: when it does.
         """
+        beat = -RECHECK_S
         while True:
+            if anyio.current_time() - beat >= RECHECK_S:
+                await self._beat()
+                beat = anyio.current_time()
             async with guard():
                 message = await pubsub.get_message(timeout=POLL_S)
             if message is not None and message.get("type") == "message":

@@ -113,13 +113,6 @@ end
 return 1
 """
 
-# KEYS: waits; ARGV: request id. Returns the waiting instance, and the field is gone.
-CLAIM: Final = """
-local owner = redis.call('HGET', KEYS[1], ARGV[1])
-if owner then redis.call('HDEL', KEYS[1], ARGV[1]) end
-return owner
-"""
-
 # KEYS: record, meta. The generation of a new GET stream; 0 if the session is gone (the meta
 # key is never created without the record, so it always expires with it).
 OPEN_STREAM: Final = """

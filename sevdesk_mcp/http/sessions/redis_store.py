@@ -28,9 +28,13 @@ appears in Redis in the clear; every key expires):
   :data:`~sevdesk_mcp.http.sessions.REPLAY_EVENTS` are kept, so ``Last-Event-ID`` works on any
   instance. Expires with the record.
 - ``<ns>:session-waits:<sid>``: a hash, the server's requests waiting for the client's answers:
-  request id (``srv-<instance>-<n>``) to the name of the instance that waits. An answer claims
-  its field (one Lua script: read and delete), so it is accepted once, on whichever instance it
-  arrives, and is sent to the waiting instance's channel. Expires with the record.
+  request id (``srv-<instance>-<n>``) to the name of the instance that waits, tagged for
+  ``<key>#<request id>`` (a name that fails the check is no wait: the answer goes nowhere,
+  is refused as one nobody waits for, and no instance hears it). An answer is handed over by
+  one Lua script that publishes it to the waiting instance's channel while the field is still
+  the one read and deletes the field only if that instance heard it, so it is accepted once, on
+  whichever instance it arrives; one nobody heard stays for the client to send again
+  (:mod:`~sevdesk_mcp.http.sessions.redis_routing`). Expires with the record.
 - ``<ns>:sessions:all``, ``<ns>:sessions-of:<digest of the principal>``,
   ``<ns>:sessions-of-account:<digest of the account>``: sorted sets of session digests by last
   use (Redis time, ms), for the caps; a member idle longer than the idle time is dropped when
@@ -38,6 +42,19 @@ appears in Redis in the clear; every key expires):
 - ``<ns>:session-subscribers:<digest of the resource URI>``: a set of session digests
   subscribed to that resource (``resource_updated``); members whose session is gone are dropped
   when it is used. Expires after the idle time without a new subscription.
+
+Who a session belongs to is decided by the sealed record alone (a session of another
+principal is unknown), and what a GET stream replays comes only from sealed events, so no
+plain value lets someone who can write to Redis but lacks the server secret act as another
+principal or read another's answers. The one plain value that routes something, the waiting
+instance's name, is tagged (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`). The meta fields are
+not: ``owner`` and ``account`` only name the sets an ended session is removed from (a changed
+one leaves an entry behind until it idles out, or removes another's entry, which deleting it
+would as well); ``active`` and ``busy_until`` only protect a session from eviction at the caps
+(a throttle, as deleting sessions is); ``seq``, ``sent`` and ``gen`` only number the events and
+streams of that one session (a changed one makes its own stream resend, skip or end, never
+reach another session); Lua counts them up, which a tag would forbid. The sets of the caps
+and the subscribers only count or name sessions, each checked against its own keys.
 
 The channels between instances and what travels on them are ``redis_routing``'s; the Lua
 scripts, ``redis_scripts``. The composition root starts :meth:`RedisSessionStore.serve` (the
@@ -63,7 +80,6 @@ from sevdesk_mcp.errors import HttpError, StateUnavailableError
 from sevdesk_mcp.http.sessions.redis_routing import SessionRouter
 from sevdesk_mcp.http.sessions.redis_scripts import (
     APPEND,
-    CLAIM,
     CREATE,
     OPEN_STREAM,
     REMOVE,
@@ -131,7 +147,6 @@ class RedisSessionStore:
                 ("remove", REMOVE),
                 ("append", APPEND),
                 ("sent", SENT),
-                ("claim", CLAIM),
                 ("open_stream", OPEN_STREAM),
             )
         }
@@ -309,7 +324,7 @@ class RedisSessionStore:
         async def registered(message: JsonObject) -> None:
             sent.append(str(message["id"]))
             async with guard(), self._state.client.pipeline(transaction=False) as pipe:
-                pipe.hset(waits, sent[0], self.router.instance)
+                pipe.hset(waits, sent[0], self._wait(waits, sent[0]))
                 pipe.pexpire(waits, self._idle_ms)
                 await pipe.execute()
             await send(message)
@@ -323,16 +338,23 @@ class RedisSessionStore:
                         await self._state.client.hdel(waits, sent[0])
 
     async def deliver(self, session_digest: str, response: jsonrpc.Response) -> bool:
-        """Claim the wait for ``response`` and hand it to the instance that waits.
+        """Hand ``response`` to the instance that waits; the wait is taken only once that
+        instance heard it (``SessionRouter.answer``).
 
-        :returns: whether a call waited for it (and its instance listens).
-        :raises StateUnavailableError: if Redis cannot be reached.
+        :returns: whether a call waited for it.
+        :raises StateUnavailableError: if Redis cannot be reached, or the waiting instance does
+            not listen right now (the wait stays; the client may send the answer again).
         """
-        waits = self._key("session-waits", session_digest)
-        owner = await self._run("claim", [waits], [str(response.id)])
-        if owner is None:
+        waits, request_id = self._key("session-waits", session_digest), str(response.id)
+        async with guard():
+            owner = await self._state.client.hget(waits, request_id)
+        stored = None if owner is None else _raw(owner)
+        instance = self._state.seal.untag(f"{waits}#{request_id}", stored)
+        if instance is None or stored is None:  # none, or one this server did not register
             return False
-        return await self.router.answer(_raw(owner).decode("ascii"), session_digest, response)
+        return await self.router.answer(
+            instance.decode("ascii"), session_digest, response, (waits, stored)
+        )
 
     async def cancel(self, session_digest: str, request_id: object) -> None:
         """Cancel the request ``request_id`` of the session on whichever instance runs it.
@@ -446,6 +468,10 @@ class RedisSessionStore:
         lease_ms = round(BUSY_LEASE_S * 1000)
         args = [self._idle_ms, session_digest, sealed, busy, lease_ms]
         return bool(await self._run("touch", keys, args))
+
+    def _wait(self, waits: str, request_id: str) -> bytes:
+        """:returns: this instance's name, tagged as the one waiting for ``request_id``."""
+        return self._state.seal.tag(f"{waits}#{request_id}", self.router.instance.encode("ascii"))
 
     def _subscribers(self, uri: str) -> str:
         return self._state.keys.key("session-subscribers", uri)

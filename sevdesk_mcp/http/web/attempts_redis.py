@@ -8,6 +8,11 @@ Keys (``<ns>`` is the namespace):
 
 Counting and checking an attempt is one Lua script on the server's clock, so two instances
 cannot both admit the sixth try.
+
+The set is not tagged (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`): it only throttles. Whoever
+can write to Redis can empty it (more tries for a client) or fill it (a client locked out for
+the window) by deleting or adding keys, tag or not; a sign-in itself is decided by sevDesk's
+answer to the token, never by this set.
 """
 
 from __future__ import annotations

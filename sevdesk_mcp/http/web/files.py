@@ -1,15 +1,17 @@
 """``/upload`` and ``/download``: files between the human's browser and a tool call.
 
-``GET /upload?id=`` shows the upload form of an empty slot of the signed-in account: a file
+``GET /upload?id=`` shows the upload form of an empty slot of the signed-in person (the holder
+of the sevDesk token whose call requested it; another person's slot, of the same account or
+not, is answered exactly as one that does not exist, by the store's own check): a file
 field inside a drop zone (drag and drop and the file's name, size and type shown before sending
 come from ``/web/upload.js``; without it the plain form works), the accepted types, the size
 limit and the expiry. Nothing on the page comes from the model. ``POST /upload?id=`` (same
 origin, the session's CSRF token, a body within the limit, announced by ``Content-Length``)
 fills the slot once; the store checks the content against the declared type and name.
 
-``GET /download?id=`` shows a delivery of the signed-in account with one button; the
+``GET /download?id=`` shows a delivery of the signed-in person with one button; the
 ``POST`` (same origin, CSRF) answers the file once, as an attachment with a fixed, safe name.
-A link alone, passed on by the model or anyone, opens nothing without the account's session.
+A link alone, passed on by the model or anyone, opens nothing without that person's session.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.render import document, e, message_page, send_html
 from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.http.web.text import TEXT
-from sevdesk_mcp.safety.transfers import Record, TransferStore, Upload
+from sevdesk_mcp.safety.transfers import Holder, Record, TransferStore, Upload
 
 FORM_OVERHEAD: Final = 16 * 1024
 ACCEPT: Final = ".pdf,.png,.jpg,.jpeg,.xml,application/pdf,image/png,image/jpeg,application/xml"
@@ -66,7 +68,7 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
         return
     upload = Upload(file.data, file.content_type, file.filename or "")
     try:
-        record = await store.fill(query_id(exchange) or "", session.account, upload)
+        record = await store.fill(query_id(exchange) or "", _holder(session), upload)
     except TransferRefusedError as exc:
         await send_html(exchange, 400, message_page(lang, t["error_title"], str(exc), session))
         return
@@ -107,7 +109,7 @@ async def download_post(hub: WebHub, exchange: Exchange) -> None:
     if not session.csrf_ok(fields.get("csrf")):
         await refuse(exchange, lang, session)
         return
-    found = await store.download(query_id(exchange) or "", session.account)
+    found = await store.download(query_id(exchange) or "", _holder(session))
     if found is None:
         await _gone(exchange, lang, session, "download_gone")
         return
@@ -122,7 +124,7 @@ async def download_post(hub: WebHub, exchange: Exchange) -> None:
 async def _shown(
     hub: WebHub, exchange: Exchange, lang: Lang, kind: Literal["upload", "download"]
 ) -> tuple[TransferStore, Record, Session] | None:
-    """:returns: the store, the signed-in account's empty upload slot or delivery named by
+    """:returns: the store, the signed-in person's empty upload slot or delivery named by
     ``?id=`` (as ``kind`` says) and the session; ``None`` once the refusal or the page
     saying it is gone was sent."""
     store = hub.transfers
@@ -134,11 +136,16 @@ async def _shown(
     if session is None:
         return None
     look_up = store.slot if kind == "upload" else store.peek
-    record = await look_up(query_id(exchange) or "", session.account)
+    record = await look_up(query_id(exchange) or "", _holder(session))
     if record is None:
         await _gone(exchange, lang, session, f"{kind}_gone")
         return None
     return store, record, session
+
+
+def _holder(session: Session) -> Holder:
+    """:returns: who the session's pages act for: its person in its account."""
+    return Holder(session.account, session.person)
 
 
 async def _gone(exchange: Exchange, lang: Lang, session: Session, key: str) -> None:

@@ -19,9 +19,11 @@ from urllib.parse import urlsplit
 from sevdesk_mcp.http.oauth.core import Identify, Identity
 from sevdesk_mcp.http.settings import Site
 from sevdesk_mcp.http.web.attempts import Attempts, MemoryAttempts
+from sevdesk_mcp.http.web.persons import Persons, persons_of
 from sevdesk_mcp.http.web.sessions import SessionStore
 from sevdesk_mcp.safety.approval_local import ApprovalStores, Pages
 from sevdesk_mcp.safety.approvals import ApprovalStore
+from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.transfers import Caller, Limits, MemoryTransferStore, Owner, TransferStore
 
 NOT_BOUND: Final = "The web pages are used before the server was bound."
@@ -76,11 +78,14 @@ class WebHub:
         self._key = signin_key or secrets.token_bytes(32)
         self._site: Site | None = None
         self._identify: Identify | None = None
+        self._persons: Persons | None = None
 
-    def bind(self, site: Site, identify: Identify) -> None:
-        """Learn the site's public URL and how to ask sevDesk who a token belongs to."""
+    def bind(self, site: Site, identify: Identify, secret: Secret) -> None:
+        """Learn the site's public URL, how to ask sevDesk who a token belongs to, and the
+        server secret (``SEVDESK_HTTP_SECRET``) persons are fingerprinted under."""
         self._site = site
         self._identify = identify
+        self._persons = persons_of(secret)
         self.sessions.https = site.https
 
     @property
@@ -103,23 +108,41 @@ class WebHub:
             raise RuntimeError(NOT_BOUND)
         return self._identify
 
+    @property
+    def persons(self) -> Persons:
+        """:returns: the fingerprints of sevDesk tokens (who a person is).
+
+        :raises RuntimeError: before :meth:`bind`.
+        """
+        if self._persons is None:
+            raise RuntimeError(NOT_BOUND)
+        return self._persons
+
     def pages(self) -> Pages:
         """:returns: the approval pages of HTTP mode: the inbox (the safety runtime attaches
         its store; the tool result names the inbox address)."""
         site = self.site
         return Pages(self.approvals, _PublicListener(site), inbox=f"{site.public_url}/approvals")
 
-    def start_session(self, identity: Identity) -> str:
-        """:returns: the ``Set-Cookie`` value of a new session of ``identity``'s account (after
-        the OAuth consent, or a sign-in)."""
-        return self.sessions.set_cookie(self.sessions.start(identity.id, identity.name))
+    def start_session(self, identity: Identity, token: Secret) -> str:
+        """:returns: the ``Set-Cookie`` value of a new session of the person holding ``token``
+        (just checked with sevDesk) in ``identity``'s account (after the OAuth consent, or a
+        sign-in).
 
-    def caller(self, principal: str, account: str) -> Caller | None:
-        """:returns: what a tool call of ``principal`` may transfer, or ``None`` when file
-        transfer is off."""
+        :raises RuntimeError: before :meth:`bind`.
+        """
+        person = self.persons.of(token)
+        return self.sessions.set_cookie(self.sessions.start(identity.id, identity.name, person))
+
+    def caller(self, principal: str, account: str, person: str) -> Caller | None:
+        """:returns: what a tool call of ``principal`` (for ``person``) may transfer, or
+        ``None`` when file transfer is off.
+
+        :raises RuntimeError: before :meth:`bind`.
+        """
         if self.transfers is None:
             return None
-        return Caller(self.transfers, Owner(principal, account), self.site.public_url)
+        return Caller(self.transfers, Owner(principal, account, person), self.site.public_url)
 
     def mac(self, value: str) -> str:
         """:returns: the CSRF token of the sign-in cookie ``value``."""

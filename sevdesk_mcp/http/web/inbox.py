@@ -1,11 +1,15 @@
-"""``/approvals``: the account's inbox (``SEVDESK_CONFIRM=browser`` over HTTP).
+"""``/approvals``: a person's inbox (``SEVDESK_CONFIRM=browser`` over HTTP).
 
-``GET`` lists, for the signed-in account only, every approval waiting for a decision (from
-any of the account's grants: the reference code, the action, its expiry and the full preview,
-rendered as on the local page) and the upload requests of its assistants. Each approval has
-two POST forms. ``POST`` decides one approval when the request is same-origin, carries the
-session's CSRF token, and the approval waits and belongs to the session's account; anything
-else is refused, and an approval of another account is answered as if it did not exist.
+``GET`` lists, for the signed-in person only (the holder of the sevDesk token the session was
+started with, :mod:`~sevdesk_mcp.http.web.persons`), every approval they asked for that waits
+for a decision (from any of their grants: the reference code, the action, who asked through
+which client and connection, when, its expiry and the full preview, rendered as on the local
+page) and their assistants' upload requests; a colleague of the same account sees none of
+them. Each approval has two POST forms. ``POST`` decides one approval when the request is
+same-origin, carries the session's CSRF token, and the approval waits and is the session's
+person's (checked by the store, :meth:`~sevdesk_mcp.safety.approvals.ApprovalStore.decide`);
+anything else is refused, and an approval of another person or account is answered exactly
+as one that does not exist.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import datetime as dt
 import re
 from typing import Final
 
+from sevdesk_mcp.http.auth import oauth_grant
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.oauth.consent_page import Lang
 from sevdesk_mcp.http.web.guard import form, lang_of, refuse, require_session, same_origin
@@ -23,9 +28,13 @@ from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.http.web.text import TEXT
 from sevdesk_mcp.safety.approval_page import preview_html
 from sevdesk_mcp.safety.approvals import Approval, ApprovalStore
+from sevdesk_mcp.safety.fence import hidden_characters
+from sevdesk_mcp.safety.transfers import Holder
 
 _APPROVAL_ID: Final = re.compile(r"[A-Za-z0-9_-]{43}")
 _DONE: Final = re.compile(r"(approved|declined)-([2-9A-Z]{2}-[2-9A-Z]{3})")
+MAX_CLIENT_CHARS: Final = 80
+GRANT_CHARS: Final = 10  # the short form of a grant id (``g_`` and 8 more)
 
 
 async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
@@ -40,7 +49,7 @@ async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
         f'<p class="lead">{e(t["inbox_lead"].format(account=session.account_name))}</p>',
         _done_notice(exchange.request.query, lang),
     ]
-    approvals = await _pending(hub, session.account)
+    approvals = await _pending(hub, session)
     if not approvals:
         parts.append(f'<p class="card">{t["inbox_empty"]}</p>')
     parts += [_card(a, session, lang) for a in approvals]
@@ -60,13 +69,13 @@ async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
         await refuse(exchange, lang, session)
         return
     decision = {"approve": True, "decline": False}.get(fields.get("decision", ""))
-    found = await _find(hub, fields.get("id", ""), session.account)
+    found = await _find(hub, fields.get("id", ""), session)
     if decision is None or found is None:
         t = TEXT[lang]
         await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
         return
     store, approval = found
-    decided = await store.decide(approval.id, approved=decision)
+    decided = await store.decide(approval.id, session.person, approved=decision)
     if decided is None:
         t = TEXT[lang]
         await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
@@ -74,23 +83,30 @@ async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
     await see_other(exchange, f"/approvals?done={decided.status}-{decided.reference}")
 
 
-async def _pending(hub: WebHub, account: str) -> list[Approval]:
+async def _pending(hub: WebHub, session: Session) -> list[Approval]:
+    """:returns: the approvals waiting for the session's person, of its account, oldest first."""
     found: list[Approval] = []
     for store in hub.approvals.stores():
-        found += await store.waiting(account)
-    return sorted(found, key=lambda a: a.expires)
+        found += await store.waiting(session.person)
+    return sorted((a for a in found if a.binding.account == session.account), key=_age)
 
 
 async def _find(
-    hub: WebHub, approval_id: str, account: str
+    hub: WebHub, approval_id: str, session: Session
 ) -> tuple[ApprovalStore, Approval] | None:
+    """:returns: the store and the waiting approval ``approval_id`` of the session's person
+    and account; ``None`` for any other, as for an unknown id."""
     if not _APPROVAL_ID.fullmatch(approval_id):
         return None
     for store in hub.approvals.stores():
-        approval = await store.view(approval_id)
-        if approval is not None and approval.binding.account == account:
+        approval = await store.view(approval_id, session.person)
+        if approval is not None and approval.binding.account == session.account:
             return store, approval
     return None
+
+
+def _age(approval: Approval) -> tuple[float, float]:
+    return approval.asked, approval.expires
 
 
 def _card(approval: Approval, session: Session, lang: Lang) -> str:
@@ -113,16 +129,38 @@ def _card(approval: Approval, session: Session, lang: Lang) -> str:
         f'<div class="meta"><span id="ref-{e(approval.reference)}">{t["reference"]} '
         f'<span class="ref">{e(approval.reference)}</span></span>'
         f"<span>{t['tool']} <code>{e(approval.binding.tool)}</code></span>"
+        f"{_asked(approval, lang)}"
         f"<span>{e(t['expires'].format(time=approval.expires_at[11:19]))}</span></div>"
         f"{changed}{preview_html(approval.preview)}"
         f'<div class="actions">{forms}</div></section>'
     )
 
 
+def _asked(approval: Approval, lang: Lang) -> str:
+    """:returns: who asked for ``approval`` (the client's name and the grant's short id) and
+    when, as the card's meta items."""
+    t = TEXT[lang]
+    client = _shown(approval.binding.client)
+    grant = (oauth_grant(approval.binding.principal) or "")[:GRANT_CHARS]
+    who = f"{t['asked_by']} <strong>{e(client)}</strong>" if client else ""
+    if grant:
+        who += f"{' · ' if who else ''}{t['connection']} <code>{e(grant)}</code>"
+    when = f"<span>{e(t['asked'].format(time=approval.asked_at[11:19]))}</span>"
+    return (f"<span>{who}</span>" if who else "") + (when if approval.asked else "")
+
+
+def _shown(text: str) -> str:
+    """:returns: ``text`` (a client's name, chosen by the client) without the characters a
+    human would not see, at most :data:`MAX_CLIENT_CHARS` long."""
+    hidden = {chr(int(code[2:], 16)) for code in hidden_characters(text)}
+    visible = " ".join("".join(c for c in text if c not in hidden).split())
+    return visible if len(visible) <= MAX_CLIENT_CHARS else visible[: MAX_CLIENT_CHARS - 1] + "…"
+
+
 async def _uploads(hub: WebHub, session: Session, lang: Lang) -> str:
     if hub.transfers is None:
         return ""
-    slots = await hub.transfers.pending_uploads(session.account)
+    slots = await hub.transfers.pending_uploads(Holder(session.account, session.person))
     if not slots:
         return ""
     t = TEXT[lang]

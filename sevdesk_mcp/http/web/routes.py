@@ -17,9 +17,12 @@ from sevdesk_mcp.http.connection import Exchange, Handler
 from sevdesk_mcp.http.oauth.consent import authorize_post
 from sevdesk_mcp.http.oauth.consent_page import STYLE as CONSENT_STYLE
 from sevdesk_mcp.http.oauth.core import AuthServer
+from sevdesk_mcp.http.oauth.verifier import GrantedAccess
 from sevdesk_mcp.http.router import Route
 from sevdesk_mcp.http.web import files, inbox, signin, style
 from sevdesk_mcp.http.web.hub import WebHub
+from sevdesk_mcp.safety.approvals import ASKER, Asker
+from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.transfers import CALLER
 
 _CONSENT_HASH: Final = base64.b64encode(hashlib.sha256(CONSENT_STYLE.encode()).digest()).decode()
@@ -59,15 +62,20 @@ def web_routes(hub: WebHub) -> dict[str, Route]:
 
 
 def with_web(
-    routes: Mapping[str, Route], web: WebHub | None, server: AuthServer
+    routes: Mapping[str, Route], web: WebHub | None, server: AuthServer, secret: Secret
 ) -> dict[str, Route]:
     """:returns: the routes of OAuth mode with the pages added when ``web`` is given: a
-    consent starts a browser session, and every ``/mcp`` request runs with its grant's file
-    transfers (:data:`~sevdesk_mcp.safety.transfers.CALLER`)."""
+    consent starts a browser session of the person whose token was checked, and every
+    ``/mcp`` request runs with its grant's file transfers
+    (:data:`~sevdesk_mcp.safety.transfers.CALLER`) and who asks for approvals
+    (:data:`~sevdesk_mcp.safety.approvals.ASKER`).
+
+    :param secret: the server secret (``SEVDESK_HTTP_SECRET``) persons are fingerprinted under.
+    """
     out = dict(routes)
     if web is None:
         return out
-    web.bind(server.site, server.identify)
+    web.bind(server.site, server.identify, secret)
     mcp = out["/mcp"]
     out["/mcp"] = msgspec.structs.replace(
         mcp, handlers={m: _with_caller(h, web) for m, h in mcp.handlers.items()}
@@ -84,14 +92,25 @@ def with_web(
 def _with_caller(handler: Handler, web: WebHub) -> Handler:
     async def serve(exchange: Exchange) -> None:
         access = CURRENT_PRINCIPAL.get()
-        account = getattr(access, "account", None)
         caller = None
-        if access is not None and isinstance(account, str):
-            caller = web.caller(access.principal, account)
+        if isinstance(access, GrantedAccess):
+            person = web.persons.of(access.token)
+            caller = web.caller(access.principal, access.account, person)
         reset = CALLER.set(caller)
+        asking = ASKER.set(functools.partial(_asker, web))
         try:
             await handler(exchange)
         finally:
+            ASKER.reset(asking)
             CALLER.reset(reset)
 
     return serve
+
+
+def _asker(web: WebHub) -> Asker | None:
+    """:returns: who the current ``/mcp`` request asks for, looked up when an approval is made
+    (by then the route has confirmed the grant and knows its client's name)."""
+    access = CURRENT_PRINCIPAL.get()
+    if not isinstance(access, GrantedAccess):
+        return None
+    return Asker(web.persons.of(access.token), access.client_name or access.client)

@@ -4,8 +4,10 @@ A session starts when the user consents on the OAuth consent page, or signs in o
 with their sevDesk API token (checked with ``GET /SevClient``). It lives for
 :data:`SESSION_TTL_S` (12 hours) or until the user signs out.
 
-The session travels sealed in its cookie: its id, the account and its name, the CSRF token and
-the expiry, sealed with AES-256-GCM (so it cannot be forged, changed or read). The key is drawn
+The session travels sealed in its cookie: its id, the account and its name, the person (the
+keyed fingerprint of the sevDesk token it was started with, :mod:`~sevdesk_mcp.http.web.persons`:
+the pages show and decide only that person's approvals and files), the CSRF token and the
+expiry, sealed with AES-256-GCM (so it cannot be forged, changed or read). The key is drawn
 per process by default (a restart ends every session); with the shared state of several
 instances every instance derives it from the server secret
 (:func:`~sevdesk_mcp.shared.seal.derived_key`), so any instance opens any cookie. Starting a
@@ -44,7 +46,8 @@ _AD: Final = b"sevdesk-web-session-v2"
 
 
 class Session(Undisclosed, msgspec.Struct, frozen=True):
-    """One signed-in browser: the account, its name for the page, and the CSRF token."""
+    """One signed-in browser: the account, its name for the page, the CSRF token and the
+    person (empty in a cookie from before persons: such a session owns nothing)."""
 
     HIDDEN: ClassVar[frozenset[str]] = frozenset({"id", "csrf"})  # credentials
 
@@ -53,6 +56,7 @@ class Session(Undisclosed, msgspec.Struct, frozen=True):
     account_name: str
     csrf: str
     expires: float
+    person: str = ""
 
     def csrf_ok(self, given: str | None) -> bool:
         """:returns: whether a form's CSRF token is this session's."""
@@ -131,14 +135,16 @@ class SessionStore:
         """:returns: the session cookie's name."""
         return SECURE_COOKIE if self.https else COOKIE
 
-    def start(self, account: str, account_name: str) -> Session:
-        """:returns: a new session of ``account`` (nothing is stored: see the module)."""
+    def start(self, account: str, account_name: str, person: str = "") -> Session:
+        """:returns: a new session of ``person`` of ``account`` (nothing is stored: see the
+        module)."""
         return Session(
             id=secrets.token_urlsafe(32),
             account=account,
             account_name=account_name,
             csrf=secrets.token_urlsafe(32),
             expires=self._clock() + SESSION_TTL_S,
+            person=person,
         )
 
     def set_cookie(self, session: Session) -> str:

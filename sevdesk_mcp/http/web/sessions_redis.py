@@ -9,6 +9,12 @@ Keys (``<ns>`` is the namespace):
 The session itself travels sealed in its cookie (``sessions``); every instance opens it with
 the key derived from the server secret (:func:`~sevdesk_mcp.shared.seal.derived_key`), so
 nothing else of a session is stored.
+
+The sign-out is not tagged (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`): its existence is what
+decides, and only in the safe direction. One written by someone who can write to Redis but
+lacks the server secret ends a session (as deleting keys ends others' work anyway); one they
+remove could not be kept by a tag either (a tag cannot prove that a value was never there).
+Who a session is, its account and its expiry are in the sealed cookie, never in Redis.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ token. ``POST /signin`` is checked in order: a same-origin POST (403), the cooki
 token (403), :data:`~sevdesk_mcp.http.web.attempts.SIGNIN_ATTEMPTS` tries per client address in five
 minutes (429), then the token is registered with the redactor and checked with
 ``GET /SevClient``; a refusal shows the form again with the reason. Success starts a session
-and goes on to ``next`` (one of this site's pages only). ``POST /signout`` (same origin, the
-session's CSRF token) ends it.
+of the person holding that token (its keyed fingerprint, ``http.web.persons``: the inbox
+then shows that person's approvals and files only) and goes on to ``next`` (one of this
+site's pages only). ``POST /signout`` (same origin, the session's CSRF token) ends it.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 400)
         return
     clear = f"{SIGNIN_COOKIE}=; {hub.sessions.attributes(0)}"
-    headers = (("set-cookie", hub.start_session(identity)), ("set-cookie", clear))
+    session = hub.start_session(identity, Secret(token))  # the person of the token checked
+    headers = (("set-cookie", session), ("set-cookie", clear))
     await see_other(exchange, next_path, headers)
 
 

@@ -28,12 +28,16 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "signed-in session.",
         "continue": "Continue",
         "inbox_title": "Approvals",
-        "inbox_lead": "Actions your assistant prepared for {account} wait here for your decision. "
-        "Check that the reference matches the one your assistant named.",
+        "inbox_lead": "Actions your assistant prepared for {account} with your sevDesk token wait "
+        "here for your decision (colleagues see only their own). Check that the reference "
+        "matches the one your assistant named.",
         "inbox_empty": "Nothing waits for your decision.",
         "reference": "Reference",
         "tool": "Action",
         "expires": "Expires at {time} (UTC)",
+        "asked": "Asked at {time} (UTC)",
+        "asked_by": "Asked through",
+        "connection": "connection",
         "approve": "Approve",
         "decline": "Decline",
         "approved": "Approved ({ref}). Go back to your assistant: the action runs when it calls "
@@ -57,7 +61,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "upload_done": "Received {name} ({type}, {size}). Go back to your assistant and tell it "
         "the file is uploaded.",
         "upload_gone": "This upload link is not valid any more: it expired, was used already, or "
-        "belongs to another account. Ask your assistant for a new upload link.",
+        "belongs to someone else. Ask your assistant for a new upload link.",
         "too_large": "The file is larger than {size} MiB. Compress the scan or export the receipt "
         "as a smaller PDF.",
         "download_title": "Download a file",
@@ -65,7 +69,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "until {time} (UTC).",
         "download_button": "Download {name}",
         "download_gone": "This download link is not valid any more: it expired, was used "
-        "already, or belongs to another account. Ask your assistant for the file again.",
+        "already, or belongs to someone else. Ask your assistant for the file again.",
         "refused": "This request did not come from this site's own pages. Open the page again "
         "and use its buttons.",
         "not_found": "There is no such page.",
@@ -95,13 +99,16 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "Ihrer angemeldeten Sitzung zu öffnen.",
         "continue": "Weiter",
         "inbox_title": "Freigaben",
-        "inbox_lead": "Aktionen, die Ihr Assistent für {account} vorbereitet hat, warten hier auf "
-        "Ihre Entscheidung. Prüfen Sie, ob die Referenz mit der übereinstimmt, die Ihr Assistent "
-        "genannt hat.",
+        "inbox_lead": "Aktionen, die Ihr Assistent mit Ihrem sevDesk-Token für {account} "
+        "vorbereitet hat, warten hier auf Ihre Entscheidung (Kollegen sehen nur ihre eigenen). "
+        "Prüfen Sie, ob die Referenz mit der übereinstimmt, die Ihr Assistent genannt hat.",
         "inbox_empty": "Nichts wartet auf Ihre Entscheidung.",
         "reference": "Referenz",
         "tool": "Aktion",
         "expires": "Gültig bis {time} (UTC)",
+        "asked": "Angefragt um {time} (UTC)",
+        "asked_by": "Angefragt über",
+        "connection": "Verbindung",
         "approve": "Freigeben",
         "decline": "Ablehnen",
         "approved": "Freigegeben ({ref}). Zurück zu Ihrem Assistenten: Die Aktion läuft, wenn er "
@@ -125,7 +132,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "upload_done": "{name} erhalten ({type}, {size}). Gehen Sie zurück zu Ihrem Assistenten "
         "und sagen Sie ihm, dass die Datei hochgeladen ist.",
         "upload_gone": "Dieser Upload-Link ist nicht mehr gültig: Er ist abgelaufen, wurde schon "
-        "benutzt oder gehört zu einem anderen Konto. Bitten Sie Ihren Assistenten um einen neuen.",
+        "benutzt oder gehört jemand anderem. Bitten Sie Ihren Assistenten um einen neuen.",
         "too_large": "Die Datei ist größer als {size} MiB. Komprimieren Sie den Scan oder "
         "exportieren Sie den Beleg als kleineres PDF.",
         "download_title": "Eine Datei herunterladen",
@@ -133,7 +140,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "heruntergeladen werden, bis {time} (UTC).",
         "download_button": "{name} herunterladen",
         "download_gone": "Dieser Download-Link ist nicht mehr gültig: Er ist abgelaufen, wurde "
-        "schon benutzt oder gehört zu einem anderen Konto. Bitten Sie Ihren Assistenten erneut "
+        "schon benutzt oder gehört jemand anderem. Bitten Sie Ihren Assistenten erneut "
         "um die Datei.",
         "refused": "Diese Anfrage kam nicht von den Seiten dieses Servers. Öffnen Sie die Seite "
         "neu und verwenden Sie ihre Schaltflächen.",

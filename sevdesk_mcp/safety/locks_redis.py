@@ -90,10 +90,17 @@ BUSY: Final = (
 )
 
 # KEYS: lock, fence, mark. ARGV: tagged owner, lease ms, fence ttl ms, a value found forged
-# (taken over) or ''. {0, the lock's value} if taken; {fence, the mark or ''} once held.
+# or ''. {0, the lock's value} if taken; {fence, the mark or ''} once held. A value found
+# forged is taken over only if it has a lifetime the server never gives a lock (none, or
+# longer than a lease): one within a lease may be a genuine lock tagged under a secret this
+# instance does not know yet (a rotation in progress), so it is waited for like any other.
 ACQUIRE: Final = """
 local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[4] then return {0, held} end
+if held then
+  if held ~= ARGV[4] then return {0, held} end
+  local left = redis.call('PTTL', KEYS[1])
+  if left >= 0 and left <= tonumber(ARGV[2]) then return {0, held} end
+end
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local clock = redis.call('TIME')
   redis.call('SET', KEYS[2], clock[1] .. string.format('%06d', tonumber(clock[2])))
@@ -329,7 +336,7 @@ class RedisRecordLocks:
 
     async def _acquire(self, lease: Lease, name: tuple[str, str], deadline: float) -> None:
         """Take one lock, waiting while another holds it; a lock whose owner fails its check
-        is taken over (logged).
+        (logged) is taken over unless it lives as a lease does (see :data:`ACQUIRE`).
 
         :raises ToolError: if it is still taken at ``deadline``.
         :raises StateUnavailableError: if Redis cannot be reached.
@@ -348,8 +355,7 @@ class RedisRecordLocks:
                 lease.took((key, mark_key), f"{tagged}:{int(fence)}", int(fence), bytes(found))
                 return
             if self._forged(key, bytes(found)):
-                forged = bytes(found)
-                continue
+                forged = bytes(found)  # taken over next round unless it lives as a lease
             if anyio.current_time() + delay > deadline:
                 raise ToolError(BUSY.format(wait=self._wait_s))
             await anyio.sleep(delay * (0.5 + secrets.randbelow(500) / 1000))

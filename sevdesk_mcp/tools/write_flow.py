@@ -50,11 +50,14 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import (
     OutcomeUnknownError,
+    RateLimitedError,
+    RejectedError,
     SafetyError,
     StateUnavailableError,
     ToolDefinitionError,
     ToolError,
     ToolInputError,
+    UnavailableError,
     UpstreamError,
     WriteRefusedError,
 )
@@ -80,6 +83,11 @@ from sevdesk_mcp.tools.remedies import message
 
 log = logging.getLogger("sevdesk_mcp")
 EXECUTE_LIMIT_S: Final = 120.0
+# Errors of ``execute`` whose outcome is known: sevDesk refused, could not be reached, or the
+# write was refused before sending. Any other (a garbled answer after a 2xx, an internal error
+# after a request went out) may follow an applied write: audited as ``outcome_unknown``, and
+# the records keep their mark, so the next write on them warns (issue 35, finding 7).
+KNOWN_OUTCOME: Final = (RejectedError, UnavailableError, RateLimitedError, SafetyError, ToolError)
 EARLIER: Final = (
     "outcome_unknown: an earlier attempt on these records never reported its outcome (call "
     "{call}, {tool}, sending to sevDesk since {since}; its server stopped or lost the answer "
@@ -293,6 +301,7 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
         try:
             audit_log.write("executing", **audit)
         except AuditError as exc:
+            held.settle()  # nothing was sent: the marks just set must not warn the next call
             raise ToolError(f"{exc} Nothing was sent to sevDesk.") from None
         writer = account.writer(self.tier)
         progress = Progress()
@@ -307,9 +316,9 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
             try:
                 result = await self.execute(args, prepared.plan, writer, progress)
             except Exception as exc:
-                unknown = isinstance(exc, OutcomeUnknownError)  # sent, no answer: not "failed"
-                event = "outcome_unknown" if unknown else "failed"
-                if not unknown:
+                known = isinstance(exc, KNOWN_OUTCOME)  # anything else may follow a sent write
+                event = "failed" if known else "outcome_unknown"
+                if known:
                     held.settle()
                 _audit_quietly(audit_log, event, audit, progress, error=type(exc).__name__)
                 raise _with_progress(exc, progress) from exc

@@ -164,7 +164,14 @@ async def test_the_client_host_allowlist_refuses_other_hosts(served: DocumentSer
 # Issue 35, finding 3: the address guard, fetch failures, gzip and the operator's CA file.
 
 NON_PUBLIC_V4 = ["127.0.0.1", "10.1.2.3", "172.16.5.4", "192.168.1.1", "169.254.169.254"]
-EMBEDDINGS = ["64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "::/96", "::ffff:0:0/96"]
+EMBEDDINGS = [
+    "64:ff9b::/96",
+    "64:ff9b:1::/48",
+    "2002::/16",
+    "::/96",
+    "::ffff:0:0/96",
+    "::ffff:0:0:0/96",  # IPv4-translated (SIIT), found by the final review
+]
 
 
 def embed(prefix: str, v4: str) -> str:
@@ -206,6 +213,9 @@ def test_an_embedded_ipv4_is_judged_as_the_ipv4_itself(prefix: str, v4: str) -> 
         "64:ff9b:1:a00:1::",  # local-use NAT64 in another layout than /96: refused
         "::",
         "::ffff:0:0",
+        "::1:2:3:4",  # the rest of the reserved ::/8
+        "3fff::1",  # documentation (RFC 9637), not yet in every Python's table
+        "5f00::1",  # segment routing (RFC 9602), likewise
     ],
 )
 def test_site_local_and_unclear_ipv6_forms_are_refused_outright(address: str) -> None:

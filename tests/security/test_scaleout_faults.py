@@ -243,6 +243,27 @@ async def test_a_forged_lock_value_is_taken_over_and_logged(
 
 
 @pytest.mark.threat("I35-1")
+async def test_a_lock_tagged_under_an_unknown_secret_is_waited_for_not_taken(
+    redis_url: str,
+) -> None:
+    """A secret rotation in progress: an instance that knows only the old secret finds a lock
+    another instance tagged under the new one. It fails the check, but it lives as a lease
+    does, so it is waited for (here until the store's wait ends), never taken over."""
+    (newer,) = states(redis_url, 1)
+    older = open_state(redis_url, ["older-secret-" + "y" * 32], namespace=newer.keys.namespace)
+    held_by_newer = RedisRecordLocks(newer)
+    waiting = RedisRecordLocks(older, wait_s=0.3)
+    with anyio.fail_after(HANG_GUARD_S):
+        async with held_by_newer.hold(SCOPE, [RECORD]) as first:
+            await first.check()
+            with pytest.raises(ToolError, match="still running"):
+                async with waiting.hold(SCOPE, [RECORD]):
+                    pass  # pragma: no cover - the lock must not be taken
+    await older.aclose()
+    await newer.aclose()
+
+
+@pytest.mark.threat("I35-1")
 async def test_a_forged_executing_mark_is_ignored_and_logged(
     redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
+from sevdesk_mcp.domain.writes import Progress
 from sevdesk_mcp.errors import ConfigError, WriteRefusedError
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.mcp.app import McpApp
@@ -356,6 +357,27 @@ async def test_a_write_sent_without_an_answer_is_audited_as_unknown_not_failed(
     fake = build_demo()
     log = tmp_path / "audit.jsonl"
     fake.faults.timeout_after_write_next()
+    result = await _rename_one(write_app(fake, {"SEVDESK_AUDIT_LOG": str(log)}))
+    assert result["isError"] is True
+    events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
+    assert events[-1] == "outcome_unknown", events
+    assert writes(fake) == ["PUT /Contact/410001"]  # sent once, never retried
+
+
+@pytest.mark.threat("I35-7b")
+async def test_an_error_after_a_sent_write_is_audited_as_unknown_not_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A garbled answer or an internal error after a request went out may follow an applied
+    write: only sevDesk's refusal, an unreachable sevDesk or a refusal before sending is a
+    known failure (final review of issue 35)."""
+    fake = build_demo()
+    log = tmp_path / "audit.jsonl"
+
+    def broken(self: Progress, text: str) -> None:
+        raise KeyError(text)  # after the PUT went out, as a parsing slip would
+
+    monkeypatch.setattr(Progress, "done", broken)
     result = await _rename_one(write_app(fake, {"SEVDESK_AUDIT_LOG": str(log)}))
     assert result["isError"] is True
     events = [json.loads(line)["event"] for line in log.read_text().splitlines()]

@@ -190,7 +190,7 @@ class Parts:
     """The objects a floor call meets, built as ``--http --demo`` builds them."""
 
     def __init__(self) -> None:
-        from sevdesk_mcp import cli
+        from sevdesk_mcp.cli import demo
         from sevdesk_mcp.config import load_config
         from sevdesk_mcp.http.auth import BearerAuth
         from sevdesk_mcp.http.limits import Limits
@@ -205,7 +205,7 @@ class Parts:
         config = load_config(env)
         self.factory = ServerFactory(config)
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the access log's sink, for the run
-        self.account = cli._demo_account(config)
+        self.account = demo.demo_account(config)
         install_access_logger()
         self.log = AccessLog()
         limits = Limits(rate_per_s=100_000, max_inflight_per_client=128)

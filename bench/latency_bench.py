@@ -113,7 +113,7 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
     import httpx
 
     from sevdesk_mcp.accounts.context import AccountContext
-    from sevdesk_mcp.cli import _pacer
+    from sevdesk_mcp.cli.run import pacer_of
     from sevdesk_mcp.config import load_config
     from sevdesk_mcp.safety.redact import Secret
     from sevdesk_mcp.server import ServerFactory
@@ -148,7 +148,7 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
         ids = facts["ids"]
 
         def app_with(transport: httpx.AsyncBaseTransport) -> tuple[Any, Any]:
-            pacer = _pacer(config)
+            pacer = pacer_of(config)
             client = SevdeskClient(
                 base_url=config.api_url,
                 token=Secret(facts["token"]),

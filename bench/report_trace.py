@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from latency_bench import _start_server
 
 from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.cli import _pacer
+from sevdesk_mcp.cli.run import pacer_of
 from sevdesk_mcp.config import Config, load_config
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.safety.redact import Secret
@@ -96,7 +96,7 @@ def _app(facts: dict[str, Any], config: Config, transport: httpx.AsyncBaseTransp
         base_url=config.api_url,
         token=Secret(facts["token"]),
         gate=WriteGate(tiers=config.tiers, read_only=True),
-        pacer=_pacer(config),
+        pacer=pacer_of(config),
         transport=transport,
     )
     today = dt.date.fromisoformat(facts["today"])

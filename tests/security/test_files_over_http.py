@@ -20,8 +20,8 @@ import anyio
 import httpx
 import pytest
 
-from sevdesk_mcp import cli
 from sevdesk_mcp.accounts.context import AccountContext
+from sevdesk_mcp.cli import http as cli_http
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.http.log import AccessLog
 from sevdesk_mcp.http.oauth.service import OAuthSeams, bind_oauth_service
@@ -62,11 +62,11 @@ class NoNetwork(httpx.AsyncBaseTransport):
 
 @asynccontextmanager
 async def oauth_demo(tmp_path: Path, **env: str) -> AsyncIterator[httpx.AsyncClient]:
-    """OAuth mode with the demo books as the command line wires it (``cli.oauth_wiring``),
+    """OAuth mode with the demo books as the command line wires it (``cli_http.oauth_wiring``),
     on 127.0.0.1; :yields: a browser-like client of the site."""
     full = oauth_env(tmp_path, **env)
     settings = load_http_settings(full)
-    wiring = cli.oauth_wiring(load_config(full), settings, demo=True, shared=None)
+    wiring = cli_http.oauth_wiring(load_config(full), settings, demo=True, shared=None)
     service = await bind_oauth_service(
         settings,
         wiring.config,
@@ -136,10 +136,10 @@ def test_bearer_mode_says_at_start_up_that_sevdesk_http_files_does_nothing_there
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="sevdesk_mcp"):
-        cli._note_bearer_files({})
-        cli._note_bearer_files({"SEVDESK_HTTP_FILES": "off"})
+        cli_http.note_bearer_files({})
+        cli_http.note_bearer_files({"SEVDESK_HTTP_FILES": "off"})
         assert caplog.messages == []
-        cli._note_bearer_files({"SEVDESK_HTTP_FILES": "on"})
+        cli_http.note_bearer_files({"SEVDESK_HTTP_FILES": "on"})
     assert len(caplog.messages) == 1
     assert "no effect in bearer mode" in caplog.messages[0]
     assert "SEVDESK_HTTP_AUTH=oauth" in caplog.messages[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from sevdesk_mcp import cli
+from sevdesk_mcp.cli import demo
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake.exports import STORAGE_HOST
 from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 async def test_demo_mode_serves_export_files_from_the_demo_books() -> None:
     token = FILE_TRANSPORT.set(None)
     try:
-        cli._demo_account(load_config({}))
+        demo.demo_account(load_config({}))
         transport = FILE_TRANSPORT.get()
         assert transport is not None
         request = httpx.Request("GET", f"https://{STORAGE_HOST}/no-such-export.zip")

@@ -1,0 +1,246 @@
+"""The command line.
+
+::
+
+    mcp-server-sevdesk [--stdio] [--demo]          serve MCP over stdio (the default)
+    mcp-server-sevdesk --http [--demo] [--host H] [--port N]
+                                                   serve MCP over Streamable HTTP (bearer auth)
+    mcp-server-sevdesk healthcheck [--port N]      ask the local HTTP server's /healthz (0/1)
+    mcp-server-sevdesk generate-secret             print a new random bearer secret
+    mcp-server-sevdesk grants list|revoke ID       the grants of OAuth mode (state directory)
+    mcp-server-sevdesk account-id                  print the account of SEVDESK_API_TOKEN
+    mcp-server-sevdesk token set|check|delete      the token in the OS keychain
+    mcp-server-sevdesk profiles list               the local profiles (SEVDESK_PROFILE)
+    mcp-server-sevdesk fake-sevdesk [--port N]     serve the fake sevDesk with the demo books
+    mcp-server-sevdesk --version
+
+stdout belongs to the transport. A configuration error, a missing token or a token sevDesk
+refuses stops start-up with one line on stderr and exit status 2; so does an unknown argument,
+and so does ``--http`` without authentication configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+import anyio
+
+from sevdesk_mcp import __version__
+from sevdesk_mcp.accounts.profiles import local_environment
+from sevdesk_mcp.cli.demo import demo_account
+from sevdesk_mcp.cli.http import serve_http
+from sevdesk_mcp.cli.run import (
+    PROG,
+    approval_pages,
+    check_token,
+    freeze_long_lived,
+    token_account,
+    until_stopped,
+)
+from sevdesk_mcp.config import load_config
+from sevdesk_mcp.errors import (
+    ConfigError,
+    StartupError,
+    StateUnavailableError,
+    ToolDefinitionError,
+)
+from sevdesk_mcp.mcp.dispatcher import Dispatcher
+from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
+from sevdesk_mcp.safety.redact import RedactingFilter
+from sevdesk_mcp.server import ServerFactory
+
+__all__ = ["PROG", "approval_pages", "main"]
+
+EXIT_USAGE: Final = 2
+DEFAULT_HTTP_PORT: Final = 8080  # the HTTP settings' default, named in the help
+FAKE_PORT: Final = 8089
+LISTENING_FLAGS: Final = ("--host", "--port")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="MCP server for sevDesk. Read-only unless SEVDESK_ALLOW enables more.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=[
+            "fake-sevdesk",
+            "healthcheck",
+            "generate-secret",
+            "grants",
+            "account-id",
+            "token",
+            "profiles",
+        ],
+        help="fake-sevdesk: serve the fake sevDesk with the demo books on loopback; "
+        "healthcheck: ask the local HTTP server's /healthz (exit 0 or 1); "
+        "generate-secret: print a new random bearer secret; "
+        "grants list | grants revoke ID: the grants of OAuth mode; "
+        "account-id: print the sevDesk account of SEVDESK_API_TOKEN; "
+        "token set | check | delete: the token in the OS keychain; "
+        "profiles list: the local profiles",
+    )
+    parser.add_argument(
+        "operands",
+        nargs="*",
+        help="for grants: list, or revoke ID; for token: set, check or delete; for profiles: list",
+    )
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="serve MCP over stdio (default)")
+    transport.add_argument(
+        "--http",
+        action="store_true",
+        help="serve MCP over Streamable HTTP (needs SEVDESK_HTTP_AUTH=bearer and a secret)",
+    )
+    parser.add_argument("--demo", action="store_true", help="serve the built-in demo books")
+    parser.add_argument(
+        "--port",
+        type=_port,
+        help="port to listen on: with --http and healthcheck it wins over SEVDESK_HTTP_PORT "
+        f"(default {DEFAULT_HTTP_PORT}); for fake-sevdesk the default is {FAKE_PORT}; 0 picks a "
+        "free port",
+    )
+    parser.add_argument(
+        "--host",
+        help="address to listen on: with --http and healthcheck it wins over SEVDESK_HTTP_HOST "
+        "(default 127.0.0.1); fake-sevdesk listens on loopback only",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    return parser
+
+
+def _port(text: str) -> int:
+    """:raises argparse.ArgumentTypeError: unless ``text`` is a port number (0 picks one)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: use a number from 0 to 65535")
+    return int(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line.
+
+    :returns: the process exit status.
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)  # exits with status 2 on unknown arguments
+    _refuse_meaningless_flags(parser, args)
+    _setup_logging()
+    try:
+        return _run(args)
+    # StateUnavailableError: grants on Redis; ToolDefinitionError: an unreadable tool index
+    except (ConfigError, StartupError, StateUnavailableError, ToolDefinitionError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)  # noqa: T201
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _refuse_meaningless_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with status 2 when ``--host`` or ``--port`` is given to a command that listens on
+    nothing, instead of ignoring it."""
+    listens = args.http or args.command in ("fake-sevdesk", "healthcheck")
+    given = [flag for flag in LISTENING_FLAGS if getattr(args, flag[2:]) is not None]
+    if given and not listens:
+        what = args.command or "stdio (the default transport)"
+        parser.error(
+            f"{' and '.join(given)} mean nothing for {what}: it listens on no port. Use them "
+            "with --http, healthcheck or fake-sevdesk."
+        )
+
+
+def _listening_env(args: argparse.Namespace) -> dict[str, str]:
+    """:returns: the environment with ``--host``/``--port`` in place of the HTTP settings
+    (flags win over ``SEVDESK_HTTP_HOST``/``SEVDESK_HTTP_PORT``)."""
+    env = dict(os.environ)
+    if args.host is not None:
+        env["SEVDESK_HTTP_HOST"] = args.host
+    if args.port is not None:
+        env["SEVDESK_HTTP_PORT"] = str(args.port)
+    return env
+
+
+def _run(args: argparse.Namespace) -> int:
+    # The HTTP stack is imported only by the commands that use it: stdio starts faster.
+    if args.operands and args.command not in ("grants", "token", "profiles"):
+        raise ConfigError("arguments", f"unexpected {' '.join(args.operands)[:40]!r}")
+    if args.command in ("grants", "account-id", "token", "profiles"):
+        return _operator_command(args)
+    if args.command == "generate-secret":
+        from sevdesk_mcp.http.commands import generate_secret  # noqa: PLC0415
+
+        return generate_secret()
+    if args.command == "healthcheck":
+        from sevdesk_mcp.http.commands import healthcheck  # noqa: PLC0415
+
+        return healthcheck(_listening_env(args))
+    if args.command == "fake-sevdesk":
+        port = FAKE_PORT if args.port is None else args.port
+        return _fake_sevdesk(args.host or "127.0.0.1", port)
+    if args.http:
+        return serve_http(_listening_env(args), demo=args.demo)
+    return _serve_stdio(demo=args.demo)
+
+
+def _operator_command(args: argparse.Namespace) -> int:
+    if args.command in ("token", "profiles"):
+        return _local_command(args)
+    if args.command == "grants":
+        from sevdesk_mcp.http.commands import grants  # noqa: PLC0415 - OAuth mode only
+
+        return grants(os.environ, args.operands)
+    from sevdesk_mcp.accounts.identity import account_id  # noqa: PLC0415
+
+    return account_id(os.environ)
+
+
+def _local_command(args: argparse.Namespace) -> int:
+    from sevdesk_mcp.accounts import local_commands  # noqa: PLC0415 - these commands only
+
+    if args.command == "token":
+        return local_commands.token_command(os.environ, args.operands)
+    return local_commands.profiles_command(os.environ, args.operands)
+
+
+def _setup_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(RedactingFilter())
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    for chatty in ("httpx", "httpcore"):  # one line per request would drown the useful ones
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+
+
+def _fake_sevdesk(host: str, port: int) -> int:
+    from sevdesk_mcp.fake import run_fake_server  # noqa: PLC0415 - only this command needs it
+
+    try:
+        run_fake_server(port, host)
+    except (ValueError, OSError) as exc:
+        raise StartupError(str(exc)) from None
+    return 0
+
+
+def _serve_stdio(*, demo: bool) -> int:
+    env = local_environment(os.environ)  # SEVDESK_PROFILE under the environment
+    config = load_config(env)
+    factory = ServerFactory(config, pages=approval_pages)
+    account = demo_account(config, receipts=True) if demo else token_account(config, env)
+    protocol_fd = claim_stdout()
+
+    async def run() -> None:
+        if not demo:
+            await check_token(account)
+        app = factory.build(account)
+        freeze_long_lived()
+        server = StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd))
+        await until_stopped(server.serve)
+
+    anyio.run(run)
+    return 0

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from sevdesk_mcp.http.scaleout import SharedStores
 
 
-
 DEMO_API_URL: Final = "https://demo.sevdesk.invalid/api/v1"  # never resolved: served in memory
 
 

@@ -23,7 +23,7 @@ from sevdesk_mcp.cli.run import (
     token_account,
     until_stopped,
 )
-from sevdesk_mcp.config import Config, load_config
+from sevdesk_mcp.config import Config, flag, load_config
 from sevdesk_mcp.errors import (
     AuthenticationError,
     ConfigError,
@@ -135,9 +135,7 @@ def _factory(
 def note_bearer_files(env: Mapping[str, str]) -> None:
     """Say at start-up that ``SEVDESK_HTTP_FILES=on`` does nothing in bearer mode, instead of
     ignoring it silently."""
-    from sevdesk_mcp.config import flag  # noqa: PLC0415
-
-    if "SEVDESK_HTTP_FILES" in env and flag(env, "SEVDESK_HTTP_FILES", default=False):
+    if flag(env, "SEVDESK_HTTP_FILES", default=False):
         log.warning(
             "SEVDESK_HTTP_FILES=on has no effect in bearer mode: file transfer needs OAuth mode "
             "(SEVDESK_HTTP_AUTH=oauth), where each person signs in to the upload and download "

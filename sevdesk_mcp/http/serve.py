@@ -16,7 +16,7 @@ Shutdown: when ``stop`` is set, ``/healthz`` answers 503, new MCP requests get 5
 requests get ``shutdown_grace_s`` (10 s, the grace of every transport) to finish; then the stop
 is forced (``mcp.shutdown``): a write still waiting for sevDesk ends (audited as
 ``outcome_unknown``) and answers its client with a result naming ``outcome_unknown`` within
-``mcp.shutdown.ANSWER_S`` (2 s); then every request still running is cancelled and every
+``mcp.shutdown.ANSWER_S`` (6 s); then every request still running is cancelled and every
 connection is closed. A connection
 that finished its last answer may still drain the client's bytes for ``linger_s`` (2 s).
 """

@@ -27,7 +27,7 @@ from typing import Final
 import anyio
 
 SHUTDOWN_GRACE_S: Final = 10.0
-ANSWER_S: Final = 2.0
+ANSWER_S: Final = 6.0  # longer than a record lock's release (5 s), which comes first
 """After the forced stop, how long the calls it ended have to answer their clients (a write
 ended as ``outcome_unknown`` says so on its open response) before the connections close."""
 

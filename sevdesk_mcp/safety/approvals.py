@@ -134,11 +134,6 @@ class Approval:
         """:returns: the expiry as ISO 8601 in UTC, to the second."""
         return dt.datetime.fromtimestamp(self.expires, dt.UTC).isoformat(timespec="seconds")
 
-    @property
-    def asked_at(self) -> str:
-        """:returns: when it was asked, as ISO 8601 in UTC, to the second."""
-        return dt.datetime.fromtimestamp(self.asked, dt.UTC).isoformat(timespec="seconds")
-
 
 class Outcome(msgspec.Struct, frozen=True):
     """What a tool call finds: a new or renewed approval, or the state of the earlier one."""

@@ -66,7 +66,7 @@ from sevdesk_mcp.safety.approvals import (
 )
 from sevdesk_mcp.safety.basis import Basis, basis_of
 from sevdesk_mcp.safety.preview import Preview
-from sevdesk_mcp.shared.redis import SharedState, guard
+from sevdesk_mcp.shared.redis import SharedState, as_bytes, guard
 
 log = logging.getLogger("sevdesk_mcp.shared")
 KIND: Final = "approval"
@@ -233,7 +233,7 @@ class RedisApprovalStore:
     ) -> Outcome | None:
         async with guard():
             pointer = await self._state.client.get(binding_key)
-        expected = _raw(pointer) if pointer is not None else b""
+        expected = as_bytes(pointer) if pointer is not None else b""
         target, current = await self._current(binding_key, pointer, binding)
         if current is None:
             new = self._new(binding, preview, bound)
@@ -263,7 +263,7 @@ class RedisApprovalStore:
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        raw = _raw(pointer) if pointer is not None else None
+        raw = as_bytes(pointer) if pointer is not None else None
         target = self._state.seal.untag(binding_key, raw)
         if target is None:
             return "", None
@@ -281,7 +281,7 @@ class RedisApprovalStore:
         answered (``None``: not used up, or a status that fails its check)."""
         if _text(answer[0]) != "used":
             return None
-        status = self._state.seal.untag(f"{key}#status", _raw(answer[1]))
+        status = self._state.seal.untag(f"{key}#status", as_bytes(answer[1]))
         if status == b"approved":
             return "approved"
         return "declined" if status == b"declined" else None
@@ -329,13 +329,15 @@ class RedisApprovalStore:
             record, status, member = await self._state.client.hmget(
                 key, ["record", "status", "member"]
             )
-        checked = self._state.seal.untag(f"{key}#status", None if status is None else _raw(status))
+        checked = self._state.seal.untag(
+            f"{key}#status", None if status is None else as_bytes(status)
+        )
         if record is None or checked is None:
             return None
-        approval = self._state.seal.open_json(key, _raw(record), Approval)
+        approval = self._state.seal.open_json(key, as_bytes(record), Approval)
         if approval.expires <= self._clock():
             return None
-        return approval, checked.decode(), _raw(member or b"")
+        return approval, checked.decode(), as_bytes(member or b"")
 
     def _status(self, key: str, status: Status) -> bytes:
         """:returns: ``status`` tagged for the approval at ``key``."""
@@ -348,7 +350,7 @@ class RedisApprovalStore:
     def _entries(self, waiting_key: str, members: Iterable[object]) -> list[str]:
         """:returns: the entries (``<reference>|<digest>``) of a waiting set that pass their
         check; forged ones are left out (and logged)."""
-        checked = (self._state.seal.untag(waiting_key, _raw(m)) for m in members)
+        checked = (self._state.seal.untag(waiting_key, as_bytes(m)) for m in members)
         return [entry.decode() for entry in checked if entry is not None]
 
     def _waiting_key(self, holder: str) -> str:
@@ -360,10 +362,5 @@ def _canonical(binding: Binding) -> str:
     return msgspec.json.encode(binding).decode()
 
 
-def _raw(value: object) -> bytes:
-    """:returns: a value Redis answered, as bytes (the client decodes nothing)."""
-    return value if isinstance(value, bytes) else str(value).encode()
-
-
 def _text(value: object) -> str:
-    return _raw(value).decode()
+    return as_bytes(value).decode()

@@ -9,10 +9,10 @@ and two contacts cannot take the same customer number.
 The locks are behind the :class:`LockStore` protocol. :class:`RecordLocks` keeps them in this
 process (stdio, or one HTTP instance; the default); ``locks_redis.RedisRecordLocks`` keeps them
 in the shared state when several instances serve one account, as leases renewed while held.
-:meth:`LockStore.hold` yields a :class:`Held` handle whose :meth:`Held.check` the write flow
+:meth:`LockStore.hold` yields a :class:`Held` handle whose :meth:`Held.begin` the write flow
 awaits right before ``execute``: a holder whose lease was lost (its process stalled past the
 lease and another instance took the lock) is refused there, before anything is sent. In this
-process a lock cannot be lost, and :meth:`Held.check` always passes.
+process a lock cannot be lost, and :meth:`Held.begin` always passes.
 
 Right before ``execute`` the write flow calls :meth:`Held.begin` instead (the same check, and the
 shared store marks the records "sending since, call id"); once the outcome is known it calls
@@ -55,16 +55,9 @@ class Held(Protocol):
         """:returns: the earlier attempts on these records whose outcome is unknown."""
         ...
 
-    async def check(self) -> None:
-        """Make sure every lock is still this holder's.
-
-        :raises WriteRefusedError: if a lock was lost (its lease expired); nothing may be sent.
-        :raises StateUnavailableError: if the locks are shared and the state cannot be reached.
-        """
-        ...
-
     async def begin(self, call: str, tool: str) -> None:
-        """:meth:`check`, and mark the records as being sent to by ``call`` (shared locks).
+        """Make sure every lock is still this holder's (right before sending), and mark the
+        records as being sent to by ``call`` (shared locks).
 
         :raises WriteRefusedError: if a lock was lost; nothing may be sent.
         :raises StateUnavailableError: if the locks are shared and the state cannot be reached.
@@ -104,11 +97,8 @@ class _InProcess:
         """:returns: nothing: no holder of this process died while others wait."""
         return ()
 
-    async def check(self) -> None:
-        """Pass: a lock of this process is held until its block ends."""
-
     async def begin(self, call: str, tool: str) -> None:
-        """Pass, as :meth:`check`."""
+        """Pass: a lock of this process is held until its block ends."""
 
     def settle(self) -> None:
         """Nothing to clear."""
@@ -139,7 +129,7 @@ class RecordLocks:
         """Hold the locks of ``keys`` in ``scope`` (an account), taken in sorted order so that
         two writes needing the same records cannot deadlock.
 
-        :returns: a handle whose :meth:`Held.check` always passes.
+        :returns: a handle whose :meth:`Held.begin` always passes.
         """
         async with AsyncExitStack() as stack:
             for key in sorted(set(keys)):

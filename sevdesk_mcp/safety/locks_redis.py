@@ -10,7 +10,7 @@ account and record, taken in sorted order), held across instances behind a load 
   only if the value is still the holder's); a holder whose process died stops renewing and its
   lock expires after :data:`LEASE_S`;
 - a lock that is taken is waited for by polling with backoff, up to the store's wait;
-- :meth:`Lease.check`, which the write flow awaits right before ``execute``, verifies owner and
+- :meth:`Lease.begin`, which the write flow awaits right before ``execute``, verifies owner and
   fencing number of every lock by script (and extends the leases): a holder that stalled past
   its lease, whose lock another instance may have taken since, is refused before it sends
   anything;
@@ -184,19 +184,9 @@ class Lease(Undisclosed, msgspec.Struct):
     settled: bool = False
     acknowledged: bool = False
 
-    async def check(self) -> None:
-        """Verify owner and fencing number of every lock, and extend their leases.
-
-        :raises WriteRefusedError: if a lock is no longer this holder's (nothing may be sent).
-        :raises StateUnavailableError: if Redis cannot be reached.
-        """
-        if not self.lost and self.keys:
-            self.lost = await self.renew() > 0
-        if self.lost:
-            raise WriteRefusedError(LOST.format(lease=self.lease_ms / 1000))
-
     async def begin(self, call: str, tool: str) -> None:
-        """:meth:`check`, and mark every record "sending since now, ``call``" in one script.
+        """Verify every lock is still this holder's and extend their leases, and mark every
+        record "sending since now, ``call``", in one script.
 
         :raises WriteRefusedError: if a lock is no longer this holder's (nothing may be sent).
         :raises StateUnavailableError: if Redis cannot be reached.
@@ -316,7 +306,7 @@ class RedisRecordLocks:
     async def hold(self, scope: str, keys: Iterable[str]) -> AsyncIterator[Lease]:
         """Hold the locks of ``keys`` in ``scope``, taken in sorted order, renewed while held.
 
-        :returns: the lease, whose :meth:`Lease.check` the write flow awaits before sending.
+        :returns: the lease, whose :meth:`Lease.begin` the write flow awaits before sending.
         :raises ToolError: if a lock is still taken after the store's wait.
         :raises StateUnavailableError: if Redis cannot be reached.
         """

@@ -22,7 +22,7 @@ import secrets
 from typing import Final
 
 from sevdesk_mcp.safety.runtime import NONCE_BYTES, NONCE_TTL_S
-from sevdesk_mcp.shared.redis import SharedState, guard
+from sevdesk_mcp.shared.redis import SharedState, as_bytes, guard
 
 KIND: Final = "nonce"
 UNUSED: Final = b"unused"
@@ -56,8 +56,7 @@ class RedisNonceStore:
         key = self._key(nonce)
         async with guard():
             taken = await self._state.client.getdel(key)
-        raw = taken if taken is None or isinstance(taken, bytes) else str(taken).encode()
-        return self._state.seal.untag(key, raw) == UNUSED
+        return self._state.seal.untag(key, None if taken is None else as_bytes(taken)) == UNUSED
 
     def _key(self, nonce: str) -> str:
         return self._state.keys.key(KIND, nonce)

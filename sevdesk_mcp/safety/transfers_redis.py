@@ -67,7 +67,7 @@ from sevdesk_mcp.safety.transfers import (
     too_many_files,
 )
 from sevdesk_mcp.shared.keys import digest
-from sevdesk_mcp.shared.redis import SharedState, guard
+from sevdesk_mcp.shared.redis import SharedState, as_bytes, guard
 
 KIND: Final = "transfer"
 _PRUNE: Final = """
@@ -250,7 +250,7 @@ class RedisTransferStore:
             sealed = await self._state.client.hget(key, "data")
         if not record.filled or sealed is None:
             raise TransferRefusedError(NOT_FILLED.format(reference=reference[:60]))
-        return local_file(reference, record, self._state.seal.open(f"{key}#data", _raw(sealed)))
+        return local_file(reference, record, self._state.seal.open(f"{key}#data", as_bytes(sealed)))
 
     async def download(self, record_id: str, holder: Holder) -> tuple[Record, bytes] | None:
         """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.download`.
@@ -268,7 +268,7 @@ class RedisTransferStore:
             found = await self._take(keys=keys, args=[digest(account), key.rpartition(":")[2]])
         if not found or found[1] is None:
             return None
-        return record, self._state.seal.open(f"{key}#data", _raw(found[1]))
+        return record, self._state.seal.open(f"{key}#data", as_bytes(found[1]))
 
     async def peek(self, record_id: str, holder: Holder) -> Record | None:
         """See :meth:`~sevdesk_mcp.safety.transfers.TransferStore.peek`.
@@ -312,7 +312,7 @@ class RedisTransferStore:
             sealed = await self._state.client.hget(key, "record")
         if sealed is None:
             return None
-        record = self._state.seal.open_json(f"{key}#record", _raw(sealed), Record)
+        record = self._state.seal.open_json(f"{key}#record", as_bytes(sealed), Record)
         return record if record.expires > self._clock() else None
 
     def _seal_record(self, key: str, record: Record) -> bytes:
@@ -336,10 +336,5 @@ def _new_id() -> str:
     return secrets.token_urlsafe(ID_BYTES)
 
 
-def _raw(value: object) -> bytes:
-    """:returns: a value Redis answered, as bytes (the client decodes nothing)."""
-    return value if isinstance(value, bytes) else str(value).encode()
-
-
 def _text(value: object) -> str:
-    return _raw(value).decode()
+    return as_bytes(value).decode()

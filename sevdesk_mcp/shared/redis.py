@@ -117,6 +117,12 @@ async def _close_idle() -> None:
             log.debug("closing idle Redis connections failed: %s", type(exc).__name__)
 
 
+def as_bytes(value: object) -> bytes:
+    """:returns: a value Redis answered, as bytes (the client decodes nothing; a script's
+    integer answer comes as an int)."""
+    return value if isinstance(value, bytes) else str(value).encode()
+
+
 class Outage:
     """Logs the start and the end of an outage of the shared state once each (for the two
     throttles that fall back to this process while Redis cannot be reached).

@@ -97,6 +97,13 @@ EARLIER: Final = (
 ASKS_NOBODY: Final = (
     " Nothing was sent now. Once you have checked, call the tool again (you are not told twice)."
 )
+BINDING_NOBODY: Final = (
+    " Nothing was sent now. A binding action on these records is refused while that outcome is "
+    "unknown and no person confirms (SEVDESK_CONFIRM=off): check the record in sevDesk, then "
+    "ask the operator to turn confirmation on (SEVDESK_CONFIRM=elicitation or browser), so a "
+    "person approves it with this warning in front of them; otherwise the mark ends a day "
+    "after the earlier attempt."
+)
 STOPPED: Final = (
     "outcome_unknown: the server was stopped while {tool} (call {call}) was being sent to "
     "sevDesk; it may have been applied. "
@@ -240,7 +247,7 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
         arguments = _arguments_digest(args)
         witness = reader.witness
         asks = self.tier >= Tier.COMMIT and ctx.account.config.confirm != "off"
-        prepared = _warned(prepared, held, asks=asks)
+        prepared = _warned(prepared, held, asks=asks, binding=self.tier >= Tier.COMMIT)
         basis = basis_of(prepared.preview, witness.records() if witness is not None else {})
         if not asks:
             call = secrets.token_hex(8)
@@ -335,16 +342,20 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
         return WriteResult(status="done", result=result, preview=prepared.preview)
 
 
-def _warned(prepared: Prepared[P], held: Held, *, asks: bool) -> Prepared[P]:
+def _warned(prepared: Prepared[P], held: Held, *, asks: bool, binding: bool) -> Prepared[P]:
     """:returns: ``prepared``, its preview warning first of the earlier attempts on the records
     whose outcome is unknown (the human approving sees it, and it is part of the basis).
 
-    :raises ToolError: if there are such attempts and nobody is asked (told once: the locks'
-        marks are cleared, nothing is sent).
+    :raises ToolError: if there are such attempts and nobody is asked, nothing sent: a change
+        (``binding`` false) is told once, the locks' marks then cleared; a binding action is
+        refused as long as the marks last, since a model that merely calls again is no person
+        who checked.
     """
     if not held.earlier:
         return prepared
     said = [_earlier_text(earlier) for earlier in held.earlier]
+    if not asks and binding:
+        raise ToolError(" ".join(said) + BINDING_NOBODY)
     if not asks:
         held.acknowledge()
         raise ToolError(" ".join(said) + ASKS_NOBODY)

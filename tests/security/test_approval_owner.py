@@ -122,6 +122,9 @@ async def test_a_colleague_cannot_open_anothers_upload_slot(tmp_path: Path) -> N
         unknown_post = await colleague.post(UNKNOWN_UPLOAD, data=form, files=files)
         assert posted.status_code == unknown_post.status_code == 400
         assert posted.text == unknown_post.text
+        german = {"accept-language": "de-DE"}
+        in_german = await colleague.post(link, data=form, files=files, headers=german)
+        assert in_german.status_code == 400 and "Upload-Link" in in_german.text
         mine = await user_a.get(link)
         assert mine.status_code == 200  # still open for A
         filled = await user_a.post(link, data={"csrf": csrf_of(mine.text)}, files=files)

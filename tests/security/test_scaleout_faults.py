@@ -21,10 +21,14 @@ import pytest
 
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import StateUnavailableError, ToolError
+from sevdesk_mcp.http.scaleout import SharedStores
 from sevdesk_mcp.http.sessions.redis_session import SharedSession
 from sevdesk_mcp.http.sessions.redis_store import RedisSessionStore
+from sevdesk_mcp.http.settings import load_http_settings
 from sevdesk_mcp.mcp.jsonrpc import Response
 from sevdesk_mcp.mcp.types import JsonObject
+from sevdesk_mcp.safety.approvals_redis import RedisApprovalStore
+from sevdesk_mcp.safety.locks import Held
 from sevdesk_mcp.safety.locks_redis import Lease, RedisRecordLocks
 from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.shared.redis import SharedState, open_state
@@ -38,6 +42,13 @@ SECRET = "scaleout-faults-" + "z" * 32
 PRINCIPAL = "oauth:acct-7:grant-1"
 SCOPE, RECORD = "account-7", "invoice/42"
 ACCEPT: JsonObject = {"action": "accept", "content": {"approve": True}}
+
+
+async def checked(held: Held) -> None:
+    """Check the locks as the write flow does right before sending, with an outcome known at
+    once (no mark is left behind)."""
+    await held.begin("0123456789abcdef", "sevdesk_test_tool")
+    held.settle()
 
 
 @pytest.fixture
@@ -105,6 +116,31 @@ async def _deliver_until_heard(b: RedisSessionStore, session_id: str, answer: Re
 
 
 @pytest.mark.threat("I35-5")
+async def test_healthz_stays_unhealthy_until_the_answer_routing_listens_again(
+    redis_url: str,
+) -> None:
+    """Redis answers, but this instance's routing has not subscribed (again): an answer for a
+    call waiting here could not reach it, so the instance is not healthy (``/healthz`` 503)."""
+    (state,) = states(redis_url, 1)
+    sessions = RedisSessionStore(state)
+    shared = SharedStores(state, load_http_settings({}), RedisApprovalStore(state), sessions)
+    with anyio.fail_after(HANG_GUARD_S):
+        assert await shared.state.ping()
+        assert not await shared.healthy()  # never subscribed yet
+        async with anyio.create_task_group() as tg:
+            routing = anyio.CancelScope()
+            tg.start_soon(_serve_in, sessions, routing)
+            while not _listening(sessions):  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+            assert await shared.healthy()
+            routing.cancel()
+            while _listening(sessions):  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+            assert not await shared.healthy()  # Redis is there; the routing is not
+    await state.aclose()
+
+
+@pytest.mark.threat("I35-5")
 async def test_an_answer_the_waiting_instance_does_not_hear_is_kept_and_resent(
     redis_url: str,
 ) -> None:
@@ -148,7 +184,9 @@ async def _serve_in(store: RedisSessionStore, scope: anyio.CancelScope) -> None:
 @pytest.mark.threat("I35-5")
 async def test_redis_restarted_an_answer_sent_to_the_other_instance_reaches_the_call() -> None:
     """A real Redis (persisting, as production does) stopped and started again while a call
-    waits on one instance; the client answers through the other one at once."""
+    waits on one instance; the client answers through the other one at once. End to end: on
+    the code before the fix it failed only when the answer beat the resubscription, so the
+    deterministic regression tests are the two around it (the kept answer, and health)."""
     redis = RedisProcess(persist=True).start()
     one, two = states(redis.url)
     a, b = RedisSessionStore(one), RedisSessionStore(two)
@@ -197,11 +235,16 @@ async def test_a_lock_whose_holder_died_while_sending_names_the_unknown_outcome(
         async with retry.hold(SCOPE, [RECORD]) as held:  # waits out the dead lease
             (earlier,) = held.earlier
             prepared = Prepared(Preview(action="Finalize invoice RE-1001"), plan=None)
-            warned = write_flow._warned(prepared, held, asks=True)
+            warned = write_flow._warned(prepared, held, asks=True, binding=True)
+        for _ in range(2):  # a binding action nobody confirms: refused while the mark lasts
+            async with retry.hold(SCOPE, [RECORD]) as binding:
+                assert binding.earlier == [earlier]
+                with pytest.raises(ToolError, match="SEVDESK_CONFIRM=off"):
+                    write_flow._warned(prepared, binding, asks=False, binding=True)
         async with retry.hold(SCOPE, [RECORD]) as again:  # declined: still unknown
             assert again.earlier == [earlier]
             with pytest.raises(ToolError, match="outcome_unknown") as refused:
-                write_flow._warned(prepared, again, asks=False)  # asks nobody: told once
+                write_flow._warned(prepared, again, asks=False, binding=False)  # told once
         async with retry.hold(SCOPE, [RECORD]) as after:
             assert after.earlier == []
     assert earlier.call == "c0ffee00c0ffee00" and earlier.tool == "sevdesk_finalize_invoice"
@@ -237,7 +280,7 @@ async def test_a_forged_lock_value_is_taken_over_and_logged(
     await state.client.set(locks.key(SCOPE, RECORD), "0123456789abcdef:99")  # no tag
     with anyio.fail_after(HANG_GUARD_S):
         async with locks.hold(SCOPE, [RECORD]) as held:
-            await held.check()
+            await checked(held)
     assert any("fails its check" in r.getMessage() for r in caplog.records)
     await state.aclose()
 
@@ -255,7 +298,7 @@ async def test_a_lock_tagged_under_an_unknown_secret_is_waited_for_not_taken(
     waiting = RedisRecordLocks(older, wait_s=0.3)
     with anyio.fail_after(HANG_GUARD_S):
         async with held_by_newer.hold(SCOPE, [RECORD]) as first:
-            await first.check()
+            await checked(first)
             with pytest.raises(ToolError, match="still running"):
                 async with waiting.hold(SCOPE, [RECORD]):
                     pass  # pragma: no cover - the lock must not be taken

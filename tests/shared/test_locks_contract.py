@@ -16,7 +16,7 @@ import pytest
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.errors import StateUnavailableError, ToolError, WriteRefusedError
 from sevdesk_mcp.fake import build_demo
-from sevdesk_mcp.safety.locks import LockStore, RecordLocks
+from sevdesk_mcp.safety.locks import Held, LockStore, RecordLocks
 from sevdesk_mcp.safety.locks_redis import Lease, RedisRecordLocks
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.shared.redis import SharedState, open_state
@@ -28,6 +28,13 @@ from tests.writes.helpers import ALL, write_app, writes
 pytestmark = pytest.mark.anyio
 SECRETS = ["test-secret-" + "x" * 32]
 SCOPE = "account-4711"
+
+
+async def checked(held: Held) -> None:
+    """Check the locks as the write flow does right before sending, with an outcome known at
+    once (no mark is left behind)."""
+    await held.begin("0123456789abcdef", "sevdesk_test_tool")
+    held.settle()
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -57,7 +64,7 @@ async def test_two_writes_on_one_record_run_one_after_the_other(locks: LockStore
         async with locks.hold(SCOPE, keys) as held:
             order.append(f"{name} in")
             await anyio.sleep(0.05)
-            await held.check()
+            await checked(held)
             order.append(f"{name} out")
 
     with anyio.fail_after(HANG_GUARD_S):
@@ -71,9 +78,9 @@ async def test_other_records_and_other_accounts_do_not_wait(locks: LockStore) ->
     with anyio.fail_after(HANG_GUARD_S):
         async with locks.hold(SCOPE, ["invoice/1"]):
             async with locks.hold(SCOPE, ["invoice/2"]) as held:
-                await held.check()
+                await checked(held)
             async with locks.hold("another-account", ["invoice/1"]) as held:
-                await held.check()
+                await checked(held)
 
 
 async def test_a_failed_write_releases_its_locks(locks: LockStore) -> None:
@@ -82,12 +89,12 @@ async def test_a_failed_write_releases_its_locks(locks: LockStore) -> None:
             raise RuntimeError("the write failed")
     with anyio.fail_after(HANG_GUARD_S):
         async with locks.hold(SCOPE, ["invoice/1"]) as held:
-            await held.check()
+            await checked(held)
 
 
 async def test_a_write_without_records_holds_nothing(locks: LockStore) -> None:
     async with locks.hold(SCOPE, []) as held:
-        await held.check()
+        await checked(held)
         await anyio.lowlevel.checkpoint()
 
 
@@ -101,7 +108,7 @@ async def test_a_lock_held_by_one_instance_blocks_the_other(
             async with second.hold(SCOPE, ["invoice/1"]):
                 pytest.fail("both instances held the lock")
     async with second.hold(SCOPE, ["invoice/1"]) as held:
-        await held.check()
+        await checked(held)
 
 
 async def test_an_expired_lease_fails_its_check_and_frees_the_record(
@@ -112,12 +119,12 @@ async def test_an_expired_lease_fails_its_check_and_frees_the_record(
     async with stalled.hold(SCOPE, ["invoice/1"]) as late:
         async with other.hold(SCOPE, ["invoice/1"]) as taken:  # waits for the lease to end
             with pytest.raises(WriteRefusedError, match="Nothing was sent"):
-                await late.check()
-            await taken.check()
+                await checked(late)
+            await checked(taken)
         assert isinstance(late, Lease) and isinstance(taken, Lease)
         assert taken.fences[0] > late.fences[0]
     async with other.hold(SCOPE, ["invoice/1"]) as again:  # the late release freed nothing
-        await again.check()
+        await checked(again)
 
 
 async def _lease_end_ms(state: SharedState, key: str) -> int:
@@ -143,7 +150,7 @@ async def test_renewal_keeps_a_lease_past_its_length(
         with anyio.fail_after(HANG_GUARD_S):
             while await _lease_end_ms(shared_state, key) < first_end + 200:  # noqa: ASYNC110
                 await anyio.sleep(0.05)  # polls Redis, guarded against hangs
-        await held.check()
+        await checked(held)
         with pytest.raises(ToolError):
             async with other.hold(SCOPE, ["invoice/1"]):
                 pass
@@ -158,7 +165,7 @@ async def test_only_the_owner_releases_a_lock(shared_state: SharedState) -> None
         )
         stranger.marks = list(held.marks)
         assert await stranger.release() == 0
-        await held.check()
+        await checked(held)
         assert await shared_state.client.exists(held.keys[0]) == 1
     assert await shared_state.client.exists(held.keys[0]) == 0
 

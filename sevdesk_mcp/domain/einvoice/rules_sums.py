@@ -46,18 +46,28 @@ def _net(invoice: Invoice, lines: Decimal) -> Iterator[Finding]:
     if t.line_net is None:
         if invoice.profile == "MINIMUM":
             return
-        computed = r2(lines - (t.allowances or ZERO) + (t.charges or ZERO))
-        yield error(
-            "BR-CO-13",
-            f"The total without VAT (BT-109) is {t.net:f}, but it cannot be checked: the sum "
-            "of line net amounts (BT-106) it is computed from is missing (the lines minus "
-            f"allowances plus charges add up to {computed:f}). The invoice needs BT-106.",
-            xpath(invoice, "BT-109"),
-        )
+        yield error("BR-CO-13", _no_line_net(invoice, t.net, lines), xpath(invoice, "BT-109"))
         return
     expected = r2(t.line_net - (t.allowances or ZERO) + (t.charges or ZERO))
     if t.net != expected:
         yield _sum_error("BR-CO-13", invoice, t.net, expected)
+
+
+def _no_line_net(invoice: Invoice, net: Decimal, lines: Decimal) -> str:
+    """:returns: BR-CO-13's text without BT-106, naming what the lines give where the profile
+    has lines (BASIC WL has none)."""
+    said = (
+        f"The total without VAT (BT-109) is {net:f}, but it cannot be checked: the sum of "
+        "line net amounts (BT-106) it is computed from is missing"
+    )
+    if invoice.profile in LINELESS:
+        return f"{said}. The invoice needs BT-106."
+    t = invoice.totals
+    computed = r2(lines - (t.allowances or ZERO) + (t.charges or ZERO))
+    return (
+        f"{said} (the lines minus allowances plus charges add up to {computed:f}). The invoice "
+        "needs BT-106."
+    )
 
 
 def _allowances(invoice: Invoice) -> Iterator[Finding]:

@@ -211,7 +211,7 @@ class SessionRouter:
         channel, heartbeat = self.channel_of(instance), self.heartbeat_of(instance)
         answer: JsonObject = {"id": response.id, "result": response.result, "error": response.error}
         message: JsonObject = {"k": "answer", "s": session_digest, "m": answer}
-        sealed = self._state.seal.seal(channel, json.dumps(message).encode("utf-8"))
+        sealed = self._sealed(channel, message)
         alive = self._state.seal.tags(heartbeat, ALIVE)
         args: list[str | bytes] = [str(response.id), stored, channel, sealed, *alive]
         async with guard():
@@ -228,9 +228,13 @@ class SessionRouter:
 
         :raises StateUnavailableError: if Redis cannot be reached.
         """
-        sealed = self._state.seal.seal(channel, json.dumps(message).encode("utf-8"))
+        sealed = self._sealed(channel, message)
         async with guard():
             return int(await self._state.client.publish(channel, sealed))
+
+    def _sealed(self, channel: str, message: JsonObject) -> bytes:
+        """:returns: ``message`` sealed for ``channel`` (another channel's does not open)."""
+        return self._state.seal.seal(channel, json.dumps(message).encode("utf-8"))
 
     # -- listening ------------------------------------------------------------------------
 

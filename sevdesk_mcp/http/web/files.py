@@ -28,7 +28,7 @@ from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.render import document, e, message_page, send_html
 from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.http.web.text import TEXT
-from sevdesk_mcp.safety.transfers import Holder, Record, TransferStore, Upload
+from sevdesk_mcp.safety.transfers import SLOT_GONE, Holder, Record, TransferStore, Upload
 
 FORM_OVERHEAD: Final = 16 * 1024
 ACCEPT: Final = ".pdf,.png,.jpg,.jpeg,.xml,application/pdf,image/png,image/jpeg,application/xml"
@@ -70,7 +70,8 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
     try:
         record = await store.fill(query_id(exchange) or "", _holder(session), upload)
     except TransferRefusedError as exc:
-        await send_html(exchange, 400, message_page(lang, t["error_title"], str(exc), session))
+        said = t["upload_gone"] if str(exc) == SLOT_GONE else str(exc)  # in the page's language
+        await send_html(exchange, 400, message_page(lang, t["error_title"], said, session))
         return
     done = t["upload_done"].format(name=record.name, type=record.media_type, size=_size(record))
     page = message_page(lang, t["upload_done_title"], done, session, error=False)

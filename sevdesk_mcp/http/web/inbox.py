@@ -28,7 +28,7 @@ from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.http.web.text import TEXT
 from sevdesk_mcp.safety.approval_page import preview_html
 from sevdesk_mcp.safety.approvals import Approval, ApprovalStore
-from sevdesk_mcp.safety.fence import hidden_characters
+from sevdesk_mcp.safety.fence import clean
 from sevdesk_mcp.safety.transfers import Holder
 
 _APPROVAL_ID: Final = re.compile(r"[A-Za-z0-9_-]{43}")
@@ -88,7 +88,7 @@ async def _pending(hub: WebHub, session: Session) -> list[Approval]:
     found: list[Approval] = []
     for store in hub.approvals.stores():
         found += await store.waiting(session.person)
-    return sorted((a for a in found if a.binding.account == session.account), key=_age)
+    return sorted((a for a in found if a.binding.account == session.account), key=_expiry)
 
 
 async def _find(
@@ -105,8 +105,8 @@ async def _find(
     return None
 
 
-def _age(approval: Approval) -> tuple[float, float]:
-    return approval.asked, approval.expires
+def _expiry(approval: Approval) -> float:
+    return approval.expires
 
 
 def _card(approval: Approval, session: Session, lang: Lang) -> str:
@@ -130,7 +130,7 @@ def _card(approval: Approval, session: Session, lang: Lang) -> str:
         f'<span class="ref">{e(approval.reference)}</span></span>'
         f"<span>{t['tool']} <code>{e(approval.binding.tool)}</code></span>"
         f"{_asked(approval, lang)}"
-        f"<span>{e(t['expires'].format(time=approval.expires_at[11:19]))}</span></div>"
+        f"<span>{e(t['expires'].format(time=_hms(approval.expires)))}</span></div>"
         f"{changed}{preview_html(approval.preview)}"
         f'<div class="actions">{forms}</div></section>'
     )
@@ -145,15 +145,15 @@ def _asked(approval: Approval, lang: Lang) -> str:
     who = f"{t['asked_by']} <strong>{e(client)}</strong>" if client else ""
     if grant:
         who += f"{' · ' if who else ''}{t['connection']} <code>{e(grant)}</code>"
-    when = f"<span>{e(t['asked'].format(time=approval.asked_at[11:19]))}</span>"
+    when = f"<span>{e(t['asked'].format(time=_hms(approval.asked)))}</span>"
     return (f"<span>{who}</span>" if who else "") + (when if approval.asked else "")
 
 
 def _shown(text: str) -> str:
     """:returns: ``text`` (a client's name, chosen by the client) without the characters a
-    human would not see, at most :data:`MAX_CLIENT_CHARS` long."""
-    hidden = {chr(int(code[2:], 16)) for code in hidden_characters(text)}
-    visible = " ".join("".join(c for c in text if c not in hidden).split())
+    human would not see (:func:`~sevdesk_mcp.safety.fence.clean`), at most
+    :data:`MAX_CLIENT_CHARS` long."""
+    visible = clean(text)
     return visible if len(visible) <= MAX_CLIENT_CHARS else visible[: MAX_CLIENT_CHARS - 1] + "…"
 
 

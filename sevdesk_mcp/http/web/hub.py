@@ -13,7 +13,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from typing import Final
+from typing import Final, TypeVar
 from urllib.parse import urlsplit
 
 from sevdesk_mcp.http.oauth.core import Identify, Identity
@@ -27,6 +27,7 @@ from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.transfers import Caller, Limits, MemoryTransferStore, Owner, TransferStore
 
 NOT_BOUND: Final = "The web pages are used before the server was bound."
+T = TypeVar("T")
 
 
 class _PublicListener:
@@ -94,9 +95,7 @@ class WebHub:
 
         :raises RuntimeError: before :meth:`bind`.
         """
-        if self._site is None:
-            raise RuntimeError(NOT_BOUND)
-        return self._site
+        return _bound(self._site)
 
     @property
     def identify(self) -> Identify:
@@ -104,9 +103,7 @@ class WebHub:
 
         :raises RuntimeError: before :meth:`bind`.
         """
-        if self._identify is None:
-            raise RuntimeError(NOT_BOUND)
-        return self._identify
+        return _bound(self._identify)
 
     @property
     def persons(self) -> Persons:
@@ -114,9 +111,7 @@ class WebHub:
 
         :raises RuntimeError: before :meth:`bind`.
         """
-        if self._persons is None:
-            raise RuntimeError(NOT_BOUND)
-        return self._persons
+        return _bound(self._persons)
 
     def pages(self) -> Pages:
         """:returns: the approval pages of HTTP mode: the inbox (the safety runtime attaches
@@ -147,3 +142,13 @@ class WebHub:
     def mac(self, value: str) -> str:
         """:returns: the CSRF token of the sign-in cookie ``value``."""
         return hmac.new(self._key, value.encode(), hashlib.sha256).hexdigest()
+
+
+def _bound(part: T | None) -> T:
+    """:returns: a part :meth:`WebHub.bind` sets.
+
+    :raises RuntimeError: before :meth:`WebHub.bind`.
+    """
+    if part is None:
+        raise RuntimeError(NOT_BOUND)
+    return part

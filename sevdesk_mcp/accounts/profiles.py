@@ -39,6 +39,12 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     file_dirs: list[str] | None = None
     audit_log: str | None = None
     keychain_entry: str | None = None
+    vat_method: str | None = None
+    small_business: bool | None = None
+    legal_form: str | None = None
+    chart: str | None = None
+    low_value_assets: str | None = None
+    vat_extension: bool | None = None
 
 
 def config_home(env: Mapping[str, str], platform: str = sys.platform) -> Path:
@@ -136,6 +142,12 @@ def _variables(profile: Profile) -> dict[str, str]:
         "SEVDESK_FILE_DIRS": os.pathsep.join(profile.file_dirs) if profile.file_dirs else None,
         "SEVDESK_AUDIT_LOG": profile.audit_log,
         "SEVDESK_KEYCHAIN_ENTRY": profile.keychain_entry,
+        "SEVDESK_VAT_METHOD": profile.vat_method,
+        "SEVDESK_SMALL_BUSINESS": _yes_no(profile.small_business),
+        "SEVDESK_LEGAL_FORM": profile.legal_form,
+        "SEVDESK_CHART": profile.chart,
+        "SEVDESK_LOW_VALUE_ASSETS": profile.low_value_assets,
+        "SEVDESK_VAT_EXTENSION": _yes_no(profile.vat_extension),
     }
     return {k: v for k, v in given.items() if v}
 

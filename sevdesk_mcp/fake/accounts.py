@@ -57,6 +57,8 @@ ACCOUNTS: Final = (
     Account(2120, "1200", "Bank", None, (), ()),
     Account(2571, "1525", "Kautionen", None, (EXPENSE, REVENUE), _NOT_TAXABLE),
     Account(2578, "1590", "Durchlaufende Posten", None, (EXPENSE, REVENUE), _NOT_TAXABLE),
+    Account(2780, "1780", "Umsatzsteuer-Vorauszahlungen", None, (), ()),
+    Account(2790, "1790", "Umsatzsteuer Vorjahr", None, (), ()),
     Account(3110, "3100", "Fremdleistungen", None, (EXPENSE,), _EXPENSE_STANDARD),
     Account(3130, "3300", "Wareneingang 7 % Vorsteuer", None, (EXPENSE,), ((9, ("SEVEN",)),)),
     Account(3140, "3400", "Wareneingang 19 % Vorsteuer", None, (EXPENSE,), ((9, ("NINETEEN",)),)),
@@ -71,7 +73,12 @@ ACCOUNTS: Final = (
         (EXPENSE,),
         _EXPENSE_STANDARD,
     ),
+    Account(3463, "4630", "Geschenke abzugsfähig", None, (EXPENSE,), _EXPENSE_STANDARD),
+    Account(3464, "4635", "Geschenke nicht abzugsfähig", None, (EXPENSE,), _EXPENSE_STANDARD),
     Account(3465, "4650", "Bewirtungskosten", None, (EXPENSE,), _EXPENSE_STANDARD),
+    Account(
+        3467, "4654", "Nicht abzugsfähige Bewirtungskosten", None, (EXPENSE,), _EXPENSE_STANDARD
+    ),
     Account(3466, "4660", "Reisekosten Arbeitnehmer", None, (EXPENSE,), _EXPENSE_STANDARD),
     Account(
         3480,

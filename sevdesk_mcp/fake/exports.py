@@ -20,7 +20,8 @@ from typing import Final
 
 import httpx
 
-from sevdesk_mcp.fake.documents import DRAFT, VOUCHER_DRAFT, DocBase
+from sevdesk_mcp.fake import datev, datev_books
+from sevdesk_mcp.fake.documents import VOUCHER_DRAFT
 from sevdesk_mcp.fake.models import CheckAccountTransaction
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.fake.wire import BERLIN
@@ -79,7 +80,7 @@ def _enshrine(store: Store, start: date, end: date) -> None:
     they refuse every change (``lifecycle.ensure_not_enshrined``, ``voucher_saves``, the
     transaction routes, Q25)."""
     now = store.now()
-    for doc in _documents(store, start, end):
+    for doc in datev_books.documents(store, start, end):
         if getattr(doc, "enshrined", None) is None:
             doc.mark_enshrined(now)
             store.save(doc)
@@ -129,16 +130,12 @@ def download_info(store: Store, job: Job) -> JsonValue:
 
 
 def datev_zip(store: Store, job: Job) -> bytes:
-    """:returns: a ZIP with a DATEV-like booking batch of the job's documents."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=";")
-    writer.writerow(["Umsatz", "Soll/Haben", "Belegdatum", "Belegfeld 1", "Buchungstext"])
-    for doc in _documents(store, job.start, job.end):
-        amount = f"{doc.sumGross:f}".replace(".", ",")
-        writer.writerow([amount, "S", f"{doc.date:%d%m}", doc.number or "", doc.header or ""])
+    """:returns: a ZIP holding the EXTF Buchungsstapel of the job's period
+    (:mod:`~sevdesk_mcp.fake.datev`); Festschreibung 1 when the job enshrines."""
+    data = datev.batch(store, job.start, job.end, locked=job.enshrine)
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("EXTF_Buchungsstapel.csv", out.getvalue())
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(datev.FILE_NAME, data)
     return buffer.getvalue()
 
 
@@ -148,11 +145,6 @@ def csv_file(rows: list[list[str]], filename: str) -> JsonObject:
     csv.writer(out, delimiter=";").writerows(rows)
     content = base64.b64encode(out.getvalue().encode("utf-8")).decode("ascii")
     return {"filename": filename, "mimetype": "text/csv", "base64Encoded": True, "content": content}
-
-
-def _documents(store: Store, start: date, end: date) -> list[DocBase]:
-    docs: list[DocBase] = [*store.invoices, *store.credit_notes]
-    return [d for d in docs if d.status != DRAFT and start <= d.date.date() <= end]
 
 
 class FileStorage(httpx.AsyncBaseTransport):

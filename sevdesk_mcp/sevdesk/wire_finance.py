@@ -23,6 +23,8 @@ class Voucher(msgspec.Struct, frozen=True):
 
     id: int
     voucherDate: dt.datetime | None = None
+    deliveryDate: dt.datetime | None = None
+    deliveryDateUntil: dt.datetime | None = None
     supplier: Ref | None = None
     supplierName: str | None = None
     supplierNameAtSave: str | None = None
@@ -55,6 +57,7 @@ class VoucherPos(msgspec.Struct, frozen=True):
     sumTax: Decimal | None = None
     sumGross: Decimal | None = None
     comment: str | None = None
+    isAsset: bool | None = None  # the position is an asset (depreciated, not expensed)
 
 
 class AccountingType(msgspec.Struct, frozen=True):

@@ -18,6 +18,10 @@ class TaxDocument(Document, frozen=True):
     addressCountry: Ref | None = None
     sumNetAccounting: Decimal | None = None
     sumTaxAccounting: Decimal | None = None
+    deliveryDateUntil: dt.datetime | None = None
+    discount: Decimal | None = None  # cash discount (Skonto) granted, in percent
+    discountTime: int | None = None  # … within this many days of the invoice date
+    smallSettlement: bool | None = None  # the account is a small business (§19 UStG)
 
 
 class TaxPosition(Position, frozen=True):
@@ -40,5 +44,6 @@ class Payment(msgspec.Struct, frozen=True):
 
     id: int
     object: Ref | None = None
+    checkAccountTransaction: Ref | None = None
     amountPaid: Decimal | None = None
     bookingDate: dt.datetime | None = None

@@ -23,10 +23,12 @@ import msgspec
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports import enshrine, exports
+from sevdesk_mcp.domain.reports.datev.check import DatevCheck, check_export
+from sevdesk_mcp.domain.reports.datev.expected import Expected, read_expected
 from sevdesk_mcp.domain.reports.period import PATTERN, parse_period
 from sevdesk_mcp.domain.reports.period import Period as ReportPeriod
 from sevdesk_mcp.domain.writes import Prepared, Progress
-from sevdesk_mcp.errors import FileAccessError, ToolError
+from sevdesk_mcp.errors import FileAccessError, ToolError, UpstreamError
 from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
@@ -120,6 +122,53 @@ async def _save(files: FileAccess, found: exports.ExportFile, note: str) -> Save
     )
 
 
+class DatevFile(SavedFile, frozen=True, kw_only=True):
+    """The DATEV export as delivered, and what its file says: checked after saving, never
+    changed; a problem is a warning, and the file is delivered all the same."""
+
+    check: (
+        Annotated[
+            DatevCheck,
+            msgspec.Meta(
+                description="Facts about the file (header, period, columns, encoding, the "
+                "period's documents by Belegfeld 1) and warnings; names from it fenced in ⟦ ⟧"
+            ),
+        ]
+        | None
+    ) = None
+
+
+CHECKED: Final = " The saved file was checked, not changed (check: facts and warnings)."
+
+
+def _checked_what(saved: SavedFile) -> str:
+    """:returns: the fact saying which bytes were checked: those delivered, unchanged (the
+    output folder's new file is written from them whole, ``FileAccess.deliver``; tool modules
+    do not open files themselves)."""
+    if saved.saved_to is None:
+        return "Checked: the file as downloaded from sevDesk and offered for download."
+    return "Checked: the file as saved in the output folder (the bytes written, unchanged)."
+
+
+def _checked(
+    saved: SavedFile, found: exports.ExportFile, period: ReportPeriod, expected: Expected | None
+) -> DatevFile:
+    """:returns: ``saved`` with the check of its file."""
+    check = check_export(found.data, period, expected)
+    check = msgspec.structs.replace(check, facts=[_checked_what(saved), *check.facts])
+    fields = msgspec.structs.asdict(saved)
+    return DatevFile(**{**fields, "note": saved.note + CHECKED}, check=check)
+
+
+async def _expected(client: SevdeskPort, period: ReportPeriod) -> Expected | None:
+    """:returns: the period's documents for the check, or ``None`` if they cannot be read
+    (the file is delivered already; the check then says so)."""
+    try:
+        return await read_expected(client, period)
+    except (ToolError, UpstreamError):
+        return None
+
+
 async def _csv(args: CsvInput, ctx: ToolContext) -> SavedFile:
     if not _folder(ctx.files, ctx.account):
         return SavedFile(note=NO_FOLDER)
@@ -128,14 +177,15 @@ async def _csv(args: CsvInput, ctx: ToolContext) -> SavedFile:
     return await _save(ctx.files, found, "sevDesk's own CSV export, unchanged.")
 
 
-async def _datev(args: DatevInput, ctx: ToolContext) -> SavedFile:
+async def _datev(args: DatevInput, ctx: ToolContext) -> DatevFile:
     if not _folder(ctx.files, ctx.account):
-        return SavedFile(note=f"{NO_FOLDER} The DATEV export was not started.")
+        return DatevFile(note=f"{NO_FOLDER} The DATEV export was not started.")
     client = ctx.account.require_client()
     period = period_of(args.period, ctx)
     job = await exports.datev_export(client, period, images=args.images)
     note = f"DATEV job {job.job_id}; sevDesk's link expires {job.link_expires or 'soon'}."
-    return await _save(ctx.files, job.file, note)
+    saved = await _save(ctx.files, job.file, note)
+    return _checked(saved, job.file, period, await _expected(client, period))
 
 
 EXPORT_CSV = define_tool(
@@ -163,13 +213,15 @@ EXPORT_DATEV = define_tool(
         "Runs sevDesk's DATEV export (booking batch as CSV in a ZIP) for a period, reports "
         "progress while it runs, and saves the ZIP as a new file in the output folder "
         "(SEVDESK_OUTPUT_DIR). Downloads only from sevDesk's export storage. Does not enshrine "
-        "anything. Without an output folder it does not run. Over HTTP: a download page."
+        "anything. Checks the saved file and reports facts (EXTF header, period, columns, "
+        "encoding, which of the period's documents it holds) and warnings; never changes it. "
+        "Without an output folder it does not run. Over HTTP: a download page."
     ),
     toolset="reports",
     tier=Tier.READ,
     annotations=READ_ANNOTATIONS,
     input=DatevInput,
-    output=SavedFile,
+    output=DatevFile,
     handler=_datev,
     local_files="write",
     needs_files="file",
@@ -204,7 +256,7 @@ class EnshrinedExport(msgspec.Struct, frozen=True, kw_only=True):
     period: str
     job_id: str
     enshrined: LockedCounts
-    file: SavedFile
+    file: DatevFile
 
 
 DOWNLOAD_PAGE: Final = "a download page for you (once, for 10 minutes)"
@@ -287,7 +339,9 @@ async def _execute_enshrined(
             receipts=locked.receipts.new,
             bookings=locked.bookings.new,
         ),
-        file=await _save(plan.delivery, job.file, note),
+        file=_checked(
+            await _save(plan.delivery, job.file, note), job.file, plan.period, locked.expected
+        ),
     )
 
 
@@ -300,8 +354,8 @@ EXPORT_DATEV_ENSHRINED = dataclasses.replace(
             "(festschreiben, GoBD): every invoice, credit note, receipt and bank booking of the "
             "period is locked for good. Irreversible. Only when the user asks for "
             "festschreiben; otherwise use sevdesk_export_datev. A human approves the preview "
-            "(period, counts) first. Saves the ZIP like sevdesk_export_datev; without a place "
-            "for it nothing is started."
+            "(period, counts) first. Saves and checks the ZIP like sevdesk_export_datev; "
+            "without a place for it nothing is started."
         ),
         toolset="reports",
         tier=Tier.COMMIT,

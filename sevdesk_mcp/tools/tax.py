@@ -48,10 +48,24 @@ class VatInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     """Arguments of ``sevdesk_vat_return``."""
 
     period: Period | None = None
-    method: Annotated[
-        Literal["soll", "ist"],
-        msgspec.Meta(description="soll: accrual (by document date); ist: cash (by payment)"),
-    ] = "soll"
+    method: (
+        Annotated[
+            Literal["soll", "ist"],
+            msgspec.Meta(
+                description="soll: accrual (by date of supply); ist: cash (by payment). "
+                "Default: the setting SEVDESK_VAT_METHOD, else soll (the statutory default)"
+            ),
+        ]
+        | None
+    ) = None
+    shortfalls: Annotated[
+        Literal["ask", "reduce"],
+        msgspec.Meta(
+            description="Sales closed with less paid than invoiced, outside a cash discount "
+            "the invoice grants: ask (an open question) or reduce (a write-off or price "
+            "reduction, §17 UStG)"
+        ),
+    ] = "ask"
     max_sources: Annotated[
         int, msgspec.Meta(ge=1, le=200, description="Sources listed per box")
     ] = 25
@@ -69,13 +83,34 @@ class PnlInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     period: Period | None = None
     basis: Annotated[
         Literal["cash", "accrual"],
-        msgspec.Meta(description="cash: paid in the period (EÜR); accrual: document date"),
+        msgspec.Meta(
+            description="cash: received and paid in the period (the EÜR, §11 EStG); accrual: "
+            "by document date (an overview only)"
+        ),
     ] = "cash"
+
+
+def vat_basis(method: vat.Method | None, ctx: ToolContext) -> vat.VatBasis:
+    """:returns: the VAT method and small-business status the caller and the settings give."""
+    settings = ctx.account.config.tax
+    if method:
+        chosen, source = method, "the call's method argument"
+    elif settings.vat_method:
+        chosen, source = settings.vat_method, "setting SEVDESK_VAT_METHOD"
+    else:
+        chosen, source = None, ""
+    return vat.VatBasis(method=chosen, method_source=source, small_business=settings.small_business)
 
 
 async def _vat(args: VatInput, ctx: ToolContext) -> vat.VatReturn:
     client = ctx.account.require_client()
-    return await vat.vat_return(client, period_of(args.period, ctx), args.method, args.max_sources)
+    return await vat.vat_return(
+        client,
+        period_of(args.period, ctx),
+        vat_basis(args.method, ctx),
+        args.max_sources,
+        args.shortfalls,
+    )
 
 
 async def _zm(args: PeriodInput, ctx: ToolContext) -> zm.ZmReport:
@@ -90,7 +125,16 @@ async def _oss(args: PeriodInput, ctx: ToolContext) -> oss.OssReport:
 
 async def _pnl(args: PnlInput, ctx: ToolContext) -> euer.ProfitAndLoss:
     client = ctx.account.require_client()
-    return await euer.profit_and_loss(client, period_of(args.period, ctx), args.basis)
+    tax = ctx.account.config.tax
+    choices = euer.Choices(
+        legal_form=tax.legal_form,
+        chart=tax.chart,
+        low_value_default=tax.low_value_assets,
+        low_value_by_year=dict(tax.low_value_by_year),
+        small_business=tax.small_business,
+        vat_extension=tax.vat_extension,
+    )
+    return await euer.profit_and_loss(client, period_of(args.period, ctx), args.basis, choices)
 
 
 VAT_RETURN = define_tool(
@@ -100,9 +144,12 @@ VAT_RETURN = define_tool(
         "Prepare the advance VAT return (Umsatzsteuer-Voranmeldung) of a month or quarter: each "
         "box of the 2026 form (81, 86, 35/36, 41, 43, 48, 21, 45, 60, 89, 93, 46/47, 73/74, "
         "84/85, 66, 61, 67) with the invoices, credit notes and receipts behind it, and box 83 "
-        "(the balance). method soll (accrual) or ist (cash). Lists what fits no box, items "
-        "outside the return (OSS), documents whose totals differ from their positions, and open "
-        "questions. Files nothing. Numbers are fenced in ⟦ ⟧."
+        "(the balance). Sales count by their date of supply, cash discounts correct them (§17). "
+        "method soll (accrual) or ist (cash); the answer states the method, the small-business "
+        "status and where each came from. Lists what fits no box, items outside the return "
+        "(OSS), documents whose totals differ from their positions, and open questions (e.g. "
+        "foreign receipts entered without reverse charge). Files nothing. Numbers are fenced in "
+        "⟦ ⟧."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -146,11 +193,15 @@ OSS_FIGURES = define_tool(
 
 PROFIT_AND_LOSS = define_tool(
     name="sevdesk_profit_and_loss",
-    title="Profit and loss by booking account (EÜR)",
+    title="Profit and loss (EÜR, Anlage EÜR lines)",
     description=(
-        "An EÜR-style profit and loss for a period: net income and expenses per booking account "
-        "with its SKR03 class, and the result. basis cash (paid in the period, the EÜR rule) or "
-        "accrual (document date). Positions without an account are named."
+        "The profit and loss of a period: for a sole proprietor, freelancer or GbR the EÜR "
+        "(§4(3) EStG, cash basis, gross: VAT received, input tax and VAT paid to the tax office "
+        "on their own lines), each figure on its Anlage EÜR line of the year; low-value assets "
+        "by the company's option, 70/30 business meals, gifts over 50 EUR apart, assets listed "
+        "with the depreciation to enter. For a GmbH, UG, AG, OHG or KG (they must draw up a "
+        "balance sheet) and on basis accrual an income and expense overview that says why it "
+        "is not an EÜR. States the legal form, the options and every assumption. Files nothing."
     ),
     toolset="reports",
     tier=Tier.READ,

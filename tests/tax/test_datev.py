@@ -12,6 +12,7 @@ import pytest
 
 from sevdesk_mcp.domain.port import observed
 from sevdesk_mcp.domain.reports import exports
+from sevdesk_mcp.domain.reports.datev.extf import read_extf
 from sevdesk_mcp.domain.reports.period import parse_period
 from sevdesk_mcp.errors import DownloadRefusedError, WriteRefusedError
 from sevdesk_mcp.fake import FakeSevdesk
@@ -58,8 +59,9 @@ async def test_the_job_runs_reports_progress_and_downloads(
     assert "/Export/createDatevCsvZipExportJob" in recorder.paths
     assert job.file.name.endswith("20261001_bis_20261031.zip")
     with zipfile.ZipFile(io.BytesIO(job.file.data)) as archive:
-        batch = archive.read("EXTF_Buchungsstapel.csv").decode()
-    assert "RE-T-1001" in batch and "RE-T-0902" not in batch
+        batch = read_extf(archive.read("EXTF_Buchungsstapel.csv"))
+    belege = {row[10] for row in batch.rows}  # Belegfeld 1
+    assert "RE-T-1001" in belege and "RE-T-0902" not in belege
     started = [r for r in fake.requests if r.path == "/Export/createDatevCsvZipExportJob"]
     assert started[0].query["enshrineDocuments"] == "false"
 

@@ -76,6 +76,9 @@ async def test_datev_export_is_delivered(
         FILE_TRANSPORT.reset(token)
     assert _file(found["saved_to"])[1][:2] == b"PK"
     assert found["media_type"] == "application/zip"
+    check = found["check"]  # the saved file checked: the fake's EXTF batch of Q4 is clean
+    assert check["facts"][0].startswith("Checked: the file as saved in the output folder")
+    assert check["warnings"] == []
 
 
 async def test_without_an_output_folder_nothing_is_saved(
@@ -125,6 +128,8 @@ async def test_over_http_with_file_transfer_the_export_is_a_download_page(
     record_id = found["download_page"].rsplit("=", 1)[1]
     fetched = await store.download(record_id, Holder("account-1", "person-1"))
     assert fetched is not None and fetched[1][:2] == b"PK"  # the zip, for this person only
+    said = "Checked: the file as downloaded from sevDesk and offered for download."
+    assert found["check"]["facts"][0] == said and found["check"]["warnings"] == []
     assert await store.download(record_id, Holder("account-2", "person-1")) is None
     assert _listing(tmp_path) == []  # nothing on the server's disk
 

@@ -42,7 +42,7 @@ OCTOBER = parse_period("2026-10")
 
 
 async def _boxes(client: SevdeskClient, method: vat.Method) -> tuple[vat.VatReturn, dict[str, Any]]:
-    found = await vat.vat_return(client, OCTOBER, method, 50)
+    found = await vat.vat_return(client, OCTOBER, vat.VatBasis(method=method), 50)
     return found, {b.box: b for b in found.boxes}
 
 
@@ -187,7 +187,10 @@ async def test_a_difference_to_sevdesks_own_totals_is_reported(
 
 
 async def test_a_quarter_holds_its_months(client: SevdeskClient) -> None:
-    quarter = await vat.vat_return(client, parse_period("2026-Q4"), "soll", 50)
+    quarter = await vat.vat_return(client, parse_period("2026-Q4"), vat.VatBasis(), 50)
     boxes = {b.box: b for b in quarter.boxes}
-    assert boxes["41"].base == D("2000.00") + D("700.00") + D("250.00") - D("100.00")
+    # RE-T-1102 (250.00, rule 3) has no VAT id: taxable at home, not in box 41
+    assert boxes["41"].base == D("2000.00") + D("700.00") - D("100.00")
+    # 250.00 / 1.19 = 210.084 -> base 210.08, tax 250.00 - 210.08 = 39.92 (§10(1) S. 2 UStG)
+    assert _sources(boxes["81"])["RE-T-1102"] == (D("210.08"), D("39.92"))
     assert any("RE-T-1102" in q and "VAT id" in q for q in quarter.open_questions)

@@ -42,26 +42,34 @@ async def test_oss_per_member_state_and_rate(client: SevdeskClient) -> None:
     assert found.total_tax == D("62.00")
 
 
-async def test_profit_and_loss_accrual(client: SevdeskClient) -> None:
-    found = await euer.profit_and_loss(client, parse_period("2026-10"), "accrual")
-    rows = {r.account: (r.side, r.amount) for r in found.accounts}
-    assert rows["8400"] == ("income", D("1400.00"))  # 1000 + 500 - 100 (credit note)
-    assert rows["8300"] == ("income", D("500.00"))
-    assert rows["8200"] == ("income", D("350.00"))  # 16 % and the 0 % sale
-    assert rows["3400"] == ("expense", D("2000.00"))  # ER-T-1001 + ER-T-1003
-    assert rows["4360"] == ("expense", D("120.00"))
-    assert rows["0210"] == ("expense", D("2000.00"))  # ER-T-1009, the machine (§13b(2) no. 2)
-    income = D(1400 + 500 + 350 + 2000 + 1500 + 400 + 800 + 600 + 1200 + 100)
-    expenses = D(2000 + 250 + 100 + 500 + 300 + 120 + 2000)
+async def test_profit_and_loss_accrual_of_the_gmbh_is_an_overview(client: SevdeskClient) -> None:
+    found = await euer.profit_and_loss(client, parse_period("2026-10"), "accrual", euer.Choices())
+    rows = {r.key: r.amount for r in found.lines}
+    # with VAT: 1000 + 500 + 200 + 300 + 100 (16 %) + 100 (AT, OSS) - 100 (credit note)
+    assert rows["taxable_income"] == D("2100.00")
+    # without: 2000 (EU) + 1500 (export) + 400 + 800 + 600 + 1200 (§13b) + 250 (0 %)
+    assert rows["tax_free_income"] == D("6750.00")
+    assert rows["vat_received"] == D("337.00")  # 190 + 95 + 14 + 21 + 16 + 20 - 19
+    assert rows["goods"] == D("2000.00")  # ER-T-1001 + ER-T-1003 (its acquisition tax owed)
+    assert rows["input_tax"] == D("193.50")  # 190 + 3.50; none on the §13b/§1a receipts
+    assert rows["insurance_fees"] == D("120.00")
+    assert [a.receipt for a in found.assets] == ["⟦ER-T-1009⟧"]  # the machine: depreciated
+    income = D(2100 + 6750 + 337)
+    expenses = D(2000) + D("193.50") + D(50 + 200 + 100) + D(500) + D(300) + D(120)
     assert (found.income, found.expenses, found.result) == (income, expenses, income - expenses)
-    assert {r.group for r in found.accounts} >= {"8 Erlöskonten", "4 Betriebliche Aufwendungen"}
+    assert found.kind == "overview" and "GmbH" in found.legal_form.source
 
 
 async def test_profit_and_loss_cash_counts_payments(client: SevdeskClient) -> None:
-    found = await euer.profit_and_loss(client, parse_period("2026-10"), "cash")
-    rows = {r.account: r.amount for r in found.accounts}
+    found = await euer.profit_and_loss(client, parse_period("2026-10"), "cash", euer.Choices())
+    rows = {r.key: r.amount for r in found.lines}
     # paid in October: RE-T-0902 800, RE-T-1002 500 + 200, refund GU-T-1001 -100; ER-T-1001
-    assert rows == {"8400": D("1200.00"), "8300": D("200.00"), "3400": D("1000.00")}
+    assert rows == {
+        "taxable_income": D("1400.00"),
+        "vat_received": D("242.00"),  # 152 + 95 + 14 - 19
+        "goods": D("1000.00"),
+        "input_tax": D("190.00"),
+    }
 
 
 def test_a_wrong_period_is_refused() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sevdesk_mcp.config import Config, load_config
+from sevdesk_mcp.config.tax import TaxSettings
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.safety.tiers import Tier
 
@@ -66,6 +67,12 @@ def test_toolsets_and_structured_output() -> None:
         ("SEVDESK_TOOLSETS", "meta,../etc", "toolset names"),
         ("SEVDESK_TOOLSETS", ",,", "toolset names"),
         ("SEVDESK_STRUCTURED_OUTPUT", "sometimes", "auto"),
+        ("SEVDESK_VAT_METHOD", "cash", "ist, soll"),
+        ("SEVDESK_SMALL_BUSINESS", "perhaps", "1, true, yes, on"),
+        ("SEVDESK_LEGAL_FORM", "llc", "corporation, freelancer, gbr"),
+        ("SEVDESK_CHART", "skr49", "skr03, skr04"),
+        ("SEVDESK_LOW_VALUE_ASSETS", "2026:sammel", "depreciate, gwg, pool"),
+        ("SEVDESK_VAT_EXTENSION", "later", "1, true, yes, on"),
     ],
 )
 def test_bad_values_name_the_variable_and_the_allowed_values(
@@ -92,3 +99,26 @@ def test_tier_names_and_order() -> None:
     assert Tier.parse(" Commit ") is Tier.COMMIT
     with pytest.raises(ValueError, match="nope"):
         Tier.parse("nope")
+
+
+def test_tax_facts_are_unset_by_default_and_read_when_set() -> None:
+    assert load_config({}).tax == TaxSettings()
+    tax = load_config(
+        {
+            "SEVDESK_VAT_METHOD": "Ist",
+            "SEVDESK_SMALL_BUSINESS": "no",
+            "SEVDESK_LEGAL_FORM": "GmbH",
+            "SEVDESK_CHART": "SKR04",
+            "SEVDESK_LOW_VALUE_ASSETS": "gwg, 2025:pool, 2024=depreciate",
+            "SEVDESK_VAT_EXTENSION": "yes",
+        }
+    ).tax
+    assert tax == TaxSettings(
+        vat_method="ist",
+        small_business=False,
+        legal_form="corporation",
+        chart="skr04",
+        low_value_assets="gwg",
+        low_value_by_year={2025: "pool", 2024: "depreciate"},
+        vat_extension=True,
+    )

@@ -54,6 +54,17 @@ def test_a_profile_lies_under_the_environment_which_wins(tmp_path: Path) -> None
     assert env["SEVDESK_KEYCHAIN_ENTRY"] == "work"
 
 
+def test_a_profile_holds_the_tax_facts(tmp_path: Path) -> None:
+    tax = {"vat_method": "ist", "small_business": True, "legal_form": "freelancer",
+           "chart": "skr04", "low_value_assets": "2026:pool", "vat_extension": False}  # fmt: skip
+    _write(tmp_path, "tax", tax)
+    env = local_environment(_env(tmp_path, SEVDESK_PROFILE="tax", SEVDESK_VAT_METHOD="soll"))
+    facts = load_config(env).tax
+    assert facts.vat_method == "soll"  # the variable wins
+    assert (facts.small_business, facts.legal_form, facts.chart) == (True, "freelancer", "skr04")
+    assert (facts.low_value_by_year, facts.vat_extension) == ({2026: "pool"}, False)
+
+
 def test_without_sevdesk_profile_nothing_is_read(tmp_path: Path) -> None:
     _write(tmp_path, "work", PROFILE, mode=0o666)  # untrusted, but never looked at
     assert local_environment(_env(tmp_path)) == _env(tmp_path)

@@ -38,10 +38,12 @@ class Treatment(msgspec.Struct, frozen=True):
 
 
 class Account(msgspec.Struct, frozen=True):
-    """The booking account of one position: its id and how the preview names it."""
+    """The booking account of one position: its id, how the preview names it, and its
+    number (bookkeeping 2.0; empty on 1.0)."""
 
     id: int
     label: str
+    number: str = ""
 
 
 class Booking(Protocol):
@@ -103,13 +105,13 @@ class _Guided(msgspec.Struct):
     async def for_number(self, where: str, number: str, rate: Decimal) -> Account:
         guide = await self.guides.number(number)
         guide = check_position(guide, where, number, Wanted(self.kind, self.rule, rate))
-        return Account(guide.account_id, f"{guide.number} {guide.name}")
+        return Account(guide.account_id, f"{guide.number} {guide.name}", guide.number)
 
     def for_position(self, where: str, position: VoucherPos, rate: Decimal) -> Account:
         ident = position.accountDatev.id if position.accountDatev else 0
         wanted = Wanted(self.kind, self.rule, rate)
         guide = check_position(self.guides.by_id.get(ident), where, str(ident), wanted)
-        return Account(guide.account_id, f"{guide.number} {guide.name}")
+        return Account(guide.account_id, f"{guide.number} {guide.name}", guide.number)
 
 
 class _Typed(msgspec.Struct):

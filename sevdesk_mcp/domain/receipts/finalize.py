@@ -23,7 +23,7 @@ from sevdesk_mcp.domain.lifecycle import VoucherWritten, read_voucher, send_once
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts.attached import AttachedFile, attached_of, preview_facts
-from sevdesk_mcp.domain.receipts.booking import Booking, Treatment, booking
+from sevdesk_mcp.domain.receipts.booking import Account, Booking, Treatment, booking
 from sevdesk_mcp.domain.receipts.drafts import (
     KIND_WORDS,
     NOT_DRAFT,
@@ -31,6 +31,7 @@ from sevdesk_mcp.domain.receipts.drafts import (
     draft_voucher,
     position_body,
 )
+from sevdesk_mcp.domain.receipts.foreign import Receipt, foreign_warning
 from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine
 from sevdesk_mcp.domain.records import read_raw
@@ -102,13 +103,24 @@ async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[Fin
             "draft before finalizing it.",
             record=record,
         )
-    positions, shown = _checked(book, rows)
+    positions, shown, accounts = _checked(book, rows)
     body: JsonObject = {
         "voucher": _head_body(head, kind, book),
         "voucherPosSave": positions,
         "voucherPosDelete": None,
     }
     preview = _preview(head, shown, rows, attached, book)
+    if version == "2.0" and kind == "expense" and head.taxRule:
+        receipt = Receipt(
+            rule=head.taxRule.id,
+            supplier_id=head.supplier.id if head.supplier else None,
+            party=head.supplierName or "",
+            number=head.description,
+            rows=list(zip(rows, accounts, strict=True)),
+        )
+        abroad = await foreign_warning(client, receipt)
+        if abroad:
+            preview = msgspec.structs.replace(preview, warnings=[abroad, *preview.warnings])
     return Prepared(preview, FinalizePlan(voucher_id, body))
 
 
@@ -128,22 +140,26 @@ async def execute_finalize(
     return voucher_written(voucher, [f"finalized receipt {plan.voucher_id} (status open)"])
 
 
-def _checked(book: Booking, rows: list[VoucherPos]) -> tuple[list[JsonValue], list[str]]:
-    """:returns: the positions to send again and their preview lines.
+def _checked(
+    book: Booking, rows: list[VoucherPos]
+) -> tuple[list[JsonValue], list[str], list[Account]]:
+    """:returns: the positions to send again, their preview lines and their accounts.
 
     :raises PreconditionError: for a position its bookkeeping version does not allow.
     """
     positions: list[JsonValue] = []
     shown: list[str] = []
+    accounts: list[Account] = []
     for index, pos in enumerate(rows, start=1):
         line = _line(pos)
         account = book.for_position(f"Position {index}", pos, line.tax_rate)
+        accounts.append(account)
         positions.append(position_body(account.id, line, pos.id, model=book.model))
         shown.append(
             f"{index}. {account.label}, {line.tax_rate:f} %: net {line.net:f} + tax "
             f"{line.tax:f} = gross {line.gross:f} — {fence(line.text) or '(no text)'}"
         )
-    return positions, shown
+    return positions, shown, accounts
 
 
 def _of(position: VoucherPos, voucher_id: int) -> bool:

@@ -26,7 +26,7 @@ from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.together import each
-from sevdesk_mcp.sevdesk.wire_finance import Voucher, VoucherPos
+from sevdesk_mcp.sevdesk.wire_finance import CheckAccountTransaction, Voucher, VoucherPos
 from sevdesk_mcp.sevdesk.wire_tax import Country, Payment, TaxDocument, TaxPosition
 
 MAX_SCANNED: Final = 20_000
@@ -34,6 +34,7 @@ NOT_BOOKED_INVOICE_TYPES: Final = frozenset({"MA", "WKR"})  # reminders, recurri
 DOCUMENT_DRAFT: Final = 100
 RECURRING_OFF: Final = 50
 RECEIPT_DRAFT: Final = 50
+CLOSED: Final = 1000  # invoices, credit notes and receipts: paid, nothing more expected
 _LISTS: Final[tuple[tuple[str, dict[str, QueryValue]], ...]] = (
     ("/Invoice", {}),
     ("/CreditNote", {}),
@@ -42,6 +43,7 @@ _LISTS: Final[tuple[tuple[str, dict[str, QueryValue]], ...]] = (
     ("/CreditNotePos", {}),
     ("/VoucherPos", {}),
     ("/CheckAccountTransactionLog", {}),
+    ("/CheckAccountTransaction", {}),
     ("/Contact", {"depth": 1}),
     ("/StaticCountry", {}),
     ("/AccountDatev", {}),
@@ -57,7 +59,8 @@ class Line(msgspec.Struct, frozen=True):
     tax: Decimal
     rate: Decimal
     account: int | None = None
-    text: str | None = None  # a receipt position's text (``comment``)
+    text: str | None = None  # a receipt position's text (``comment``); a document's name + text
+    asset: bool = False  # a receipt position marked ``isAsset`` (an asset, depreciated)
 
 
 class DocumentFigure(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,6 +93,13 @@ class Record(msgspec.Struct, frozen=True):
     own_tax: Decimal
     lines: tuple[Line, ...] = ()
     paid: tuple[tuple[dt.date, Decimal], ...] = ()
+    delivered_until: dt.date | None = None  # the end of a service period
+    invoice_type: str | None = None  # RE, SR (cancellation), AR, TR, ER, …
+    closed: bool = False  # status paid (1000): nothing more is expected, whatever was paid
+    skonto: tuple[Decimal, int] | None = None  # cash discount granted: percent, days
+    small_settlement: bool = False  # sevDesk marks the account a small business (§19)
+    party: str = ""  # a receipt's supplier name and number, for the foreign-supplier check
+    ibans: tuple[str, ...] = ()  # the counterparties' IBANs of the bank bookings on it
 
     @property
     def label(self) -> str:
@@ -113,14 +123,18 @@ async def read_books(client: SevdeskPort) -> Books:
     :raises UpstreamError: if sevDesk cannot be read.
     """
     pages = await each([_reader(client, path, query) for path, query in _LISTS])
-    inv, notes, receipts, inv_pos, note_pos, rec_pos, logs, people, lands, accounts = pages
+    inv, notes, receipts, inv_pos, note_pos, rec_pos, logs, moves, people, lands, accounts = pages
     paid = _payments(logs.items)
+    ibans = _ibans(logs.items, moves.items)
     positions = _document_lines(inv_pos.items + note_pos.items)
     receipt_lines = _receipt_lines(rec_pos.items)
     records = [
         *(_document(d, "invoice", positions, paid) for d in _docs(inv.items)),
         *(_document(d, "credit_note", positions, paid) for d in _docs(notes.items)),
-        *(_receipt(v, receipt_lines, paid) for v in wire.parse_all(receipts.items, Voucher)),
+        *(
+            _receipt(v, receipt_lines, paid, ibans.get(v.id, ()))
+            for v in wire.parse_all(receipts.items, Voucher)
+        ),
     ]
     return Books(
         records=[r for r in records if r is not None],
@@ -156,6 +170,24 @@ def _payments(
     return out
 
 
+def _ibans(
+    logs: list[dict[str, JsonValue]], moves: list[dict[str, JsonValue]]
+) -> dict[int, tuple[str, ...]]:
+    """:returns: per receipt, the counterparty IBANs of the bank transactions booked on it."""
+    accounts = {
+        t.id: t.payeePayerAcctNo.replace(" ", "").upper()
+        for t in wire.parse_all(moves, CheckAccountTransaction)
+        if t.payeePayerAcctNo
+    }
+    out: defaultdict[int, list[str]] = defaultdict(list)
+    for log in wire.parse_all(logs, Payment):
+        ref = log.checkAccountTransaction
+        moved = accounts.get(ref.id) if ref else None
+        if log.object and log.object.objectName == "Voucher" and moved:
+            out[log.object.id].append(moved)
+    return {key: tuple(dict.fromkeys(found)) for key, found in out.items()}
+
+
 def _document_lines(raw: list[dict[str, JsonValue]]) -> dict[tuple[str, int], list[Line]]:
     out: defaultdict[tuple[str, int], list[Line]] = defaultdict(list)
     for pos in wire.parse_all(raw, TaxPosition):
@@ -166,7 +198,8 @@ def _document_lines(raw: list[dict[str, JsonValue]]) -> dict[tuple[str, int], li
             owner = ("credit_note", pos.creditNote.id)
         if owner:
             net = pos.sumNet or ZERO
-            out[owner].append(Line(net, pos.sumTax or ZERO, pos.taxRate or ZERO))
+            text = " ".join(part for part in (pos.name, pos.text) if part) or None
+            out[owner].append(Line(net, pos.sumTax or ZERO, pos.taxRate or ZERO, text=text))
     return out
 
 
@@ -176,7 +209,7 @@ def _receipt_lines(raw: list[dict[str, JsonValue]]) -> dict[int, list[Line]]:
         if pos.voucher:
             account = pos.accountDatev.id if pos.accountDatev else None
             net, tax, rate = pos.sumNet or ZERO, pos.sumTax or ZERO, pos.taxRate or ZERO
-            line = Line(net, tax, rate, account, pos.comment)
+            line = Line(net, tax, rate, account, pos.comment, bool(pos.isAsset))
             out[pos.voucher.id].append(line)
     return out
 
@@ -191,7 +224,9 @@ def _document(
     if day is None or doc.type() in NOT_BOOKED_INVOICE_TYPES or doc.status == RECURRING_OFF:
         return None
     sign = -1 if kind == "credit_note" else 1
-    lines = tuple(Line(sign * x.net, sign * x.tax, x.rate) for x in positions[kind, doc.id])
+    lines = tuple(
+        Line(sign * x.net, sign * x.tax, x.rate, text=x.text) for x in positions[kind, doc.id]
+    )
     return Record(
         kind=kind,
         id=doc.id,
@@ -209,13 +244,25 @@ def _document(
         own_tax=sign * (doc.sumTax or ZERO),
         lines=lines,
         paid=_paid_of(paid.get((kind, doc.id)), doc.payDate, doc.paidAmount, sign),
+        delivered_until=dates.berlin_date(doc.deliveryDateUntil),
+        invoice_type=doc.type(),
+        closed=doc.status == CLOSED,
+        skonto=_skonto(doc),
+        small_settlement=bool(doc.smallSettlement),
     )
+
+
+def _skonto(doc: TaxDocument) -> tuple[Decimal, int] | None:
+    if doc.discount and doc.discount > ZERO and doc.discountTime:
+        return doc.discount, doc.discountTime
+    return None
 
 
 def _receipt(
     voucher: Voucher,
     lines: dict[int, list[Line]],
     paid: dict[tuple[str, int], list[tuple[dt.date, Decimal]]],
+    ibans: tuple[str, ...],
 ) -> Record | None:
     day = dates.berlin_date(voucher.voucherDate)
     if day is None:
@@ -225,7 +272,7 @@ def _receipt(
         id=voucher.id,
         number=voucher.description,
         day=day,
-        delivered=None,
+        delivered=dates.berlin_date(voucher.deliveryDate),
         draft=voucher.status == RECEIPT_DRAFT,
         revenue=voucher.creditDebit == "D",  # §3.2: D is revenue, C an expense
         rule=voucher.taxRule.id if voucher.taxRule else None,
@@ -237,6 +284,10 @@ def _receipt(
         own_tax=voucher.sumTax or ZERO,
         lines=tuple(lines[voucher.id]),
         paid=_paid_of(paid.get(("receipt", voucher.id)), voucher.payDate, voucher.paidAmount, 1),
+        delivered_until=dates.berlin_date(voucher.deliveryDateUntil),
+        closed=voucher.status == CLOSED,
+        party=" ".join(p for p in (voucher.supplierName, voucher.supplierNameAtSave) if p),
+        ibans=ibans,
     )
 
 

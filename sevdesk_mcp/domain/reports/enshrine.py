@@ -18,7 +18,6 @@ count holds confirmed bookings (400) only.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Awaitable, Callable
 from typing import Final, Generic, TypeVar
 
@@ -26,6 +25,8 @@ import msgspec
 
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports import exports
+from sevdesk_mcp.domain.reports.datev.expected import Expected, expected_of
+from sevdesk_mcp.domain.reports.datev.expected import Listed as _Stamped
 from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
@@ -48,24 +49,6 @@ GOBD: Final = (
 )
 
 
-class _Stamped(msgspec.Struct, frozen=True):
-    """What counting needs of any listed object: its dates, status and enshrinement."""
-
-    id: int
-    status: int | None = None
-    invoiceDate: dt.datetime | None = None
-    creditNoteDate: dt.datetime | None = None
-    voucherDate: dt.datetime | None = None
-    entryDate: dt.datetime | None = None
-    enshrined: dt.datetime | None = None
-    deletedAt: dt.datetime | None = None
-
-    def day(self) -> dt.date | None:
-        """:returns: the Berlin day the period is judged by."""
-        when = self.invoiceDate or self.creditNoteDate or self.voucherDate or self.entryDate
-        return dates.berlin_date(when)
-
-
 class Tally(msgspec.Struct, frozen=True):
     """What one kind of record holds in the period: to be locked now, and locked already."""
 
@@ -85,6 +68,8 @@ class Locked(msgspec.Struct, frozen=True):
     bookings: Tally
     unconfirmed: int = 0
     """Bank transactions auto-booked (350) in the period, not enshrined: not counted above."""
+    expected: Expected = Expected()
+    """The period's documents by number, for the check of the DATEV file."""
 
     def total(self) -> int:
         """:returns: how many records the export newly locks."""
@@ -158,7 +143,8 @@ async def count_locked(client: SevdeskPort, period: Period) -> Locked:
     documents = Tally(invoices.new + notes.new, invoices.already + notes.already)
     transactions = found[-1]  # /CheckAccountTransaction, the last of _LISTS
     unconfirmed = sum(1 for i in transactions if i.day() in period and _auto_booked(i))
-    return Locked(documents, receipts, bookings, unconfirmed)
+    expected = expected_of([*found[0], *found[1]], found[2], period)
+    return Locked(documents, receipts, bookings, unconfirmed, expected)
 
 
 def _tally(items: list[_Stamped], keep: _Counter, period: Period) -> Tally:

@@ -1,6 +1,7 @@
 """The One-Stop-Shop figures (§18j UStG): sales under sevDesk's OSS rules (18 goods, 19
 electronic services, 20 other services) per member state of the customer's address and rate,
-by document date, credit notes negative. A sale without a country is named, never dropped."""
+by date of supply, credit notes negative on their own date. A sale without a country is named,
+never dropped."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from sevdesk_mcp.safety.fence import fence
 OSS_RULES: Final = frozenset({18, 19, 20})
 RULE: Final = (
     "OSS (§18j UStG): documents with sevDesk rules 18-20 per member state of the document's "
-    "address country and rate, by document date, credit notes negative; net and tax as the "
-    "positions show them, in EUR."
+    "address country and rate, by date of supply (credit notes negative on their own date); "
+    "net and tax as the positions show them, in EUR. Whether the EU-wide threshold of 10,000 "
+    "EUR (§3c(4) UStG) is passed is an open question of the VAT return."
 )
 
 

@@ -1,7 +1,8 @@
 """The EU sales list (Zusammenfassende Meldung, §18a UStG): per customer VAT id, the tax-free
 intra-EU supplies of goods (rule 3, kind ``L``) and the services under §18b (rule 21, kind
-``S``) of a quarter or month, by document date, credit notes negative. A sale without the
-customer's VAT id is named, never dropped."""
+``S``) of a quarter or month, by the reporting dates of §18a(8) and §18b UStG (the same as
+boxes 41 and 21 of the VAT return), credit notes negative. A sale without the customer's VAT id
+is named, never dropped."""
 
 from __future__ import annotations
 
@@ -16,15 +17,19 @@ from sevdesk_mcp.domain.money import ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports.books import Books, Record, read_books
 from sevdesk_mcp.domain.reports.period import Period
-from sevdesk_mcp.domain.reports.sales import grouped, sales
+from sevdesk_mcp.domain.reports.sales import grouped, reported, sales
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
 
 KINDS: Final = {3: "L", 21: "S"}  # goods, other services (§18a(6) UStG)
 RULE: Final = (
-    "EU sales list (§18a UStG): intra-EU supplies (sevDesk rule 3, kind L) and services to EU "
-    "businesses (rule 21, kind S) per customer VAT id, by document date, credit notes "
-    "negative, net in EUR. Triangular deals (kind D) have no sevDesk rule."
+    "EU sales list (§18a UStG): intra-EU supplies (sevDesk rule 3, kind L) in the month of the "
+    "invoice, at the latest the month after the supply, and services to EU businesses (rule "
+    "21, kind S) in the month of the supply (§18a(8), §18b UStG), per customer VAT id, credit "
+    "notes negative on their own date, net in EUR; the same dates as boxes 41 and 21. A supply "
+    "of goods without the customer's VAT id is taxable in Germany (box 81/86, §6a(1) no. 4 "
+    "UStG) and listed under missing_vat_id, not reported. Triangular deals (kind D) have no "
+    "sevDesk rule."
 )
 
 
@@ -70,7 +75,7 @@ def compute(books: Books, period: Period) -> ZmReport:
     """:returns: the EU sales list of ``period`` from ``books``."""
     groups, missing = grouped(
         (_line_key(books, record), _source(record))
-        for record in sales(books, period, KINDS)
+        for record in sales(books, period, KINDS, reported)
         if record.revenue
     )
     lines = [
@@ -103,7 +108,7 @@ def _source(record: Record) -> ZmSource:
         kind=record.kind,
         id=record.id,
         number=fence(record.label),
-        date=record.day,
+        date=reported(record),
         net=cents(sum((line.net for line in record.lines), ZERO)),
     )
 

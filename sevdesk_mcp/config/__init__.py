@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 import msgspec
 
+from sevdesk_mcp.config.tax import TaxSettings, load_tax_settings
 from sevdesk_mcp.errors import ConfigError, KeychainError, StartupError
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
@@ -61,6 +62,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     confirm_open: bool = True
     audit_log: Path | None = None
     rate_per_s: float = DEFAULT_RATE_PER_S
+    tax: TaxSettings = TaxSettings()
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -88,6 +90,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         confirm_open=flag(env, "SEVDESK_CONFIRM_OPEN", default=True),
         audit_log=_audit_log(env),
         rate_per_s=_rate(env),
+        tax=load_tax_settings(env, setting),
     )
 
 

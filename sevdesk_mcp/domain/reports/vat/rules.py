@@ -25,8 +25,8 @@ REVERSE_CHARGE_RATE: Final = RATE_19  # sevDesk's rules 12-14 say "0% (19%)"
 
 # box: title. A pair "35/36" is base/tax; boxes of input tax have only a tax.
 BOXES: Final = {
-    "81": "Taxable sales at 19 % (base; tax computed)",
-    "86": "Taxable sales at 7 % (base; tax computed)",
+    "81": "Taxable sales at 19 % (base; tax as invoiced, the form computes it from the base)",
+    "86": "Taxable sales at 7 % (base; tax as invoiced, the form computes it from the base)",
     "35/36": "Taxable sales at other rates (base / tax)",
     "41": "Tax-free intra-EU supplies to buyers with a VAT id",
     "43": "Other tax-free sales with input tax deduction (e.g. exports)",
@@ -34,8 +34,8 @@ BOXES: Final = {
     "21": "Services to EU businesses, tax owed by the customer (§18b)",
     "45": "Other sales not taxable in Germany",
     "60": "Sales where the customer owes the tax (§13b(5))",
-    "89": "Intra-EU acquisitions at 19 % (base; tax computed)",
-    "93": "Intra-EU acquisitions at 7 % (base; tax computed)",
+    "89": "Intra-EU acquisitions at 19 % (base; tax = base x 19 %)",
+    "93": "Intra-EU acquisitions at 7 % (base; tax = base x 7 %)",
     "46/47": "Services from EU businesses, §13b(1) (base / tax)",
     "73/74": "Security transfers and real estate, §13b(2) no. 2, 3 (base / tax)",
     "84/85": "Other services, §13b(2) no. 1, 4-12 (base / tax)",
@@ -46,6 +46,8 @@ BOXES: Final = {
 OUTPUT_TAX_BOXES: Final = ("81", "86", "35/36", "89", "93", "46/47", "73/74", "84/85")
 INPUT_TAX_BOXES: Final = ("66", "61", "67")
 CASH_BOXES: Final = frozenset({"81", "86", "35/36"})  # Ist: by payment (§20 UStG)
+FORM_RATES: Final = {"81": RATE_19, "86": RATE_7, "89": RATE_19, "93": RATE_7}
+OWED_BY_BUYER: Final = frozenset({"89", "93", "46/47", "73/74", "84/85"})  # §18(4a) UStG
 
 
 class Placement(msgspec.Struct, frozen=True):
@@ -122,6 +124,16 @@ def _revenue(rule: int, rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:
     if rule == 11:
         return Verdict(unclassified="small-business rule §19: no VAT is charged or declared")
     return Verdict(unclassified=f"tax rule {rule} is not a rule for sales")
+
+
+def taxed_at_home(rate: Decimal, gross: Decimal) -> Placement:
+    """:returns: a supply invoiced without VAT that is taxable in Germany after all (an
+    intra-EU supply without the buyer's VAT id, §6a(1) S. 1 no. 4 UStG): the VAT is part of
+    what the buyer pays (§10(1) S. 2 UStG), so base and tax are taken out of the invoiced
+    amount, at the position's rate or 19 % where it shows none."""
+    used = rate if rate in _TAXABLE else RATE_19
+    base = cents(gross * HUNDRED / (HUNDRED + used))
+    return Placement(_TAXABLE[used], base, gross - base)
 
 
 def _taxable(rate: Decimal, net: Decimal, tax: Decimal) -> Verdict:

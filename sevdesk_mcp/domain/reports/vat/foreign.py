@@ -1,0 +1,124 @@
+"""Receipts from foreign suppliers entered without reverse charge (german-tax-rules §1,
+"Purchases from abroad"): a receipt at 0 % under an ordinary rule (9, 10) whose supplier has a
+VAT id or IBAN of another state, or whose text says "reverse charge", belongs in a German box
+where the place of supply is Germany: EU goods in 89/93 with 61, EU services in 46/47, other
+services in 84/85, each with 67 where the buyer may deduct. Services whose place of supply is
+abroad (a hotel, a restaurant, a ticket, a fare) and imports from outside the EU belong in no
+box and get no hint."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Final, Literal
+
+import msgspec
+
+from sevdesk_mcp.domain.money import HUNDRED, ZERO, cents
+from sevdesk_mcp.domain.reports.books import Books, Record
+from sevdesk_mcp.safety.fence import clean
+
+Origin = Literal["eu", "non_eu", "unknown"]
+EU_STATES: Final = frozenset(
+    {"AT", "BE", "BG", "CY", "CZ", "DK", "EE", "EL", "ES", "FI", "FR", "GR", "HR", "HU", "IE",
+     "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK", "XI"}
+)  # fmt: skip
+ORDINARY_RULES: Final = frozenset({9, 10})
+_WORDS: Final = re.compile(
+    r"reverse[\s-]*charge|steuerschuldnerschaft\s+des\s+leistungsempf|art(icle|\.)?\s*196"
+    r"|autoliquidation|omgekeerde\s+heffing|inversi[oó]n\s+del\s+sujeto|inversione\s+contabile"
+    r"|§\s*13\s*b",
+    re.IGNORECASE,
+)
+_ABROAD_WORDS: Final = re.compile(
+    r"\b(hotel\w*|übernachtung\w*|restaurant\w*|bewirtung\w*|eintrittskarte\w*|flug\w*"
+    r"|flight\w*|taxi)\b",
+    re.IGNORECASE,
+)
+# booking accounts whose place of supply is where the service is used (§3a(3), §3b UStG):
+# travel, hotels, meals (SKR03 / SKR04)
+_ABROAD_ACCOUNTS: Final = frozenset(
+    {"4650", "4654", "4660", "4663", "4664", "4666", "4670", "4673", "4674", "4676",
+     "6640", "6644", "6660", "6663", "6664", "6673", "6674", "6680"}
+)  # fmt: skip
+
+
+class Misplaced(msgspec.Struct, frozen=True, kw_only=True):
+    """A receipt entered at 0 % that belongs in a reverse-charge or acquisition box."""
+
+    record: Record
+    boxes: str  # e.g. "46/47 and 67"
+    base: Decimal
+    tax: Decimal
+    evidence: list[str]
+    fix: str
+
+
+def misplaced(books: Books, record: Record, *, deductible: bool) -> Misplaced | None:
+    """:returns: where ``record`` belongs if it is a foreign supplier's receipt entered at 0 %
+    without reverse charge, else ``None``."""
+    if record.revenue or record.rule not in ORDINARY_RULES:
+        return None
+    zero = [line for line in record.lines if line.tax == ZERO and line.net != ZERO]
+    if not zero or _abroad(books, record):
+        return None
+    origin, evidence = _origin(books, record)
+    if not evidence:
+        return None
+    goods = any(_goods_account(books, line.account) for line in zero)
+    if goods and origin != "eu":
+        return None  # an import: import VAT (box 62) comes with the customs notice
+    base = cents(sum((line.net for line in zero), ZERO))
+    tax = cents(base * Decimal(19) / HUNDRED)
+    box, rule = _box(origin, goods=goods)
+    input_box = "61" if goods else "67"
+    return Misplaced(
+        record=record,
+        boxes=f"{box} and {input_box}" if deductible else box,
+        base=base,
+        tax=tax,
+        evidence=evidence,
+        fix=f"enter it with tax rule {rule} in sevDesk",
+    )
+
+
+def _box(origin: Origin, *, goods: bool) -> tuple[str, int]:
+    if goods:
+        return "89", 8
+    return ("46/47", 14) if origin == "eu" else ("84/85", 12)
+
+
+def _origin(books: Books, record: Record) -> tuple[Origin, list[str]]:
+    evidence: list[str] = []
+    origin: Origin = "unknown"
+    contact = books.contacts.get(record.contact_id or 0)
+    vat_id = clean(contact.vatNumber or "").replace(" ", "").upper() if contact else ""
+    if len(vat_id) > 2 and vat_id[:2].isalpha() and vat_id[:2] != "DE":
+        evidence.append(f"the supplier's VAT id {vat_id}")
+        origin = "eu" if vat_id[:2] in EU_STATES else "non_eu"
+    for iban in record.ibans:
+        if iban[:2].isalpha() and iban[:2] != "DE":
+            evidence.append(f"paid to the IBAN {iban[:2]}…{iban[-4:]}")
+            if origin == "unknown":
+                origin = "eu" if iban[:2] in EU_STATES else "non_eu"
+    if any(_WORDS.search(text) for text in _texts(record)):
+        evidence.append("its text names reverse charge")
+    return origin, evidence
+
+
+def _abroad(books: Books, record: Record) -> bool:
+    for line in record.lines:
+        account = books.accounts.get(line.account or 0)
+        if account and account.number in _ABROAD_ACCOUNTS:
+            return True
+    return any(_ABROAD_WORDS.search(text) for text in _texts(record))
+
+
+def _goods_account(books: Books, account_id: int | None) -> bool:
+    account = books.accounts.get(account_id or 0)
+    number = account.number if account and account.number else ""
+    return len(number) == 4 and (number[0] == "3" or number[0] == "5")  # SKR03 3, SKR04 5
+
+
+def _texts(record: Record) -> list[str]:
+    return [t for t in (record.number, record.party, *(x.text for x in record.lines)) if t]

@@ -23,6 +23,8 @@ from urllib.parse import unquote, urlsplit
 import msgspec
 
 from sevdesk_mcp.config.tax import TaxSettings, load_tax_settings
+from sevdesk_mcp.config.values import flag as flag
+from sevdesk_mcp.config.values import setting as setting
 from sevdesk_mcp.errors import ConfigError, KeychainError, StartupError
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
@@ -32,11 +34,7 @@ from sevdesk_mcp.sevdesk.paths import DEFAULT_API_URL
 StructuredOutput = Literal["auto", "on", "off"]
 ConfirmMode = Literal["elicit", "browser", "off"]
 
-_PLACEHOLDER: Final = re.compile(r"^\$\{[^}]*\}$")
 _TOOLSET_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
-_TRUE: Final = frozenset({"1", "true", "yes", "on"})
-_FALSE: Final = frozenset({"0", "false", "no", "off"})
-_BOOL_HELP: Final = "use one of 1, true, yes, on, 0, false, no, off"
 MAX_SECRET_FILE_BYTES: Final = 4096
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{8,256}$")
 _WORD_BREAK: Final = re.compile(r"[\s=]+")
@@ -90,7 +88,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         confirm_open=flag(env, "SEVDESK_CONFIRM_OPEN", default=True),
         audit_log=_audit_log(env),
         rate_per_s=_rate(env),
-        tax=load_tax_settings(env, setting),
+        tax=load_tax_settings(env),
     )
 
 
@@ -308,30 +306,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def setting(env: Mapping[str, str], name: str) -> str | None:
-    """:returns: the value of ``name``, or ``None`` if it counts as unset."""
-    value = env.get(name, "").strip()
-    if not value or _PLACEHOLDER.match(value):
-        return None
-    return value
-
-
-def flag(env: Mapping[str, str], name: str, *, default: bool = False, meaning: str = "") -> bool:
-    """:returns: the yes/no setting ``name`` (``default`` when unset).
-
-    :param meaning: what on and off mean, for the refusal (the accepted spellings otherwise).
-    :raises ConfigError: for a value that is neither.
-    """
-    value = setting(env, name)
-    if value is None:
-        return default
-    if value.lower() in _TRUE:
-        return True
-    if value.lower() in _FALSE:
-        return False
-    raise ConfigError(name, f"not a yes/no value; {meaning or _BOOL_HELP}")
 
 
 def _tiers(env: Mapping[str, str]) -> frozenset[Tier]:

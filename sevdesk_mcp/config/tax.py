@@ -10,11 +10,12 @@ it used and where it came from.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Final, Literal, TypeVar
 
 import msgspec
 
+from sevdesk_mcp.config.values import setting, yes_no
 from sevdesk_mcp.errors import ConfigError
 
 VatMethod = Literal["soll", "ist"]
@@ -44,10 +45,7 @@ _CHOICES: Final[dict[str, LowValueChoice]] = {
     "depreciate": "depreciate",
 }
 T = TypeVar("T")
-SettingReader = Callable[[Mapping[str, str], str], "str | None"]
 _YEAR_CHOICE: Final = re.compile(r"^(\d{4})\s*[:=]\s*([a-z]+)$")
-_TRUE: Final = frozenset({"1", "true", "yes", "on"})
-_FALSE: Final = frozenset({"0", "false", "no", "off"})
 
 
 class TaxSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,20 +64,20 @@ class TaxSettings(msgspec.Struct, frozen=True, kw_only=True):
     vat_extension: bool | None = None
 
 
-def load_tax_settings(env: Mapping[str, str], setting: SettingReader) -> TaxSettings:
-    """:returns: the tax settings of ``env``, read with ``setting`` (unset rules of config).
+def load_tax_settings(env: Mapping[str, str]) -> TaxSettings:
+    """:returns: the tax settings of ``env``.
 
     :raises ConfigError: naming the variable, for a value outside its list.
     """
     default, by_year = _low_value(setting(env, "SEVDESK_LOW_VALUE_ASSETS"))
     return TaxSettings(
         vat_method=_pick(setting(env, "SEVDESK_VAT_METHOD"), _METHODS, "SEVDESK_VAT_METHOD"),
-        small_business=_yes_no(setting(env, "SEVDESK_SMALL_BUSINESS"), "SEVDESK_SMALL_BUSINESS"),
+        small_business=yes_no(env, "SEVDESK_SMALL_BUSINESS"),
         legal_form=_pick(setting(env, "SEVDESK_LEGAL_FORM"), LEGAL_FORMS, "SEVDESK_LEGAL_FORM"),
         chart=_pick(setting(env, "SEVDESK_CHART"), _CHARTS, "SEVDESK_CHART"),
         low_value_assets=default,
         low_value_by_year=by_year,
-        vat_extension=_yes_no(setting(env, "SEVDESK_VAT_EXTENSION"), "SEVDESK_VAT_EXTENSION"),
+        vat_extension=yes_no(env, "SEVDESK_VAT_EXTENSION"),
     )
 
 
@@ -90,16 +88,6 @@ def _pick(value: str | None, allowed: Mapping[str, T], name: str) -> T | None:
     if found is None:
         raise ConfigError(name, f"use one of {', '.join(sorted(set(map(str, allowed.values()))))}")
     return found
-
-
-def _yes_no(value: str | None, name: str) -> bool | None:
-    if value is None:
-        return None
-    if value.lower() in _TRUE:
-        return True
-    if value.lower() in _FALSE:
-        return False
-    raise ConfigError(name, "not a yes/no value; use one of 1, true, yes, on, 0, false, no, off")
 
 
 def _low_value(value: str | None) -> tuple[LowValueChoice | None, dict[int, LowValueChoice]]:

@@ -18,11 +18,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Final
 
-from sevdesk_mcp.fake.accounts import account_by_number
 from sevdesk_mcp.fake.core import FakeSevdesk
 from sevdesk_mcp.fake.demo_common import at
 from sevdesk_mcp.fake.documents import OPEN, PAID, Invoice, InvoicePos
-from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
+from sevdesk_mcp.fake.receipts import Voucher, booked_position
 from sevdesk_mcp.fake.wire import Ref
 
 EUER_TOKEN: Final = "3e9a1c7b5d2f40e68a1c3e5f7b9d1f20"  # noqa: S105 - a test token
@@ -128,16 +127,7 @@ def _receipt(fake: FakeSevdesk, receipt: Receipt) -> int:
     store.add(store.vouchers, voucher)
     positions = []
     for number, net, rate, text in receipt.lines:
-        account = account_by_number(number)
-        assert account is not None, number
-        pos = VoucherPos(
-            voucher=voucher.ref(),
-            accountDatev=Ref("AccountDatev", account.id),
-            taxRate=Decimal(rate),
-            sumNet=Decimal(net),
-            comment=text,
-        )
-        pos.compute()
+        pos = booked_position(voucher, number, Decimal(net), Decimal(rate), text)
         positions.append(store.add(store.voucher_positions, pos))
     voucher.set_sums(positions)
     if receipt.paid_on is not None:

@@ -20,13 +20,12 @@ from datetime import date
 from decimal import Decimal
 from typing import Final
 
-from sevdesk_mcp.fake.accounts import account_by_number
 from sevdesk_mcp.fake.bookings import Booking, book
 from sevdesk_mcp.fake.core import FakeSevdesk
 from sevdesk_mcp.fake.demo_common import at
 from sevdesk_mcp.fake.documents import OPEN, Invoice, InvoicePos
 from sevdesk_mcp.fake.models import CheckAccount, Contact
-from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
+from sevdesk_mcp.fake.receipts import Voucher, booked_position
 from sevdesk_mcp.fake.wire import Ref
 
 VAT_CASES_TOKEN: Final = "5b1d9e3f7a2c46e08d1b3f5a7c9e1b3d"  # noqa: S105 - a test token
@@ -197,15 +196,7 @@ def _purchase(fake: FakeSevdesk, purchase: Purchase, contacts: dict[str, Contact
     )
     voucher.deliveryDate = at(purchase.delivered) if purchase.delivered else None
     store.add(store.vouchers, voucher)
-    account = account_by_number(purchase.account)
-    assert account is not None, purchase.account
-    pos = VoucherPos(
-        voucher=voucher.ref(),
-        accountDatev=Ref("AccountDatev", account.id),
-        taxRate=Decimal(purchase.rate),
-        sumNet=Decimal(purchase.net),
-        comment=purchase.text,
-    )
-    pos.compute()
+    net, rate = Decimal(purchase.net), Decimal(purchase.rate)
+    pos = booked_position(voucher, purchase.account, net, rate, purchase.text)
     voucher.set_sums([store.add(store.voucher_positions, pos)])
     return voucher.id

@@ -13,11 +13,10 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Final
 
-from sevdesk_mcp.fake.accounts import account_by_number
 from sevdesk_mcp.fake.demo_common import OWNER, Payment, at, workday
 from sevdesk_mcp.fake.demo_contacts import DemoContacts
 from sevdesk_mcp.fake.documents import PAID, VOUCHER_DRAFT
-from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
+from sevdesk_mcp.fake.receipts import Voucher, VoucherPos, booked_position
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.fake.wire import Ref
 
@@ -115,18 +114,8 @@ class Purchases:
 def _positions(voucher: Voucher, receipt: Receipt) -> list[VoucherPos]:
     positions: list[VoucherPos] = []
     for number, rate, net, comment in receipt.positions:
-        account = account_by_number(number)
-        assert account is not None, number
-        pos = VoucherPos(
-            voucher=voucher.ref(),
-            accountDatev=Ref("AccountDatev", account.id),
-            taxRate=Decimal(rate),
-            sumNet=Decimal(net),
-            comment=comment,
-            create=voucher.create,
-            update=voucher.create,
-        )
-        pos.compute()
+        pos = booked_position(voucher, number, Decimal(net), Decimal(rate), comment)
+        pos.create = pos.update = voucher.create
         positions.append(pos)
     return positions
 

@@ -184,3 +184,25 @@ def as_bookkeeping_1(store: Store) -> None:
         if ident is not None:
             position.accountingType = Ref("AccountingType", ident)
             position.accountDatev = None
+
+
+def booked_position(
+    voucher: Voucher, number: str, net: Decimal, rate: Decimal, comment: str | None
+) -> VoucherPos:
+    """:returns: a position of ``voucher`` on the SKR03 account ``number`` with its sums
+    computed (for the fake's own builders).
+
+    :raises KeyError: if the fake has no account ``number``.
+    """
+    account = accounts.account_by_number(number)
+    if account is None:
+        raise KeyError(number)
+    pos = VoucherPos(
+        voucher=voucher.ref(),
+        accountDatev=Ref("AccountDatev", account.id),
+        taxRate=rate,
+        sumNet=net,
+        comment=comment,
+    )
+    pos.compute()
+    return pos

@@ -22,7 +22,6 @@ from datetime import date
 from decimal import Decimal
 from typing import Final
 
-from sevdesk_mcp.fake.accounts import account_by_number
 from sevdesk_mcp.fake.core import FakeSevdesk
 from sevdesk_mcp.fake.demo_common import at
 from sevdesk_mcp.fake.documents import (
@@ -36,7 +35,7 @@ from sevdesk_mcp.fake.documents import (
     InvoicePos,
 )
 from sevdesk_mcp.fake.models import Contact
-from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
+from sevdesk_mcp.fake.receipts import Voucher, booked_position
 from sevdesk_mcp.fake.wire import Ref
 
 TAX_YEAR_TOKEN: Final = "7a0c5e1f3b9d42c68e1f0a2b4c6d8e0f"  # noqa: S105 - a test token
@@ -224,16 +223,7 @@ def _purchase(fake: FakeSevdesk, purchase: Purchase) -> int:
     store.add(store.vouchers, voucher)
     positions = []
     for number, net, rate in purchase.lines:
-        account = account_by_number(number)
-        assert account is not None, number
-        pos = VoucherPos(
-            voucher=voucher.ref(),
-            accountDatev=Ref("AccountDatev", account.id),
-            taxRate=Decimal(rate),
-            sumNet=Decimal(net),
-            comment=purchase.text,
-        )
-        pos.compute()
+        pos = booked_position(voucher, number, Decimal(net), Decimal(rate), purchase.text)
         positions.append(store.add(store.voucher_positions, pos))
     voucher.set_sums(positions)
     if purchase.paid_on is not None:

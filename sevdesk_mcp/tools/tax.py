@@ -10,6 +10,7 @@ import msgspec
 
 from sevdesk_mcp.domain.reports import euer, oss, vat, zm
 from sevdesk_mcp.domain.reports import period as reports_period
+from sevdesk_mcp.domain.reports.company import CompanyFacts
 from sevdesk_mcp.domain.reports.period import PATTERN, parse_period
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
@@ -90,9 +91,15 @@ class PnlInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     ] = "cash"
 
 
+def company_facts(ctx: ToolContext) -> CompanyFacts:
+    """:returns: the company's tax facts as the settings give them (``SEVDESK_VAT_METHOD``,
+    ``SEVDESK_LEGAL_FORM``, …)."""
+    return msgspec.convert(ctx.account.config.tax, CompanyFacts, from_attributes=True)
+
+
 def vat_basis(method: vat.Method | None, ctx: ToolContext) -> vat.VatBasis:
     """:returns: the VAT method and small-business status the caller and the settings give."""
-    settings = ctx.account.config.tax
+    settings = company_facts(ctx)
     if method:
         chosen, source = method, "the call's method argument"
     elif settings.vat_method:
@@ -125,16 +132,8 @@ async def _oss(args: PeriodInput, ctx: ToolContext) -> oss.OssReport:
 
 async def _pnl(args: PnlInput, ctx: ToolContext) -> euer.ProfitAndLoss:
     client = ctx.account.require_client()
-    tax = ctx.account.config.tax
-    choices = euer.Choices(
-        legal_form=tax.legal_form,
-        chart=tax.chart,
-        low_value_default=tax.low_value_assets,
-        low_value_by_year=dict(tax.low_value_by_year),
-        small_business=tax.small_business,
-        vat_extension=tax.vat_extension,
-    )
-    return await euer.profit_and_loss(client, period_of(args.period, ctx), args.basis, choices)
+    facts = company_facts(ctx)
+    return await euer.profit_and_loss(client, period_of(args.period, ctx), args.basis, facts)
 
 
 VAT_RETURN = define_tool(

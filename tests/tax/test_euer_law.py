@@ -12,6 +12,7 @@ import pytest
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.domain.reports import euer
+from sevdesk_mcp.domain.reports.company import CompanyFacts
 from sevdesk_mcp.domain.reports.euer.model import EuerLine, ProfitAndLoss
 from sevdesk_mcp.domain.reports.period import parse_period
 from sevdesk_mcp.fake import build_demo
@@ -30,7 +31,7 @@ async def _pnl(name: str = SOLE, period: str = "2026", **choices: Any) -> Profit
     fake, _ = build_euer_case(name)
     client = fake_client(fake, token=EUER_TOKEN)
     return await euer.profit_and_loss(
-        client, parse_period(period), choices.pop("basis", "cash"), euer.Choices(**choices)
+        client, parse_period(period), choices.pop("basis", "cash"), CompanyFacts(**choices)
     )
 
 
@@ -254,7 +255,7 @@ async def test_the_demo_year_gives_the_reviewing_accountants_profit() -> None:
     # received 12,858.71, less input tax paid 5,267.14, less the GWG WR-105533 (649.00,
     # November, unpaid), plus 30 % of the meal A-5521 (96.40 x 0.3 = 28.92) shown apart.
     client = fake_client(build_demo())
-    found = await euer.profit_and_loss(client, YEAR, "cash", euer.Choices())
+    found = await euer.profit_and_loss(client, YEAR, "cash", CompanyFacts())
     amounts = _amounts(found)
     assert (amounts["vat_received"], amounts["input_tax"]) == (D("12858.71"), D("5267.14"))
     assert (amounts["gwg"], amounts["meals_apart"]) == (D("649.00"), D("28.92"))

@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from sevdesk_mcp.domain.reports import euer, oss, zm
+from sevdesk_mcp.domain.reports.company import CompanyFacts
 from sevdesk_mcp.domain.reports.period import parse_period
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.sevdesk.client import SevdeskClient
@@ -43,7 +44,7 @@ async def test_oss_per_member_state_and_rate(client: SevdeskClient) -> None:
 
 
 async def test_profit_and_loss_accrual_of_the_gmbh_is_an_overview(client: SevdeskClient) -> None:
-    found = await euer.profit_and_loss(client, parse_period("2026-10"), "accrual", euer.Choices())
+    found = await euer.profit_and_loss(client, parse_period("2026-10"), "accrual", CompanyFacts())
     rows = {r.key: r.amount for r in found.lines}
     # with VAT: 1000 + 500 + 200 + 300 + 100 (16 %) + 100 (AT, OSS) - 100 (credit note)
     assert rows["taxable_income"] == D("2100.00")
@@ -61,7 +62,7 @@ async def test_profit_and_loss_accrual_of_the_gmbh_is_an_overview(client: Sevdes
 
 
 async def test_profit_and_loss_cash_counts_payments(client: SevdeskClient) -> None:
-    found = await euer.profit_and_loss(client, parse_period("2026-10"), "cash", euer.Choices())
+    found = await euer.profit_and_loss(client, parse_period("2026-10"), "cash", CompanyFacts())
     rows = {r.key: r.amount for r in found.lines}
     # paid in October: RE-T-0902 800, RE-T-1002 500 + 200, refund GU-T-1001 -100; ER-T-1001
     assert rows == {

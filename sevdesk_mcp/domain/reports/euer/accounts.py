@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sevdesk_mcp.domain.reports.euer.model import Chart
+from sevdesk_mcp.domain.reports.company import Chart
 
 Ranges = tuple[tuple[int, int], ...]
 

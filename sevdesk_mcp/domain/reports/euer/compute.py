@@ -10,11 +10,12 @@ from typing import Final
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports.books import Books, read_books
+from sevdesk_mcp.domain.reports.company import CompanyFacts, Fact, small_business_of
 from sevdesk_mcp.domain.reports.euer import facts, legal_form, low_value
 from sevdesk_mcp.domain.reports.euer.form_lines import source_of
 from sevdesk_mcp.domain.reports.euer.ledger import Ledger
 from sevdesk_mcp.domain.reports.euer.meals import GIFTS_RULE, MEALS_RULE
-from sevdesk_mcp.domain.reports.euer.model import Basis, Choices, Fact, ProfitAndLoss
+from sevdesk_mcp.domain.reports.euer.model import Basis, ProfitAndLoss
 from sevdesk_mcp.domain.reports.euer.walk import Walk, walk
 from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.sevdesk.envelope import many
@@ -49,7 +50,7 @@ ALWAYS: Final = (
 
 
 async def profit_and_loss(
-    client: SevdeskPort, period: Period, basis: Basis, choices: Choices
+    client: SevdeskPort, period: Period, basis: Basis, choices: CompanyFacts
 ) -> ProfitAndLoss:
     """:returns: the profit and loss of ``period`` on ``basis``, with the company's name read
     from ``GET /SevClient`` for its legal form.
@@ -71,11 +72,11 @@ async def company_name(client: SevdeskPort) -> str:
 
 
 def compute(
-    books: Books, company: str, period: Period, basis: Basis, choices: Choices
+    books: Books, company: str, period: Period, basis: Basis, choices: CompanyFacts
 ) -> ProfitAndLoss:
     """:returns: the profit and loss of ``period`` from ``books`` for ``company``."""
     chart, chart_fact = facts.chart_of(choices, books)
-    small, small_fact = facts.small_business_of(choices, books)
+    small, small_fact = small_business_of(choices.small_business, books)
     extension, extension_fact = facts.extension_of(choices)
     run = Walk(books, period, basis, chart, small, extension, choices)
     ledger = Ledger()

@@ -12,7 +12,7 @@ import re
 from decimal import Decimal
 from typing import Final
 
-from sevdesk_mcp.domain.reports.euer.model import Fact, LegalForm
+from sevdesk_mcp.domain.reports.company import Fact, LegalForm
 from sevdesk_mcp.safety.fence import clean, fence
 
 UNKNOWN: Final = "unknown"

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Final
 
 from sevdesk_mcp.domain.money import ZERO, cents
-from sevdesk_mcp.domain.reports.euer.model import Choices, Fact, LowValueChoice
+from sevdesk_mcp.domain.reports.company import CompanyFacts, Fact, LowValueChoice
 
 EXPENSE_LIMIT: Final = Decimal(250)
 GWG_LIMIT: Final = Decimal(800)
@@ -29,13 +29,13 @@ DEPRECIATION: Final = (
 )
 
 
-def choice_of(choices: Choices, year: int) -> tuple[LowValueChoice, Fact]:
+def choice_of(choices: CompanyFacts, year: int) -> tuple[LowValueChoice, Fact]:
     """:returns: the low-value asset option of ``year`` and where it came from."""
     if year in choices.low_value_by_year:
         chosen = choices.low_value_by_year[year]
         return chosen, Fact(value=chosen, source=f"setting {SETTING} ({year}:{chosen})")
-    if choices.low_value_default is not None:
-        chosen = choices.low_value_default
+    if choices.low_value_assets is not None:
+        chosen = choices.low_value_assets
         return chosen, Fact(value=chosen, source=f"setting {SETTING}")
     source = (
         "assumed: GWG, expensed in full up to 800 EUR net (§6(2) EStG); set "

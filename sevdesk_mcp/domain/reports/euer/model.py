@@ -1,8 +1,7 @@
 """What the profit and loss is computed with, and what it answers.
 
-:class:`Choices` carries the company's settings as plain values (the tool reads them from the
-configuration; domain code never imports it). Every answer states each fact it used and where
-the fact came from (:class:`Fact`).
+The company's settings come as :class:`~sevdesk_mcp.domain.reports.company.CompanyFacts`.
+Every answer states each fact it used and where the fact came from (``Fact``).
 """
 
 from __future__ import annotations
@@ -14,35 +13,10 @@ from typing import Literal
 import msgspec
 
 from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.reports.company import Fact
 
 Basis = Literal["cash", "accrual"]
-LegalForm = Literal["sole_proprietor", "freelancer", "gbr", "ohg_kg", "corporation"]
-Chart = Literal["skr03", "skr04"]
-LowValueChoice = Literal["gwg", "pool", "depreciate"]
 Side = Literal["income", "expense", "apart"]
-
-
-class Choices(msgspec.Struct, frozen=True, kw_only=True):
-    """The company's settings; ``None`` where nothing is set (then sevDesk's data or the
-    statutory default decides, and the answer says so).
-
-    :param low_value_default: the low-value asset option for every year without an own entry.
-    :param low_value_by_year: the option per year.
-    """
-
-    legal_form: LegalForm | None = None
-    chart: Chart | None = None
-    low_value_default: LowValueChoice | None = None
-    low_value_by_year: dict[int, LowValueChoice] = msgspec.field(default_factory=dict)
-    small_business: bool | None = None
-    vat_extension: bool | None = None
-
-
-class Fact(msgspec.Struct, frozen=True, kw_only=True):
-    """A fact the figures depend on: its value and where it came from."""
-
-    value: str
-    source: str
 
 
 class FormLine(msgspec.Struct, frozen=True, kw_only=True):

@@ -16,17 +16,12 @@ from typing import Final
 
 from sevdesk_mcp.domain.money import ZERO, cents
 from sevdesk_mcp.domain.reports.books import Books, Line, Record
+from sevdesk_mcp.domain.reports.company import Chart, CompanyFacts, LowValueChoice
 from sevdesk_mcp.domain.reports.euer import accounts as acc
 from sevdesk_mcp.domain.reports.euer import low_value
 from sevdesk_mcp.domain.reports.euer.ledger import Ledger
 from sevdesk_mcp.domain.reports.euer.meals import gift_over_limit, meal_split
-from sevdesk_mcp.domain.reports.euer.model import (
-    AssetItem,
-    Basis,
-    Chart,
-    Choices,
-    LowValueChoice,
-)
+from sevdesk_mcp.domain.reports.euer.model import AssetItem, Basis
 from sevdesk_mcp.domain.reports.euer.timing import moved, shares
 from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.safety.fence import fence
@@ -48,7 +43,7 @@ class Walk:
     chart: Chart
     small: bool
     extension: bool
-    choices: Choices
+    choices: CompanyFacts
 
     def number(self, line: Line) -> str | None:
         """:returns: the account number of a receipt position, ``None`` if it has none."""

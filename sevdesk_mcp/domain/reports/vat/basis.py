@@ -5,32 +5,24 @@ comes from the caller or the settings, else the statutory default, and every ans
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
 import msgspec
 
 from sevdesk_mcp.domain.reports.books import Books
+from sevdesk_mcp.domain.reports.company import Fact, VatMethod, small_business_of
 
-Method = Literal["soll", "ist"]
+Method = VatMethod
 SOLL_DEFAULT: Final = (
     "assumed: Soll, the statutory default (§16(1) UStG); set SEVDESK_VAT_METHOD=ist if your "
     "tax office granted Ist (§20 UStG)"
 )
-REGULAR_DEFAULT: Final = (
-    "assumed: regular taxation, sevDesk marks no document as a small business's "
-    "(smallSettlement); set SEVDESK_SMALL_BUSINESS=yes if §19 UStG applies"
-)
-SMALL_FROM_SEVDESK: Final = (
-    "sevDesk marks the account's documents as a small business's (smallSettlement)"
-)
 
 
-class Assumption(msgspec.Struct, frozen=True, kw_only=True):
-    """One fact a figure rests on: its value and where the value came from."""
+class Assumption(Fact, frozen=True, kw_only=True):
+    """One fact a figure rests on: what it is about, its value and where it came from."""
 
     subject: str
-    value: str
-    source: str
 
 
 class VatBasis(msgspec.Struct, frozen=True, kw_only=True):
@@ -56,21 +48,14 @@ def resolve(basis: VatBasis, books: Books) -> Resolved:
     """:returns: the method and small-business status for ``books``, each with its source."""
     method: Method = basis.method or "soll"
     method_source = basis.method_source if basis.method else SOLL_DEFAULT
-    if basis.small_business is not None:
-        small = basis.small_business
-        small_source = "setting SEVDESK_SMALL_BUSINESS"
-    else:
-        small = any(r.small_settlement for r in books.records if not r.draft)
-        small_source = SMALL_FROM_SEVDESK if small else REGULAR_DEFAULT
+    small, status = small_business_of(basis.small_business, books)
     return Resolved(
         method=method,
         small_business=small,
         assumptions=[
             Assumption(subject="VAT method", value=method, source=method_source),
             Assumption(
-                subject="small business (§19 UStG)",
-                value="yes" if small else "no",
-                source=small_source,
+                subject="small business (§19 UStG)", value=status.value, source=status.source
             ),
         ],
     )

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from decimal import ROUND_DOWN, Decimal
 from typing import Final
 
 from sevdesk_mcp.domain.money import HUNDRED, ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports.books import Books, Line, Record, read_books
+from sevdesk_mcp.domain.reports.company import Chart
+from sevdesk_mcp.domain.reports.euer.accounts import GIFTS, GIFTS_APART, Ranges, within
+from sevdesk_mcp.domain.reports.euer.meals import gift_over_limit
 from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.domain.reports.vat import corrections, foreign, questions, rules, timing
 from sevdesk_mcp.domain.reports.vat.basis import Resolved, VatBasis, resolve
@@ -63,9 +66,6 @@ ADVANCE: Final = "advance payment received {day}, taxed on receipt (§13(1) no. 
 PART: Final = "the part for {month} of a service priced per month (§13(1) no. 1a S. 2-3 UStG)"
 NO_DELIVERY_DATE: Final = "no delivery date in sevDesk: counted by the invoice date"
 GIFT: Final = "gift over 50 EUR: no input tax deduction (§15(1a) UStG)"
-GIFTS: Final = frozenset({"4630", "6610"})  # SKR03 / SKR04 gifts, deductible up to 50 EUR
-GIFTS_APART: Final = frozenset({"4635", "6620"})  # gifts not deductible
-GIFT_LIMIT: Final = Decimal(50)
 NO_DEDUCTION: Final = "small business: no input tax deduction (§19(1) S. 4 UStG)"
 SMALL_SALE: Final = "small business sale (§19 UStG): no VAT charged or declared"
 
@@ -201,17 +201,35 @@ def _verdict(tally: Tally, record: Record, line: Line) -> Verdict:
         if not kept:
             return Verdict(outside=NO_DEDUCTION)
         return Verdict(kept)
-    if not record.revenue and _gift_over_limit(tally.books, line):
+    if not record.revenue and _gift(tally.books, line) and _gift_apart(tally.books, record):
         return Verdict(outside=GIFT)
     return verdict
 
 
-def _gift_over_limit(books: Books, line: Line) -> bool:
-    """A gift over 50 EUR net per person (each receipt taken as one gift to one person):
-    its input tax is not deductible (§15(1a) UStG, §4(5) S. 1 no. 1 EStG)."""
+def _gift(books: Books, line: Line) -> bool:
+    number = _number(books, line)
+    return _on(number, GIFTS) or _on(number, GIFTS_APART)
+
+
+def _gift_apart(books: Books, record: Record) -> bool:
+    """A gift over 50 EUR per person, the profit and loss's rule (each receipt taken as one
+    gift to one person): its input tax is not deductible (§15(1a) UStG)."""
+    if any(_on(_number(books, line), GIFTS_APART) for line in record.lines):
+        return True
+    gifts = [line for line in record.lines if _on(_number(books, line), GIFTS)]
+    net = sum((line.net for line in gifts), ZERO)
+    gross = net + sum((line.tax for line in gifts), ZERO)
+    return gift_over_limit(net, gross, small_business=False)
+
+
+def _on(number: str | None, ranges: Mapping[Chart, Ranges]) -> bool:
+    """In ``ranges`` of either chart: the VAT return does not need to know which one."""
+    return any(within(number, chart) for chart in ranges.values())
+
+
+def _number(books: Books, line: Line) -> str | None:
     account = books.accounts.get(line.account or 0)
-    number = account.number if account and account.number else ""
-    return number in GIFTS_APART or (number in GIFTS and line.net > GIFT_LIMIT)
+    return account.number if account and account.number else None
 
 
 def _place_sale(tally: Tally, record: Record, placement: Placement) -> None:

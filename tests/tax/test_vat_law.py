@@ -256,7 +256,10 @@ async def test_the_small_business_setting_wins_over_sevdesk() -> None:
                         period="2026-03")  # fmt: skip
     assert answer["small_business"] is True
     boxes = {b["box"]: b for b in answer["boxes"]}
-    assert boxes["66"]["sources"] == [] and boxes["81"]["sources"] != []
+    assert boxes["66"]["sources"] == [] and boxes["81"]["sources"] == []
+    # a small business that shows VAT on its invoices owes it (§14c(2) UStG): named, not placed
+    shown = [u for u in answer["unclassified"] if "§14c(2)" in u["reason"]]
+    assert {u["number"] for u in shown} >= {"⟦RE-L-01⟧", "⟦RE-L-05⟧"}
 
 
 async def test_the_demo_books_count_deliveries_in_their_month() -> None:

@@ -68,6 +68,10 @@ NO_DELIVERY_DATE: Final = "no delivery date in sevDesk: counted by the invoice d
 GIFT: Final = "gift over 50 EUR: no input tax deduction (§15(1a) UStG)"
 NO_DEDUCTION: Final = "small business: no input tax deduction (§19(1) S. 4 UStG)"
 SMALL_SALE: Final = "small business sale (§19 UStG): no VAT charged or declared"
+SHOWN: Final = (
+    "a small business shows VAT on this invoice: it owes the tax shown (§14c(2) UStG, box 69, "
+    "not prepared here); correct the invoice"
+)
 
 
 async def vat_return(
@@ -167,7 +171,9 @@ def _count(tally: Tally, record: Record, shortfalls: corrections.Shortfalls) -> 
     for line in record.lines:
         placed.extend(_count_line(tally, record, line))
     if record.revenue:
-        questions.of_sale(tally.questions, tally.books, record, tally.period)
+        questions.of_sale(
+            tally.questions, tally.books, record, tally.period, ist=tally.method == "ist"
+        )
     else:
         _check_foreign(tally, record)
     _correct(tally, record, placed, corrections.shortfall(record, shortfalls))
@@ -189,8 +195,8 @@ def _count_line(tally: Tally, record: Record, line: Line) -> list[Placement]:
 
 
 def _verdict(tally: Tally, record: Record, line: Line) -> Verdict:
-    if record.revenue and record.rule == 11 and tally.small:
-        return Verdict(outside=SMALL_SALE)
+    if record.revenue and tally.small:
+        return Verdict(outside=SMALL_SALE) if line.tax == ZERO else Verdict(unclassified=SHOWN)
     if record.revenue and record.rule == 3 and not _vat_id(tally.books, record):
         return Verdict((rules.taxed_at_home(line.rate, line.net + line.tax),))
     verdict = rules.classify(

@@ -16,6 +16,7 @@ from sevdesk_mcp.domain.reports.vat.foreign import Misplaced
 MAX_NAMED: Final = 10
 OSS_THRESHOLD: Final = Decimal(10_000)  # §3c(4) UStG, EU-wide, prior and current year
 OSS_RULES: Final = frozenset({18, 19, 20})
+TAXABLE_RULE: Final = 1
 BOXES_73_74: Final = (
     "Boxes 73/74: sevDesk's tax rules do not tell security transfers and real-estate sales "
     "(§13b(2) no. 2, 3) from other §13b(2) services. Only reverse-charge receipts whose position "
@@ -36,13 +37,16 @@ class Questions:
         self.items.append(text)
 
 
-def of_sale(questions: Questions, books: Books, record: Record, period: Period) -> None:
-    """Add the questions a sale raises in ``period``."""
+def of_sale(
+    questions: Questions, books: Books, record: Record, period: Period, *, ist: bool
+) -> None:
+    """Add the questions a sale raises in ``period`` (under Ist, the taxable sales of rule 1
+    count by payment: their supply date raises none)."""
     done = timing.supply(record)
     counted = record.day if timing.is_correction(record) else done.end
     if record.day in period or counted in period:
         _vat_id_question(questions, books, record)
-    if timing.is_correction(record):
+    if timing.is_correction(record) or (ist and record.rule == TAXABLE_RULE):
         return
     if done.fallback and record.day in period:
         questions.fallbacks.append(record.label)

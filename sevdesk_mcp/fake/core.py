@@ -20,6 +20,7 @@ from typing import Final
 import httpx
 import msgspec
 
+from sevdesk_mcp.fake.account_rules import SKR03, Chart
 from sevdesk_mcp.fake.exchange import Action, Incoming, Outcome
 from sevdesk_mcp.fake.faults import Failure, Faults, RecordedRequest
 from sevdesk_mcp.fake.models import SevUser
@@ -48,6 +49,7 @@ class FakeSevdesk:
     :param token: the API token the fake accepts (sent raw in ``Authorization``).
     :param version: the bookkeeping system version reported by the account.
     :param today: the day treated as today (settable later through :attr:`today`).
+    :param chart: the chart of accounts, ``"skr03"`` (the default) or ``"skr04"``.
     :raises ValueError: for an empty token.
 
     :ivar requests: every request received, oldest first (the newest
@@ -56,12 +58,19 @@ class FakeSevdesk:
     :ivar store: the account's state, for tests that arrange or inspect it directly.
     """
 
-    def __init__(self, token: str, version: str = "2.0", *, today: date = DEFAULT_TODAY) -> None:
+    def __init__(
+        self,
+        token: str,
+        version: str = "2.0",
+        *,
+        today: date = DEFAULT_TODAY,
+        chart: Chart = SKR03,
+    ) -> None:
         if not token:
             raise ValueError("the fake needs a non-empty token")
         self.token = token
         self.user_tokens: set[str] = set()  # further users of the same company (add_user)
-        self.store = Store(today, version)
+        self.store = Store(today, version, chart)
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._lock = threading.RLock()

@@ -28,6 +28,7 @@ from decimal import Decimal
 from typing import Final
 
 from sevdesk_mcp.fake import accounts, legacy
+from sevdesk_mcp.fake.account_rules import SKR03, Chart
 from sevdesk_mcp.fake.documents import DRAFT, VOUCHER_DRAFT, ZERO, CreditNote, DocBase, Invoice
 from sevdesk_mcp.fake.models import CheckAccountTransactionLog
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
@@ -170,10 +171,11 @@ def _contact_name(store: Store, doc: DocBase) -> str | None:
     return contact.name or " ".join(p for p in (contact.surename, contact.familyname) if p)
 
 
-def expense_account(position: VoucherPos) -> str:
-    """:returns: the SKR03 number of a receipt position's booking account (2.0 or 1.0)."""
+def expense_account(position: VoucherPos, chart: Chart = SKR03) -> str:
+    """:returns: the number of a receipt position's booking account in ``chart`` (2.0; 1.0
+    accounting types give their SKR03 number)."""
     if position.accountDatev is not None:
-        found = accounts.account_by_id(position.accountDatev.id)
+        found = accounts.account_by_id(position.accountDatev.id, chart)
         return found.number if found else FALLBACK_EXPENSE
     if position.accountingType is not None:
         legacy_type = legacy.accounting_type_by_id(position.accountingType.id)
@@ -197,7 +199,7 @@ def _receipt(store: Store, voucher: Voucher, parties: _Parties) -> list[Posting]
     for pos in store.voucher_positions_of(voucher):
         if pos.sumGross == ZERO:
             continue
-        account = expense_account(pos)
+        account = expense_account(pos, store.chart)
         amount, flag = _signed(pos.sumGross, side)
         key = _input_tax_key(voucher, account, pos.taxRate)
         text = voucher.supplierName or pos.comment or ""

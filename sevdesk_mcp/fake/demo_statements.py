@@ -4,8 +4,9 @@ matching is known (:data:`EXPECTED`).
 It adds open invoices (numbers RE-1101 …), a credit note, a supplier receipt and the unbooked
 transactions of November 2026 that pay them in the shapes of real statements: a collective
 payment over three invoices, two instalments, a cash discount (Skonto), a foreign transfer
-short by its fees, a refund against the credit note, a supplier payment, a private withdrawal,
-the bank's fee, a tax payment and purposes with typos ("RE-11O6", "Re.-Nr. 1107").
+short by its fees (charge code SHA: the payee bears its charges), a refund against the credit
+note, a supplier payment, a private withdrawal, the bank's fee, a tax payment and purposes with
+typos ("RE-11O6", "Re.-Nr. 1107").
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def _statements(store: Store, month: StatementMonth) -> None:
          [("invoice", "RE-1104", "800.00")]),
         ("cash_discount", date(2026, 11, 17), "1399.44", _contact(store, "1006"),
          "RE-1105 abzgl. 2% Skonto", [("invoice", "RE-1105", "1399.44")]),
-        ("fees", date(2026, 11, 19), "818.00", _contact(store, "1009"), "INV RE-11O6 SWIFT",
+        ("fees", date(2026, 11, 19), "818.00", _contact(store, "1009"), "INV RE-11O6 SWIFT SHA",
          [("invoice", "RE-1106", "818.00")]),
         ("typo", date(2026, 11, 23), "3570.00", _contact(store, "1001"), "Re.-Nr. 1l07 Danke",
          [("invoice", "RE-1107", "3570.00")]),

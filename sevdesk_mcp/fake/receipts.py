@@ -178,7 +178,9 @@ def as_bookkeeping_1(store: Store) -> None:
             voucher.taxType, voucher.taxRule = tax_type, None
     for position in store.voucher_positions:
         account = (
-            accounts.account_by_id(position.accountDatev.id) if position.accountDatev else None
+            accounts.account_by_id(position.accountDatev.id, store.chart)
+            if position.accountDatev
+            else None
         )
         ident = by_number.get(account.number) if account else None
         if ident is not None:
@@ -197,6 +199,13 @@ def booked_position(
     account = accounts.account_by_number(number)
     if account is None:
         raise KeyError(number)
+    return position_on(voucher, account, net, rate, comment)
+
+
+def position_on(
+    voucher: Voucher, account: accounts.Account, net: Decimal, rate: Decimal, comment: str | None
+) -> VoucherPos:
+    """:returns: a position of ``voucher`` on ``account`` (of any chart) with its sums computed."""
     pos = VoucherPos(
         voucher=voucher.ref(),
         accountDatev=Ref("AccountDatev", account.id),

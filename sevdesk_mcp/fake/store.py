@@ -13,6 +13,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Final, Generic, TypeVar
 
+from sevdesk_mcp.fake.account_rules import SKR03, Chart
 from sevdesk_mcp.fake.documents import (
     CreditNote,
     CreditNotePos,
@@ -93,11 +94,14 @@ class Store:
 
     :param today: the calendar day the fake treats as today.
     :param version: the bookkeeping system version (``"1.0"`` or ``"2.0"``).
+    :param chart: the chart of accounts its booking accounts come from (``"skr03"``, the
+        default, or ``"skr04"``).
     """
 
-    def __init__(self, today: date, version: str) -> None:
+    def __init__(self, today: date, version: str, chart: Chart = SKR03) -> None:
         self.today = today
         self.version = version
+        self.chart: Chart = chart
         self.revision = 0
         self._ticks = 0
         self.client = SevClient(id=1, name="sevDesk Fake")

@@ -36,6 +36,7 @@ from typing import Final
 from weakref import WeakKeyDictionary
 
 from sevdesk_mcp.fake import accounts, legacy
+from sevdesk_mcp.fake.account_rules import Chart
 from sevdesk_mcp.fake.coerce import parse_datetime, parse_decimal, parse_int, parse_ref
 from sevdesk_mcp.fake.documents import VOUCHER_DRAFT
 from sevdesk_mcp.fake.receipts import LEGACY_TAX_RATES, Voucher, VoucherPos
@@ -191,7 +192,7 @@ def save_voucher(store: Store, body: Mapping[str, object]) -> Saved:
     _apply_head(store, voucher, head, status)
     saved = _positions(store, voucher, body)
     if status == UNPAID and store.version == "2.0":
-        _check_guidance(voucher, saved)
+        _check_guidance(voucher, saved, store.chart)
     elif status == UNPAID:
         _check_legacy(voucher, saved)
     voucher.set_sums(saved)  # Q: the total comes from this call's positions only
@@ -303,11 +304,12 @@ def _position(store: Store, voucher: Voucher, row: object) -> VoucherPos:
     return position
 
 
-def _check_guidance(voucher: Voucher, positions: list[VoucherPos]) -> None:
+def _check_guidance(voucher: Voucher, positions: list[VoucherPos], chart: Chart) -> None:
     rule = voucher.taxRule.id if voucher.taxRule else 0
     receipt_type = accounts.EXPENSE if voucher.creditDebit == "C" else accounts.REVENUE
     for position in positions:
-        account = accounts.account_by_id(position.accountDatev.id if position.accountDatev else 0)
+        ident = position.accountDatev.id if position.accountDatev else 0
+        account = accounts.account_by_id(ident, chart)
         rates = dict(account.rules).get(rule, ()) if account else ()
         if (
             account is None

@@ -341,6 +341,21 @@ class SevdeskClient:
 
         return await in_order([functools.partial(page, o, n) for o, n in plan])
 
+    async def remembered(self, name: str, fetch: Callable[[SevdeskClient], Awaitable[R]]) -> R:
+        """:returns: a value derived from this account's data (e.g. the receipt history the
+        booking suggestions read), kept in the account's reference cache like reference data
+        (``cache.py``: for its time to live, shared by every view, one read at a time).
+
+        ``fetch`` reads through a view without this one's witness: a derived value informs a
+        suggestion, it is no record an approval binds (and a cached answer would be missing
+        from the approved retry's digests).
+
+        :raises Exception: whatever ``fetch`` raises; nothing is kept then.
+        """
+        unwitnessed = copy.copy(self)
+        unwitnessed._witness = None
+        return await self._reference.get((f"derived:{name}", ()), lambda: fetch(unwitnessed))
+
     async def system_version(self) -> str:
         """:returns: the account's bookkeeping system version, ``"1.0"`` or ``"2.0"`` (cached
         with the reference data).

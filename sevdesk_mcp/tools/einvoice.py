@@ -23,6 +23,7 @@ from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.receipts import company_of
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, WRITE_ANNOTATIONS, DryRun, SevdeskId
 from sevdesk_mcp.tools.write_flow import WithFiles, define_write_tool, plan_only
 
@@ -72,7 +73,8 @@ async def _suggest(args: FileInput, ctx: ToolContext) -> VoucherSuggestion:
     client = ctx.account.require_client()
     local = (await ctx.files.fetch(args.path)).read(args.path)
     read, _ = await anyio.to_thread.run_sync(reports.read_local, local)
-    return await suggest_voucher(client, read.invoice)
+    company = company_of(ctx.account.config.tax, None, ctx.account.today())
+    return await suggest_voucher(client, read.invoice, company)
 
 
 async def _prepare_file(
@@ -117,8 +119,9 @@ SUGGEST_EINVOICE_VOUCHER = define_tool(
     title="Suggest a receipt from an e-invoice",
     description=(
         "Proposes the receipt for a received e-invoice: supplier matched by VAT id, IBAN or "
-        "name (or new), one position per VAT rate with a booking account from the receipt "
-        "guidance, the tax rule (reverse charge and intra-EU named) and what blocks filing."
+        "name (or new), positions per VAT rate (split where lines differ in nature) with "
+        "booking accounts from the company's history, the receipt guidance and receipt "
+        "words, the tax rule (reverse charge and intra-EU named) and what blocks filing."
     ),
     toolset="vouchers",
     tier=Tier.READ,

@@ -208,10 +208,12 @@ async def test_suggestions_give_reasons_and_never_guess() -> None:
     ]
     first = found["suggestions"][0]
     assert first["account_number"] == "4930"
-    assert "typical for SKR03 account 4930" in first["reason"]
+    assert "typical for office supplies (SKR03 4930" in first["reason"]
+    assert (first["tax_rule_id"], first["tax_rate"], first["confidence"]) == (9, "19", "medium")
     assert first["rate_fits"] is True and "tax rule 9" in first["allowed"]
     none = (await call(app, SUGGEST, description="xyzzy qwerty"))["structuredContent"]
     assert none["suggestions"] == [] and "nothing is guessed" in none["note"]
+    assert "give the receipt's text" in none["missing"]
     assert writes(fake) == []
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from sevdesk_mcp.domain.receipts.finalize import prepare_finalize
+from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.fake.accounts import account_by_number
 from sevdesk_mcp.fake.cases_vat import VAT_CASES_TOKEN, build_vat_cases
 from sevdesk_mcp.fake.core import FakeSevdesk
@@ -18,18 +20,23 @@ from sevdesk_mcp.fake.models import Contact
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
 from sevdesk_mcp.fake.wire import Ref
 from tests.demo_account import fake_client
+from tests.documents.commit_helpers import commit_app
+from tests.receipts.helpers import CREATE
+from tests.writes.tool_helpers import call, writes
 
 pytestmark = pytest.mark.anyio
 
 
-def _draft(fake: FakeSevdesk, supplier: str, vat_id: str | None, account: str, text: str) -> int:
+def _draft(
+    fake: FakeSevdesk, supplier: str, vat_id: str | None, account: str, text: str, *, rule: int = 9
+) -> int:
     store = fake.store
     contact = store.add(store.contacts, Contact(name=supplier, vatNumber=vat_id))
     voucher = store.add(
         store.vouchers,
         Voucher(
             voucherDate=at(date(2026, 5, 4)), supplier=contact.ref(), supplierName=supplier,
-            description="INV-77", creditDebit="C", taxRule=Ref("TaxRule", 9), status=50,
+            description="INV-77", creditDebit="C", taxRule=Ref("TaxRule", rule), status=50,
         ),
     )  # fmt: skip
     found = account_by_number(account)
@@ -77,4 +84,51 @@ async def test_no_warning_where_no_german_box_applies(
     fake, _ = build_vat_cases()
     voucher_id = _draft(fake, supplier, vat_id, account, text)
     prepared = await prepare_finalize(fake_client(fake, token=VAT_CASES_TOKEN), voucher_id)
+    assert not [w for w in prepared.preview.warnings if "belongs in boxes" in w]
+
+
+def _draft_args(rule: int, text: str, account: str = "4806") -> dict[str, Any]:
+    return {
+        "date": "2026-10-20",
+        "supplier_name": "Adobe Systems Software Ireland Ltd",
+        "receipt_number": "IE-2026-0042",
+        "tax_rule_id": rule,
+        "positions": [
+            {"account_number": account, "tax_rate": 0, "net": "300.00", "gross": "300.00",
+             "text": text}
+        ],
+    }  # fmt: skip
+
+
+async def test_the_create_preview_says_what_reverse_charge_owes() -> None:
+    # rule 14 (EU service), 300.00 net at "0 % (19 %)": you owe 300.00 x 19 % = 57.00 EUR
+    fake = build_demo()
+    args = _draft_args(14, "Creative Cloud Teams")
+    result = (await call(commit_app(fake), CREATE, **args, dryRun=True))["structuredContent"]
+    shown = {f["label"]: f["value"] for f in result["preview"]["facts"]}
+    assert shown["VAT you owe"].startswith(
+        "§13b reverse charge (EU service): you owe 19 % = 57.00 EUR (box 46/47), deductible "
+        "as input tax (box 67)"
+    )
+    assert writes(fake) == []
+
+
+async def test_the_create_preview_warns_of_a_foreign_receipt_without_reverse_charge() -> None:
+    fake = build_demo()
+    args = _draft_args(9, "Creative Cloud Teams, reverse charge")
+    result = (await call(commit_app(fake), CREATE, **args, dryRun=True))["structuredContent"]
+    warnings = result["preview"]["warnings"]
+    assert any("belongs in boxes 84/85 and 67" in w and "tax 57.00" in w for w in warnings)
+
+
+async def test_the_finalize_preview_says_what_reverse_charge_owes() -> None:
+    # rule 12 (a non-EU service), 120.00 net: you owe 120.00 x 19 % = 22.80 EUR in 84/85
+    fake, _ = build_vat_cases()
+    voucher_id = _draft(fake, "Timber Consulting LLC", None, "4950", "Consulting", rule=12)
+    prepared = await prepare_finalize(fake_client(fake, token=VAT_CASES_TOKEN), voucher_id)
+    shown = {f.label: f.value for f in prepared.preview.facts}
+    assert shown["VAT you owe"].startswith(
+        "§13b reverse charge: you owe 19 % = 22.80 EUR (box 84/85), deductible as input tax "
+        "(box 67)"
+    )
     assert not [w for w in prepared.preview.warnings if "belongs in boxes" in w]

@@ -7,6 +7,17 @@ in other spellings and OCR-garbled, no number but the IBAN, cash discounts, bank
 collective payments, instalments, refunds against credit notes, supplier payments against
 receipts, private withdrawals, fees and taxes, and wrong references. Amounts of distractors
 repeat across contacts (119.00, 238.00 …) as they do in real books.
+
+Each case also carries the settle the table of ``../shared/docs/german-tax-rules.md`` section 4
+says (``settle``) and whether a human must ask before booking (``ask``: Skonto the invoice does
+not grant or after its days, a shortfall the statement does not explain, an overpayment); those
+are never confident. The differences are made after the distractors with an rng of their own,
+so the cases and books before them are the same as without them.
+
+Label correction (issue 37): the bank-fee shape used to be a shortfall of a few euros with no
+word of charges in the purpose (``INV RE-… / SWIFT``), which taught that a small difference is
+fees by itself. Its statements now carry the bank's charge line (a charge code, ``/CHGS/`` or
+a word of charges), as statements of deducted charges do.
 """
 
 from __future__ import annotations
@@ -34,6 +45,8 @@ class Labelled:
     expected: frozenset[tuple[str, int]]
     ambiguous: bool
     shape: str
+    settle: str | None = None
+    ask: bool = False
 
 
 @dataclass(slots=True)
@@ -110,8 +123,18 @@ class World:
             purpose=purpose,
         )
 
-    def add(self, tx: Tx, docs: list[OpenDoc], shape: str, ambiguous: bool = False) -> None:
-        self.cases.append(Labelled(tx, frozenset(d.key for d in docs), ambiguous, shape))
+    def add(
+        self,
+        tx: Tx,
+        docs: list[OpenDoc],
+        shape: str,
+        ambiguous: bool = False,
+        *,
+        settle: str | None = "full",
+        ask: bool = False,
+    ) -> None:
+        keys = frozenset(d.key for d in docs)
+        self.cases.append(Labelled(tx, keys, ambiguous, shape, settle if docs else None, ask))
 
 
 def _after(world: World, doc: OpenDoc, lo: int = 2, hi: int = 25) -> dt.date:
@@ -174,6 +197,7 @@ def discount(world: World) -> None:
         world.tx(paid, f"{doc.number} abzgl. 2% Skonto", party, _after(world, doc, 1, 9)),
         [doc],
         "cash_discount",
+        settle="cash_discount",
     )
 
 
@@ -181,13 +205,22 @@ def fees(world: World) -> None:
     party = world.party()
     doc = world.doc(party, gross=Decimal(world.rng.randrange(80_000, 900_000)) / 100)
     fee = Decimal(world.rng.choice(["7.50", "12.00", "15.00", "4.90"]))
+    line = CHARGE_LINES[doc.id % len(CHARGE_LINES)].format(fee=f"{fee:.2f}".replace(".", ","))
     world.add(
         world.tx(
-            doc.open - fee, f"INV {doc.number} / SWIFT", party, _after(world, doc), iban=False
+            doc.open - fee,
+            f"INV {doc.number} / SWIFT {line}",
+            party,
+            _after(world, doc),
+            iban=False,
         ),
         [doc],
         "fees",
+        settle="fees",
     )
+
+
+CHARGE_LINES = ("SHA", "/CHGS/EUR{fee}", "Fremdspesen {fee} EUR", "abzgl. Bankgebuehren", "71A:BEN")
 
 
 def collective(world: World) -> None:
@@ -215,6 +248,7 @@ def instalment(world: World) -> None:
             world.tx(part, text, party, _after(world, doc, 5 + 30 * (n - 1), 30 * n)),
             [doc],
             "instalment",
+            settle="partial",
         )
 
 
@@ -223,7 +257,10 @@ def partial(world: World) -> None:
     doc = world.doc(party)
     paid = (doc.open * Decimal("0.4")).quantize(Decimal("0.01"))
     world.add(
-        world.tx(paid, f"Anzahlung {doc.number}", party, _after(world, doc)), [doc], "partial"
+        world.tx(paid, f"Anzahlung {doc.number}", party, _after(world, doc)),
+        [doc],
+        "partial",
+        settle="partial",
     )
 
 
@@ -312,8 +349,56 @@ SHAPES: list[tuple[Callable[[World], None], int]] = [
 ]  # fmt: skip
 
 
-def labelled_set(seed: int = 2126, size: int = 320, distractors: int = 400) -> World:
-    """:returns: ``size`` or more labelled transactions and the books they are scored against."""
+def _gross(world: World, percent: int) -> Decimal:
+    """:returns: a gross amount whose ``percent`` is at most 25.00 EUR (the old fee bound)."""
+    return Decimal(world.rng.randrange(10_000, 250_000 // percent)) / 100
+
+
+def untermed_skonto(world: World) -> None:
+    """The defect of issue 37: Skonto taken on an invoice that grants none; stays open."""
+    party, percent = world.party(), world.rng.choice([2, 2, 3])
+    doc = world.doc(party, gross=_gross(world, percent))
+    paid = (doc.gross * (100 - percent) / 100).quantize(Decimal("0.01"))
+    text = world.rng.choice(["{n} abzgl. {p}% Skonto", "RE {n}", "{n} Skonto {p}%"])
+    tx = world.tx(paid, text.format(n=doc.number, p=percent), party, _after(world, doc, 1, 9))
+    world.add(tx, [doc], "untermed_skonto", settle="short", ask=True)
+
+
+def late_skonto(world: World) -> None:
+    """Skonto after its days (10 days, 3 of grace): stays open."""
+    party = world.party()
+    doc = world.doc(party, gross=_gross(world, 2), terms=Terms(30, Decimal(2), 10))
+    paid = (doc.gross * Decimal("0.98")).quantize(Decimal("0.01"))
+    tx = world.tx(paid, f"{doc.number} abzgl. 2% Skonto", party, _after(world, doc, 15, 40))
+    world.add(tx, [doc], "late_skonto", settle="short", ask=True)
+
+
+def unexplained(world: World) -> None:
+    """A few euros short, no word of charges: stays open."""
+    party = world.party()
+    doc = world.doc(party, gross=Decimal(world.rng.randrange(70_000, 500_000)) / 100)
+    short = Decimal(world.rng.randrange(100, 2_000)) / 100
+    tx = world.tx(doc.open - short, f"Rechnung {doc.number}", party, _after(world, doc))
+    world.add(tx, [doc], "unexplained", settle="short", ask=True)
+
+
+def overpaid(world: World) -> None:
+    """More than open: the open amount is booked, the surplus stays unbooked; ask."""
+    party = world.party()
+    doc = world.doc(party)
+    more = Decimal(world.rng.randrange(500, 6_000)) / 100
+    tx = world.tx(doc.open + more, f"RE {doc.number}", party, _after(world, doc))
+    world.add(tx, [doc], "overpaid", settle="full", ask=True)
+
+
+DIFFERENCES: list[Callable[[World], None]] = [untermed_skonto, late_skonto, unexplained, overpaid]
+
+
+def labelled_set(
+    seed: int = 2126, size: int = 320, distractors: int = 400, differences: int = 8
+) -> World:
+    """:returns: ``size`` or more labelled transactions, then ``differences`` of each kind of
+    difference (:data:`DIFFERENCES`), and the books they are scored against."""
     world = World(random.Random(seed))
     makers = [m for m, weight in SHAPES for _ in range(weight)]
     while len(world.cases) < size:
@@ -322,4 +407,8 @@ def labelled_set(seed: int = 2126, size: int = 320, distractors: int = 400) -> W
         party = world.party() if world.rng.random() < 0.5 else world.rng.choice(world.parties)
         amount = world.rng.choice(COMMON) if world.rng.random() < 0.3 else None
         world.doc(party, gross=amount) if amount else world.doc(party)
+    world.rng = random.Random(seed + 37)  # the cases and books above stay as they were
+    for maker in DIFFERENCES:
+        for _ in range(differences):
+            maker(world)
     return world

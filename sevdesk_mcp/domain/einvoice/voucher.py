@@ -1,6 +1,7 @@
 """A receipt (voucher) suggested from an e-invoice: the supplier matched to a contact (VAT id,
-IBAN or name) or proposed as new, one position per VAT breakdown with a booking account from
-the receipt guidance, the 2.0 tax rule, and what blocks filing it as a draft."""
+IBAN or name) or proposed as new, positions per VAT breakdown with booking accounts from the one
+suggestion engine (:mod:`.voucher_lines`), the 2.0 tax rule, and what blocks filing it as a
+draft."""
 
 from __future__ import annotations
 
@@ -9,32 +10,17 @@ from typing import Final, Literal
 
 import msgspec
 
-from sevdesk_mcp.domain.einvoice.model import Invoice, VatBreakdown
+from sevdesk_mcp.domain.einvoice.model import Invoice
 from sevdesk_mcp.domain.einvoice.taxcase import TaxCase, tax_case
 from sevdesk_mcp.domain.einvoice.values import ZERO
+from sevdesk_mcp.domain.einvoice.voucher_lines import SuggestedPosition, positions_of
 from sevdesk_mcp.domain.money import cents
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.receipts import suggest
+from sevdesk_mcp.domain.receipts.suggest import Company
 from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
 from sevdesk_mcp.safety.fence import fence
 
 RATES: Final = frozenset({Decimal(0), Decimal(7), Decimal(19)})
-MAX_TEXT: Final = 200
-
-
-class SuggestedPosition(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """One position: a VAT breakdown of the invoice, with a booking account if one fits."""
-
-    category: str
-    tax_rate: Decimal
-    net: Decimal
-    tax: Decimal
-    gross: Decimal
-    text: str | None = None
-    account_number: str | None = None
-    account_name: str | None = None
-    reason: str | None = None
-    alternatives: list[str] = []
 
 
 class VoucherSuggestion(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -58,8 +44,11 @@ class VoucherSuggestion(msgspec.Struct, frozen=True, kw_only=True, omit_defaults
     note: str
 
 
-async def suggest_voucher(client: SevdeskPort, invoice: Invoice) -> VoucherSuggestion:
-    """:returns: the suggested receipt (reads contacts and the receipt guidance).
+async def suggest_voucher(
+    client: SevdeskPort, invoice: Invoice, company: Company | None = None
+) -> VoucherSuggestion:
+    """:returns: the suggested receipt (reads contacts, the receipt guidance and the company's
+    history): positions per VAT breakdown, split by account where its lines differ in nature.
 
     :raises PreconditionError: if several contacts match the seller.
     :raises UpstreamError: if sevDesk cannot be read.
@@ -69,7 +58,12 @@ async def suggest_voucher(client: SevdeskPort, invoice: Invoice) -> VoucherSugge
     country = invoice.seller.address.country if invoice.seller.address else None
     cases = {tax_case(v.category or "", country) for v in invoice.vat_breakdown}
     case = min(cases, key=lambda c: c.rule_id) if cases else tax_case("S", country)
-    positions = [await _position(client, invoice, vat, kind) for vat in invoice.vat_breakdown]
+    facts = company or Company()
+    positions = [
+        p
+        for vat in invoice.vat_breakdown
+        for p in await positions_of(client, invoice, vat, kind, facts)
+    ]
     problems = _problems(invoice, cases, positions)
     return VoucherSuggestion(
         kind=kind,
@@ -98,28 +92,6 @@ def query_of(invoice: Invoice) -> SupplierQuery:
         name=invoice.seller.name or invoice.seller.trading_name or "unnamed seller",
         vat_id=invoice.seller.vat_id,
         iban=ibans[0] if ibans else None,
-    )
-
-
-async def _position(
-    client: SevdeskPort, invoice: Invoice, vat: VatBreakdown, kind: Literal["expense", "revenue"]
-) -> SuggestedPosition:
-    net, tax, rate = vat.taxable or ZERO, vat.tax or ZERO, vat.rate or ZERO
-    names = [line.name for line in invoice.lines if line.category == vat.category and line.name]
-    text = "; ".join(names)[:MAX_TEXT] or None
-    found = await suggest.suggest(client, f"{text or ''} {invoice.seller.name or ''}", kind, rate)
-    best = found.suggestions[0] if found.suggestions else None
-    return SuggestedPosition(
-        category=vat.category or "?",
-        tax_rate=rate,
-        net=net,
-        tax=tax,
-        gross=net + tax,
-        text=fence(text),
-        account_number=best.account_number if best else None,
-        account_name=best.account_name if best else None,
-        reason=best.reason if best else "no booking account matches; pick one",
-        alternatives=[s.account_number for s in found.suggestions[1:]],
     )
 
 

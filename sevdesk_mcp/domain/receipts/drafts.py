@@ -30,7 +30,14 @@ from sevdesk_mcp.domain.lifecycle import (
 from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts.attached import saved_file_line
-from sevdesk_mcp.domain.receipts.booking import Booking, Treatment, booking
+from sevdesk_mcp.domain.receipts.booking import (
+    DEFAULT_TAX_RULE,
+    Account,
+    Booking,
+    Treatment,
+    booking,
+)
+from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, foreign_warning, owed_fact
 from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine, checked_lines, totals
 from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
@@ -239,9 +246,11 @@ async def _body(client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None
     book = await booking(client, version, wanted)
     positions: list[JsonValue] = []
     shown_lines: list[str] = []
+    rows: list[Row] = []
     for index, line in enumerate(lines, start=1):
         account = await book.for_number(f"Position {index}", line.account_number, line.tax_rate)
         positions.append(position_body(account.id, line, model=book.model))
+        rows.append(_row(line, account))
         shown_lines.append(
             f"{index}. {account.label}, {line.tax_rate:f} %: net {line.net:f} + tax "
             f"{line.tax:f} = gross {line.gross:f} EUR — {fence(line.text) or '(no text)'}"
@@ -263,7 +272,44 @@ async def _body(client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None
         Fact("Total", f"net {net:f} + tax {tax:f} = gross {gross:f} EUR"),
         Fact("File", _file_shown(draft)),
     ]
-    return _Built(body, facts, list(book.warnings), supplier)
+    built = _Built(body, facts, list(book.warnings), supplier)
+    if version != "2.0" or draft.kind != "expense":
+        return built
+    rule = DEFAULT_TAX_RULE if draft.tax_rule_id is None else draft.tax_rule_id
+    receipt = Receipt(
+        rule=rule,
+        supplier_id=supplier.contact_id,
+        party=supplier.name,
+        number=draft.receipt_number,
+        rows=rows,
+    )
+    return await _owed(client, built, receipt)
+
+
+def _row(line: ReceiptLine, account: Account) -> Row:
+    return Row(
+        net=line.net,
+        tax=line.tax,
+        rate=line.tax_rate,
+        text=line.text,
+        account_id=account.id,
+        account_number=account.number,
+    )
+
+
+async def _owed(client: SevdeskPort, built: _Built, receipt: Receipt) -> _Built:
+    """:returns: ``built`` with the VAT owed as a buyer, or the warning for a foreign receipt
+    entered without reverse charge.
+
+    :raises UpstreamError: if the supplier cannot be read.
+    """
+    owed = owed_fact(receipt)
+    if owed is not None:
+        return msgspec.structs.replace(built, facts=[*built.facts, owed])
+    abroad = await foreign_warning(client, receipt)
+    if abroad is None:
+        return built
+    return msgspec.structs.replace(built, warnings=[abroad, *built.warnings])
 
 
 def _pinned(draft: ReceiptDraft) -> str | None:

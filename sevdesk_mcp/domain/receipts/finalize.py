@@ -31,7 +31,7 @@ from sevdesk_mcp.domain.receipts.drafts import (
     draft_voucher,
     position_body,
 )
-from sevdesk_mcp.domain.receipts.foreign import Receipt, foreign_warning
+from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, foreign_warning, owed_fact
 from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine
 from sevdesk_mcp.domain.records import read_raw
@@ -111,17 +111,37 @@ async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[Fin
     }
     preview = _preview(head, shown, rows, attached, book)
     if version == "2.0" and kind == "expense" and head.taxRule:
-        receipt = Receipt(
-            rule=head.taxRule.id,
-            supplier_id=head.supplier.id if head.supplier else None,
-            party=head.supplierName or "",
-            number=head.description,
-            rows=list(zip(rows, accounts, strict=True)),
-        )
-        abroad = await foreign_warning(client, receipt)
-        if abroad:
-            preview = msgspec.structs.replace(preview, warnings=[abroad, *preview.warnings])
+        preview = await _owed(client, preview, _receipt(head, head.taxRule.id, rows, accounts))
     return Prepared(preview, FinalizePlan(voucher_id, body))
+
+
+def _receipt(head: Head, rule: int, rows: list[VoucherPos], accounts: list[Account]) -> Receipt:
+    return Receipt(
+        rule=rule,
+        supplier_id=head.supplier.id if head.supplier else None,
+        party=head.supplierName or "",
+        number=head.description,
+        rows=[
+            Row(net=_line(p).net, tax=_line(p).tax, rate=_line(p).tax_rate, text=p.comment,
+                account_id=a.id, account_number=a.number)
+            for p, a in zip(rows, accounts, strict=True)
+        ],
+    )  # fmt: skip
+
+
+async def _owed(client: SevdeskPort, preview: Preview, receipt: Receipt) -> Preview:
+    """:returns: ``preview`` with the VAT owed as a buyer, or the warning for a foreign
+    receipt entered without reverse charge.
+
+    :raises UpstreamError: if the supplier cannot be read.
+    """
+    owed = owed_fact(receipt)
+    if owed is not None:
+        return msgspec.structs.replace(preview, facts=[*preview.facts, owed])
+    abroad = await foreign_warning(client, receipt)
+    if abroad is None:
+        return preview
+    return msgspec.structs.replace(preview, warnings=[abroad, *preview.warnings])
 
 
 async def execute_finalize(

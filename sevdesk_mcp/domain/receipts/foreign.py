@@ -1,33 +1,83 @@
-"""The finalize preview's check for a foreign supplier's receipt entered without reverse
-charge (bookkeeping 2.0): the same rule the VAT return applies (:mod:`..reports.vat.foreign`),
-so the human sees before approving where the receipt belongs."""
+"""What the create and finalize previews of a receipt say about VAT owed as a buyer
+(bookkeeping 2.0):
+
+- a receipt under reverse charge or as an intra-EU acquisition (tax rules 8, 12, 13, 14): the tax
+  the company owes and whether it is deductible ("§13b: you owe 19 % = 57.00 EUR …");
+- a foreign supplier's receipt entered at 0 % under an ordinary rule: a warning where the VAT
+  return would place it, the rule :mod:`..reports.vat.foreign` applies to the return.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.money import ZERO
+from sevdesk_mcp.domain.money import HUNDRED, ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.receipts.booking import Account
 from sevdesk_mcp.domain.records import read_raw
 from sevdesk_mcp.domain.reports.books import Books, Line, Record
 from sevdesk_mcp.domain.reports.vat.foreign import ORDINARY_RULES, misplaced
+from sevdesk_mcp.safety.preview import Fact
 from sevdesk_mcp.sevdesk import wire
-from sevdesk_mcp.sevdesk.wire_finance import VoucherPos
+
+REVERSE_CHARGE_RATE: Final = Decimal(19)  # sevDesk's rules 8, 12-14 say "0% (19%)"
+ACQUISITION: Final = 8
+# tax rule: (what it is, the box of the tax owed, the box of its deduction or None)
+OWED: Final[dict[int, tuple[str, str, str | None]]] = {
+    8: ("§1a intra-EU acquisition", "89/93", "61"),
+    12: ("§13b reverse charge", "84/85", "67"),
+    13: ("§13b reverse charge", "84/85", None),
+    14: ("§13b reverse charge (EU service)", "46/47", "67"),
+}
+
+
+class Row(msgspec.Struct, frozen=True, kw_only=True):
+    """One position as the checks read it: its sums, text and checked booking account."""
+
+    net: Decimal
+    tax: Decimal
+    rate: Decimal
+    text: str | None
+    account_id: int
+    account_number: str
 
 
 class Receipt(msgspec.Struct, frozen=True, kw_only=True):
-    """The facts of a receipt draft the check reads: its tax rule, supplier (a contact or a
-    name), number and positions with their checked accounts."""
+    """The facts of a receipt the checks read: its tax rule, supplier (a contact or a name),
+    number and positions."""
 
     rule: int
     supplier_id: int | None
     party: str
     number: str | None
-    rows: list[tuple[VoucherPos, Account]]
+    rows: list[Row]
+
+
+def owed_fact(receipt: Receipt) -> Fact | None:
+    """:returns: the preview's line about the VAT the company owes as the buyer, for a receipt
+    under reverse charge or as an intra-EU acquisition; ``None`` otherwise."""
+    found = OWED.get(receipt.rule)
+    if found is None:
+        return None
+    what, box, deduction = found
+    rate = next((r.rate for r in receipt.rows if r.rate > ZERO), REVERSE_CHARGE_RATE)
+    if receipt.rule == ACQUISITION:
+        box = "89" if rate == REVERSE_CHARGE_RATE else "93"
+    owed = sum(
+        (cents(r.net * (r.rate or REVERSE_CHARGE_RATE) / HUNDRED) for r in receipt.rows), ZERO
+    )
+    deducted = (
+        f"deductible as input tax (box {deduction}) unless the company is a small business"
+        if deduction
+        else "not deductible (tax rule 13)"
+    )
+    return Fact(
+        "VAT you owe",
+        f"{what}: you owe {rate.normalize():f} % = {owed:.2f} EUR (box {box}), {deducted}",
+    )
 
 
 async def foreign_warning(client: SevdeskPort, receipt: Receipt) -> str | None:
@@ -36,7 +86,7 @@ async def foreign_warning(client: SevdeskPort, receipt: Receipt) -> str | None:
 
     :raises UpstreamError: if the supplier cannot be read.
     """
-    zero = [pos for pos, _ in receipt.rows if (pos.sumTax or ZERO) == ZERO]
+    zero = [row for row in receipt.rows if row.tax == ZERO]
     if receipt.rule not in ORDINARY_RULES or not zero:
         return None
     contacts = {}
@@ -44,7 +94,10 @@ async def foreign_warning(client: SevdeskPort, receipt: Receipt) -> str | None:
         raw = await read_raw(client, "Contact", receipt.supplier_id)
         contact = wire.parse(raw, wire.Contact)
         contacts[contact.id] = contact
-    accounts = {a.id: wire.AccountDatev(id=a.id, number=a.number) for _, a in receipt.rows}
+    accounts = {
+        r.account_id: wire.AccountDatev(id=r.account_id, number=r.account_number)
+        for r in receipt.rows
+    }
     books = Books(records=[], contacts=contacts, countries={}, accounts=accounts, truncated=False)
     found = misplaced(books, _record(receipt), deductible=True)
     if found is None:
@@ -58,10 +111,7 @@ async def foreign_warning(client: SevdeskPort, receipt: Receipt) -> str | None:
 
 
 def _record(receipt: Receipt) -> Record:
-    lines = tuple(
-        Line(pos.sumNet or ZERO, pos.sumTax or ZERO, pos.taxRate or Decimal(0), a.id, pos.comment)
-        for pos, a in receipt.rows
-    )
+    lines = tuple(Line(r.net, r.tax, r.rate, r.account_id, r.text) for r in receipt.rows)
     return Record(
         kind="receipt", id=0, number=receipt.number, day=dt.date.min, delivered=None,
         draft=True, revenue=False, rule=receipt.rule, contact_id=receipt.supplier_id,

@@ -167,6 +167,7 @@ def _preview(plan: MatchPlan) -> Preview:
     warnings = [BINDING]
     if len(plan.payments) > 1:
         warnings.append(IN_ORDER)
+    warnings += allocation.notes
     return Preview(
         action=f"Abgleich buchen (book a bank match): transaction {tx.id}, "
         f"{len(plan.payments)} booking(s)",

@@ -1,7 +1,8 @@
 """One transaction paying several documents (a collective payment, Sammelüberweisung).
 
 - The purpose names several documents: they are paid together when the transaction is their
-  open sum (or their sum after the cash discounts of their terms); anchored like a number.
+  open sum (or their sum after the cash discounts their terms grant, paid within their days);
+  anchored like a number.
 - The purpose names none, but the payer is a known contact (IBAN or customer number): the
   subsets of two to four of the contact's open documents whose open sum is the amount are
   offered as choices, never as confident (several subsets may add up the same).
@@ -18,6 +19,7 @@ from typing import Final
 
 from sevdesk_mcp.domain.money import ZERO, shown
 from sevdesk_mcp.domain.reconciliation.candidate import Clues, Draft, candidate
+from sevdesk_mcp.domain.reconciliation.difference import in_time
 from sevdesk_mcp.domain.reconciliation.evidence import Weight, label
 from sevdesk_mcp.domain.reconciliation.index import DocIndex, cents_of, discounted
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Tx
@@ -43,7 +45,7 @@ def _fits(tx: Tx, doc: OpenDoc) -> bool:
 def _named(tx: Tx, docs: list[OpenDoc], clues: Clues) -> list[Draft]:
     docs = sorted(docs, key=lambda d: (d.issued or dt.date.min, d.id))
     total = sum((d.open for d in docs), ZERO)
-    cheaper = sum((discounted(d) or d.open for d in docs), ZERO)
+    cheaper = sum((_granted(tx, d) for d in docs), ZERO)
     number = Weight(0.55, partial(_names, docs), anchor=True)
     party = _party(docs, clues)
     if tx.rest == total:
@@ -56,6 +58,11 @@ def _named(tx: Tx, docs: list[OpenDoc], clues: Clues) -> list[Draft]:
         fit = Weight(-0.25, partial(_part_of_sum, tx.rest, total))
         return [candidate(docs, "partial", [number, fit, party])]
     return []
+
+
+def _granted(tx: Tx, doc: OpenDoc) -> Decimal:
+    cheaper = discounted(doc)
+    return cheaper if cheaper is not None and in_time(tx, doc) else doc.open
 
 
 def _names(docs: list[OpenDoc]) -> str:

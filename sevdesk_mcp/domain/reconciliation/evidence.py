@@ -5,10 +5,12 @@ Weights add up to the confidence of a suggestion (at most 0.99). The rules:
 - number named in the purpose: 0.55 exact, 0.50 read through OCR confusions (``1O41``), 0.30
   one typo away (a digit replaced or two swapped); minus 0.25 when it carries another kind's
   prefix (``GU`` for an invoice);
-- amount: 0.35 exactly the open amount, 0.30 the open amount less the cash discount of the
-  payment terms paid in time (0.15 late), 0.20 a few euros less (bank fees of the transfer),
-  0.10 part of it (a partial payment, 0.15 when the purpose says instalment), minus 0.10 more
-  than it (the rest of the transaction stays unbooked), 0.20 another currency at the booked rate;
+- amount: 0.35 exactly the open amount; 0.30 less by at most the cash discount the terms grant,
+  paid within its days; 0.20 a few euros less when the purpose names the bank's charges
+  (fees); 0.15 less by the size of a deduction that is neither (``short``: Skonto not granted
+  or late, no fee cue; it stays open and is never confident, :mod:`.difference`); 0.10 part of
+  it (a partial payment, 0.15 when the purpose says instalment); minus 0.10 more than it (the
+  surplus stays unbooked); 0.20 another currency at the booked rate;
 - counterparty: 0.25 the contact's IBAN, 0.20 its customer number, 0.15 its name, plus 0.05
   when two of them agree;
 - date: minus 0.40 when the money moved before the document's date.
@@ -24,18 +26,15 @@ from typing import Final, Literal, NamedTuple
 import msgspec
 
 from sevdesk_mcp.domain.money import shown
+from sevdesk_mcp.domain.reconciliation import difference
+from sevdesk_mcp.domain.reconciliation.charges import fee_cue
 from sevdesk_mcp.domain.reconciliation.index import Cents, DocFacts, in_cents
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Tx
 from sevdesk_mcp.domain.reconciliation.text import words_of
 
-Settle = Literal["full", "partial", "cash_discount", "fees", "foreign"]
+Settle = Literal["full", "partial", "short", "cash_discount", "fees", "foreign"]
 Why = str | Callable[[], str]
-MAX_FEES: Final = Decimal(25)
-MAX_FEES_CENTS: Final = 2_500
-FEES_SHARE: Final = Decimal("0.03")
-FEES_PERCENT: Final = 3
 FOREIGN_SLACK: Final = Decimal("0.015")
-GRACE_DAYS: Final = 3
 _INSTALMENT: Final = ("rate", "teilzahlung", "anzahlung", "abschlag", "instalment")
 
 
@@ -70,17 +69,23 @@ class Paid(msgspec.Struct, frozen=True):
 
     :param cents: its unbooked rest in cents.
     :param instalment: whether its purpose speaks of an instalment.
+    :param cue: the word or code of its purpose naming the bank's charges (:mod:`.charges`).
+    :param skonto: whether its purpose speaks of Skonto.
     """
 
     tx: Tx
     cents: Cents
     instalment: bool
+    cue: str | None = None
+    skonto: bool = False
 
     @classmethod
     def of(cls, tx: Tx) -> Paid:
         """:returns: what the amount fit reads of ``tx``."""
         words = words_of(tx.purpose)
-        return cls(tx, in_cents(tx.rest), any(w.startswith(_INSTALMENT) for w in words))
+        instalment = any(w.startswith(_INSTALMENT) for w in words)
+        skonto = any(w.startswith("skonto") for w in words)
+        return cls(tx, in_cents(tx.rest), instalment, fee_cue(tx), skonto)
 
 
 def label(doc: OpenDoc) -> str:
@@ -98,11 +103,9 @@ def amount_fit(paid: Paid, facts: DocFacts) -> AmountFit:
         return _foreign(tx, doc)
     if paid.cents == facts.open:
         return AmountFit("full", Weight(0.35, partial(_exactly, tx.rest)))
-    if facts.cheaper is not None and -1 <= paid.cents - facts.cheaper <= 1:  # within a cent
-        return _discount(tx, doc)
     if paid.cents > facts.open:
         return AmountFit("full", Weight(-0.10, partial(_over, tx, doc.open)))
-    return _short(paid, doc, facts.open - paid.cents)
+    return _short(paid, facts, facts.open - paid.cents)
 
 
 def _exactly(paid: Decimal) -> str:
@@ -110,51 +113,52 @@ def _exactly(paid: Decimal) -> str:
 
 
 def _over(tx: Tx, owed: Decimal) -> str:
-    return f"{shown(owed)} is open; {shown(tx.rest - owed, tx.currency)} would stay unbooked"
+    return (
+        f"{shown(tx.rest - owed, tx.currency)} more than the {shown(owed)} open: book the open "
+        "amount; the surplus stays unbooked on the transaction, ask the customer whether to "
+        "refund it or keep it as a credit"
+    )
 
 
-def _short(paid: Paid, doc: OpenDoc, missing: Cents) -> AmountFit:
-    # in cents: missing <= min(MAX_FEES, owed * FEES_SHARE)
-    if missing <= MAX_FEES_CENTS and missing * 100 <= (missing + paid.cents) * FEES_PERCENT:
-        return AmountFit("fees", Weight(0.20, partial(_fees, paid.tx, doc.open)))
+def _short(paid: Paid, facts: DocFacts, missing: Cents) -> AmountFit:
+    tx, doc, cheaper = paid.tx, facts.doc, facts.cheaper
+    granted = cheaper is not None and cheaper - paid.cents <= 1  # within a cent of the terms
+    on_time = granted and difference.in_time(tx, doc)
+    exact = cheaper is not None and -1 <= paid.cents - cheaper <= 1
+    if on_time and (paid.cue is None or exact):
+        return AmountFit("cash_discount", Weight(0.30, partial(_discount_why, tx, doc)))
+    if paid.cue is not None and difference.fees_fit(missing, paid.cents):
+        return AmountFit("fees", Weight(0.20, partial(difference.fees_text, tx, doc, paid.cue)))
+    if on_time:
+        return AmountFit("cash_discount", Weight(0.30, partial(_discount_why, tx, doc)))
+    return _left_open(paid, facts, missing, granted)
+
+
+def _left_open(paid: Paid, facts: DocFacts, missing: Cents, granted: bool) -> AmountFit:
+    """:returns: the fit of a shortfall that is neither a granted Skonto nor fees: a part
+    payment, or a deduction to ask about (``short``)."""
+    tx, doc = paid.tx, facts.doc
     if paid.instalment:
-        return AmountFit("partial", Weight(0.15, partial(_part, paid.tx, doc.open, True)))
-    return AmountFit("partial", Weight(0.10, partial(_part, paid.tx, doc.open, False)))
-
-
-def _fees(tx: Tx, owed: Decimal) -> str:
-    missing = owed - tx.rest
-    return f"{shown(missing, tx.currency)} less than open: the bank's fees for the transfer?"
+        return AmountFit("partial", Weight(0.15, partial(_part, tx, doc.open, True)))
+    if granted:
+        return AmountFit("short", Weight(0.15, partial(difference.late_text, tx, doc)))
+    if difference.deducted(missing, facts.open):
+        why = partial(difference.open_text, tx, doc, paid.cue, paid.skonto)
+        return AmountFit("short", Weight(0.15, why))
+    return AmountFit("partial", Weight(0.10, partial(_part, tx, doc.open, False)))
 
 
 def _part(tx: Tx, owed: Decimal, instalment: bool) -> str:
-    said = f"{shown(tx.rest)} of the {shown(owed)} open: a partial payment"
+    said = f"{shown(tx.rest)} of the {shown(owed)} open: a partial payment, the rest stays open"
     return said + "; the purpose speaks of an instalment" if instalment else said
 
 
-def _discount(tx: Tx, doc: OpenDoc) -> AmountFit:
-    terms = doc.terms
-    late = (
-        tx.day is not None
-        and doc.issued is not None
-        and (tx.day - doc.issued).days > terms.discount_days + GRACE_DAYS
+def _discount_why(tx: Tx, doc: OpenDoc) -> str:
+    days = difference.days_after(tx, doc)
+    return (
+        f"{difference.missing_text(tx, doc)}: the cash discount (Skonto) the terms grant "
+        f"({difference.granted(doc)}), paid {days} days after the document's date"
     )
-    if late:
-        return AmountFit("cash_discount", Weight(0.15, partial(_late_discount, doc)))
-    return AmountFit("cash_discount", Weight(0.30, partial(_discount_why, doc)))
-
-
-def _percent(doc: OpenDoc) -> str:
-    return f"{doc.terms.discount_percent.normalize():f} %"
-
-
-def _late_discount(doc: OpenDoc) -> str:
-    days = doc.terms.discount_days
-    return f"the open amount less {_percent(doc)} cash discount, but paid after the {days} days"
-
-
-def _discount_why(doc: OpenDoc) -> str:
-    return f"the open amount less the {_percent(doc)} cash discount (Skonto) of the payment terms"
 
 
 def _foreign(tx: Tx, doc: OpenDoc) -> AmountFit:

@@ -34,10 +34,10 @@ def in_cents(amount: Decimal) -> Cents:
 
 
 def discounted(doc: OpenDoc) -> Decimal | None:
-    """:returns: what settles ``doc`` after the cash discount of its terms, if it has one and
-    nothing is paid yet."""
+    """:returns: what settles ``doc`` after the cash discount of its terms, if they grant one
+    (a percentage and days) and nothing is paid yet."""
     percent = doc.terms.discount_percent
-    if percent <= 0 or doc.open != doc.gross:
+    if percent <= 0 or doc.terms.discount_days <= 0 or doc.open != doc.gross:
         return None
     return (doc.gross * (HUNDRED - percent) / HUNDRED).quantize(CENT)
 

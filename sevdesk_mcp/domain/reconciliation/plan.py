@@ -7,6 +7,12 @@ the amount that fits. The payment type per booking follows the rules of a single
 (:func:`sevdesk_mcp.domain.payments.payment_type`, Q28): ``FULL_PAYMENT`` only for the one
 booking that settles its document with all of the transaction, ``N`` for parts, ``CB`` when a
 cash discount (Skonto) settles the rest, ``MTC`` when the bank's fees do.
+
+A cash discount asked for is refused unless the terms grant it and the money came within its
+days (:mod:`.difference`): the terms are in sevDesk, so the rule can be checked exactly. Fees
+asked for are allowed within their bounds, since the bank's advice of its charges may reach a
+human on paper, but without a fee cue in the purpose the preview warns that a deduction of the
+customer's is no fee. A surplus of the transaction is never written off: it stays unbooked.
 """
 
 from __future__ import annotations
@@ -19,7 +25,10 @@ import msgspec
 
 from sevdesk_mcp.domain.money import ZERO, shown
 from sevdesk_mcp.domain.payments import CASH_DISCOUNT, FEES, PARTIAL, payment_type
-from sevdesk_mcp.domain.reconciliation.evidence import FEES_SHARE, MAX_FEES, label
+from sevdesk_mcp.domain.reconciliation import difference
+from sevdesk_mcp.domain.reconciliation.charges import fee_cue
+from sevdesk_mcp.domain.reconciliation.difference import FEES_SHARE, MAX_FEES
+from sevdesk_mcp.domain.reconciliation.evidence import label
 from sevdesk_mcp.domain.reconciliation.index import HUNDRED, discounted
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Tx
 from sevdesk_mcp.errors import ToolError, ToolInputError
@@ -42,6 +51,7 @@ class Allocation(msgspec.Struct, frozen=True):
     """One planned booking.
 
     :param written_off: what a cash discount or fees settle without being paid.
+    :param note: what a human should know before approving it (fees without a fee cue).
     """
 
     doc: OpenDoc
@@ -51,6 +61,7 @@ class Allocation(msgspec.Struct, frozen=True):
     open_before: Decimal
     open_after: Decimal
     written_off: Decimal
+    note: str | None = None
 
 
 class AllocationPlan(msgspec.Struct, frozen=True):
@@ -61,6 +72,18 @@ class AllocationPlan(msgspec.Struct, frozen=True):
     rest_before: Decimal
     rest_after: Decimal
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """:returns: what a human should know before approving the plan."""
+        notes = [a.note for a in self.allocations if a.note]
+        if self.rest_after > 0:
+            notes.append(
+                f"{shown(self.rest_after, self.tx.currency)} of transaction {self.tx.id} stays "
+                "unbooked (nothing is written off with it): ask whether to refund it or keep it "
+                "as a credit, or book it on another document."
+            )
+        return tuple(notes)
+
 
 def plan_allocations(tx: Tx, wanted: Sequence[Wanted]) -> AllocationPlan:
     """:returns: the plan of booking ``tx`` on the ``wanted`` documents, in order.
@@ -68,8 +91,8 @@ def plan_allocations(tx: Tx, wanted: Sequence[Wanted]) -> AllocationPlan:
     :raises ToolInputError: for an empty plan, a document twice, or an amount that is not
         positive or has more than two decimal places.
     :raises ToolError: for a document of the other direction or currency, a booking over the
-        document's open amount or the transaction's rest, or a cash discount or fees beyond
-        what the terms allow.
+        document's open amount or the transaction's rest, fees beyond what a bank takes, or a
+        cash discount the terms do not grant, beyond it, or after its days.
     """
     if not wanted:
         raise ToolInputError("Give at least one document to book the transaction on.")
@@ -89,7 +112,7 @@ def _allocate(tx: Tx, one: Wanted, rest: Decimal, count: int) -> Allocation:
     _refuse_mismatch(tx, doc)
     amount = one.amount if one.amount is not None else min(doc.open, rest)
     _refuse_amount(tx, doc, amount, rest)
-    booked = _booked(doc, amount, one.settle)
+    booked = _booked(tx, doc, amount, one.settle)
     if booked in TYPES:
         kind = TYPES[booked]
     else:
@@ -105,6 +128,7 @@ def _allocate(tx: Tx, one: Wanted, rest: Decimal, count: int) -> Allocation:
         open_before=doc.open,
         open_after=ZERO if settled else doc.open - amount,
         written_off=doc.open - amount if booked in ("cash_discount", "fees") else ZERO,
+        note=_fees_note(tx, doc, amount) if booked == "fees" else None,
     )
 
 
@@ -141,7 +165,7 @@ def _refuse_amount(tx: Tx, doc: OpenDoc, amount: Decimal, rest: Decimal) -> None
         )
 
 
-def _booked(doc: OpenDoc, amount: Decimal, settle: Settle) -> Booked:
+def _booked(tx: Tx, doc: OpenDoc, amount: Decimal, settle: Settle) -> Booked:
     if settle == "auto":
         return "full" if amount == doc.open else "partial"
     if settle == "partial":
@@ -150,7 +174,7 @@ def _booked(doc: OpenDoc, amount: Decimal, settle: Settle) -> Booked:
         raise ToolInputError(
             f"{amount} settles {label(doc)} without a {settle.replace('_', ' ')}; use settle=auto."
         )
-    allowed = _allowance(doc, settle)
+    allowed = _allowance(tx, doc, settle)
     missing = doc.open - amount
     if missing > allowed:
         raise ToolError(
@@ -161,15 +185,44 @@ def _booked(doc: OpenDoc, amount: Decimal, settle: Settle) -> Booked:
     return settle
 
 
-def _allowance(doc: OpenDoc, settle: Settle) -> Decimal:
+def _allowance(tx: Tx, doc: OpenDoc, settle: Settle) -> Decimal:
     if settle == "fees":
         return min(MAX_FEES, (doc.open * FEES_SHARE).quantize(Decimal("0.01")))
     cheaper = discounted(doc)
     if cheaper is not None:
+        _refuse_late(tx, doc)
         return doc.open - cheaper
     if doc.kind == "voucher":
         return (doc.gross * MAX_UNTERMED_DISCOUNT / HUNDRED).quantize(Decimal("0.01"))
     raise ToolError(
         f"The payment terms of {label(doc)} grant no cash discount (Skonto), or it is partly "
-        "paid already. Book it as a partial payment (settle=partial) instead."
+        "paid already, so the difference is not a cash discount and not bank fees. Book it as a "
+        "partial payment (settle=partial): the rest stays open; ask the customer for it, or, "
+        "to accept the deduction, issue a credit note for it."
+    )
+
+
+def _refuse_late(tx: Tx, doc: OpenDoc) -> None:
+    if difference.in_time(tx, doc):
+        return
+    days = difference.days_after(tx, doc)
+    when = f"{days} days after the document's date" if days is not None else "on an unknown date"
+    raise ToolError(
+        f"{label(doc).capitalize()} grants a cash discount of {difference.granted(doc)}, but the "
+        f"money came {when} (grace: {difference.GRACE_DAYS} days). Book it as a partial payment "
+        "(settle=partial): the rest stays open; ask the customer for it."
+    )
+
+
+def _fees_note(tx: Tx, doc: OpenDoc, amount: Decimal) -> str:
+    said = (
+        f"{shown(doc.open - amount, doc.currency)} of {label(doc)} is written off as bank fees "
+        "(MTC, Nebenkosten des Geldverkehrs); fees never reduce the VAT base."
+    )
+    if fee_cue(tx) is not None:
+        return said
+    return (
+        f"{said} The purpose names no bank charges (Gebühr, Entgelt, Spesen, charges, SHA/BEN): "
+        "if the customer deducted it (a Skonto the terms do not grant), book it with "
+        "settle=partial and ask the customer instead."
     )

@@ -2,14 +2,15 @@
 
 A suggestion is *confident* only when its confidence is at least :data:`CONFIDENT`, it is
 anchored (a document number in the purpose, or the only open document of the contact its IBAN
-or customer number names with that amount), it books in the account's currency, and the next
-suggestion is at least :data:`MARGIN` behind. Everything else is offered as choices, never
-booked as confident. Candidates come from the indexes; no transaction meets every document.
+or customer number names with that amount), it books in the account's currency, it leaves no
+difference to ask about (settle ``short``), and the next suggestion is at least :data:`MARGIN`
+behind. Everything else is offered as choices, never booked as confident. Candidates come from
+the indexes; no transaction meets every document.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Final, Literal
 
@@ -28,6 +29,12 @@ from sevdesk_mcp.domain.reconciliation.evidence import (
 )
 from sevdesk_mcp.domain.reconciliation.index import DocIndex, PartyIndex, cents_of
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Party, Tx
+from sevdesk_mcp.domain.reconciliation.status import (
+    choices_why,
+    confident_why,
+    doubts,
+    missing_why,
+)
 from sevdesk_mcp.domain.reconciliation.text import (
     NumberToken,
     iban,
@@ -37,14 +44,13 @@ from sevdesk_mcp.domain.reconciliation.text import (
     similar,
 )
 
-CONFIDENT: Final = 0.85
-MARGIN: Final = 0.15
 SHOWN: Final = 0.30
 MAX_SHOWN: Final = 3
 MAX_PER_CONTACT: Final = 50
 MAX_PER_AMOUNT: Final = 20
 UNIQUE: Final = 0.25
 Status = Literal["confident", "choices", "no_match"]
+PARTS: Final = frozenset({"partial", "short"})
 _PARTY_VALUES: Final = {
     "the IBAN is the contact's": 0.25,
     "the customer number is the contact's": 0.20,
@@ -52,12 +58,16 @@ _PARTY_VALUES: Final = {
 
 
 class Verdict(msgspec.Struct, frozen=True):
-    """What the scorer says about one transaction."""
+    """What the scorer says about one transaction.
+
+    :param why: how sure it is and why; for no match, what is missing.
+    """
 
     tx: Tx
     status: Status
     candidates: tuple[Candidate, ...]
     category: str | None
+    why: str = ""
 
 
 class Turn(msgspec.Struct):
@@ -88,7 +98,12 @@ class Scorer:
         turn = Turn(tx, Paid.of(tx), clues, any(w.anchor for _, w in clues.numbers.values()))
         found = [self._single(turn, doc) for doc in self._candidates(tx, clues)]
         found += collective.groups(tx, self.docs, clues)
-        return decide(tx, found)
+        return decide(tx, found, partial(self._missing, tx, clues, found))
+
+    def _missing(self, tx: Tx, clues: Clues, found: list[Draft]) -> str:
+        same = bool(self.docs.by_amount.get(tx.sign * cents_of(tx.rest)))  # keyed by sign
+        best = max((d.score for d in found), default=None)
+        return missing_why(tx, clues, same, best)
 
     def _candidates(self, tx: Tx, clues: Clues) -> list[OpenDoc]:
         seen: dict[tuple[str, int], OpenDoc] = {}
@@ -157,7 +172,7 @@ class Scorer:
         unique = None
         if not turn.named and doc.contact_id in clues.strong and fit.settle != "partial":
             unique = self._unique(turn, doc, fit.weight.value)
-        if number is not None and fit.settle == "partial" and self._exact_other(tx, doc):
+        if number is not None and fit.settle in PARTS and self._exact_other(tx, doc):
             number = Weight(0.30, partial(_but_other, number.why))
         if number is not None and number.value == 0.30 and party is not None:  # typo + party
             number = Weight(number.value, number.why, anchor=fit.settle == "full")
@@ -217,9 +232,10 @@ def _party_weight(reasons: list[str]) -> Weight:
     return Weight(value, " and ".join(reasons))
 
 
-def decide(tx: Tx, found: list[Draft]) -> Verdict:
+def decide(tx: Tx, found: list[Draft], missing: Callable[[], str] | None = None) -> Verdict:
     """:returns: the verdict from the candidates: the best first, each document set once;
-    the reasons are written only for the candidates shown."""
+    the reasons are written only for the candidates shown; ``missing`` says what is missing
+    when nothing is shown."""
     best: dict[tuple[tuple[str, int], ...], Draft] = {}
     for one in found:
         kept = best.get(one.keys)
@@ -230,16 +246,13 @@ def decide(tx: Tx, found: list[Draft]) -> Verdict:
         key=lambda c: (-c.score, len(c.docs), c.keys),
     )
     shown = tuple(c.final() for c in ordered[:MAX_SHOWN])
-    if shown and _confident(shown):
-        return Verdict(tx, "confident", shown, None)
-    return Verdict(tx, "choices" if shown else "no_match", shown, category_of(tx))
-
-
-def _confident(shown: tuple[Candidate, ...]) -> bool:
-    top = shown[0]
-    if top.score < CONFIDENT or not top.anchored or top.settle == "foreign":
-        return False
-    return len(shown) == 1 or top.score - shown[1].score >= MARGIN
+    if not shown:
+        why = missing() if missing is not None else "no match"
+        return Verdict(tx, "no_match", shown, category_of(tx), why)
+    against = doubts(shown)
+    if not against:
+        return Verdict(tx, "confident", shown, None, confident_why(shown))
+    return Verdict(tx, "choices", shown, category_of(tx), choices_why(against))
 
 
 def reconcile(

@@ -16,20 +16,25 @@ from sevdesk_mcp.domain.reconciliation.category import HINTS
 from sevdesk_mcp.domain.reconciliation.index import discounted
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc
 from sevdesk_mcp.domain.reconciliation.plan import AllocationPlan, Settle, Wanted, plan_allocations
-from sevdesk_mcp.domain.reconciliation.score import CONFIDENT, MARGIN, Verdict, reconcile
+from sevdesk_mcp.domain.reconciliation.score import Verdict, reconcile
 from sevdesk_mcp.domain.reconciliation.sources import Filter, read_books
+from sevdesk_mcp.domain.reconciliation.status import CONFIDENT, MARGIN
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.fence import fence
 
 RULE: Final = (
     f"confident: confidence >= {CONFIDENT}, anchored by a document number in the purpose or by "
     "the only open document of the contact (IBAN or customer number) this amount fits, in the "
-    f"account's currency, and at least {MARGIN} ahead of the next suggestion; otherwise the "
-    "suggestions are choices for a human. Amounts are positive money moved per booking."
+    "account's currency, no difference left to ask about (Skonto the terms do not grant or "
+    f"after its days, a shortfall without a fee cue), and at least {MARGIN} ahead of the next "
+    "suggestion; otherwise the suggestions are choices for a human. A difference is settled as "
+    "cash discount only within the terms, as fees only when the purpose names the bank's "
+    "charges; any other stays open. Amounts are positive money moved per booking."
 )
 SETTLES: Final[dict[str, Settle]] = {
     "full": "auto",
     "partial": "partial",
+    "short": "partial",
     "cash_discount": "cash_discount",
     "fees": "fees",
 }
@@ -67,6 +72,7 @@ class TransactionMatch(msgspec.Struct, frozen=True, kw_only=True):
     counterparty: Untrusted | None
     purpose: Untrusted | None
     status: Annotated[str, msgspec.Meta(description="confident, choices or no_match")]
+    why: Annotated[str, msgspec.Meta(description="How sure and why; for no_match, what is missing")]
     suggestions: list[Suggestion]
     hint: str | None
 
@@ -122,6 +128,7 @@ def _match(verdict: Verdict) -> TransactionMatch:
         counterparty=fence(tx.counterparty),
         purpose=fence(tx.purpose),
         status=verdict.status,
+        why=verdict.why,
         suggestions=[_suggestion(verdict, c) for c in verdict.candidates],
         hint=HINTS.get(verdict.category or ""),
     )
@@ -171,7 +178,7 @@ def _suggestion(verdict: Verdict, found: Candidate) -> Suggestion:
         reasons=list(found.reasons),
         bookings=bookings,
         unbooked_after=money(plan.rest_after, tx.currency),
-        note=None,
+        note=" ".join(plan.notes) or None,
     )
 
 

@@ -20,7 +20,7 @@ router = Router()
 @router.route("GET", "/AccountDatev")
 def list_accounts(ctx: Context) -> Reply:
     """:returns: the visible booking accounts; filters are ignored (Q42)."""
-    visible = [a for a in accounts.ACCOUNTS if not a.hidden]
+    visible = [a for a in accounts.chart_accounts(ctx.store.chart) if not a.hidden]
     return list_reply(ctx, visible, accounts.account_wire)
 
 
@@ -31,7 +31,7 @@ def get_account(ctx: Context) -> Reply:
     :raises FakeError: 404 code 151 for an unknown id.
     """
     ident = ctx.path_id("AccountDatev")
-    account = accounts.account_by_id(ident)
+    account = accounts.account_by_id(ident, ctx.store.chart)
     if account is None:
         raise not_found("AccountDatev", ident)
     return one_reply(accounts.account_wire(account))
@@ -56,19 +56,21 @@ def get_accounting_type(ctx: Context) -> Reply:
 @router.route("GET", "/ReceiptGuidance/forAllAccounts")
 def guidance_all(ctx: Context) -> Reply:
     """:returns: the guidance of every visible account (§3.6)."""
-    return list_reply(ctx, accounts.guided_accounts(), accounts.guidance)
+    return list_reply(ctx, accounts.guided_accounts(chart=ctx.store.chart), accounts.guidance)
 
 
 @router.route("GET", "/ReceiptGuidance/forExpense")
 def guidance_expense(ctx: Context) -> Reply:
     """:returns: the guidance of the expense accounts."""
-    return list_reply(ctx, accounts.guided_accounts(accounts.EXPENSE), accounts.guidance)
+    guided = accounts.guided_accounts(accounts.EXPENSE, ctx.store.chart)
+    return list_reply(ctx, guided, accounts.guidance)
 
 
 @router.route("GET", "/ReceiptGuidance/forRevenue")
 def guidance_revenue(ctx: Context) -> Reply:
     """:returns: the guidance of the revenue accounts."""
-    return list_reply(ctx, accounts.guided_accounts(accounts.REVENUE), accounts.guidance)
+    guided = accounts.guided_accounts(accounts.REVENUE, ctx.store.chart)
+    return list_reply(ctx, guided, accounts.guidance)
 
 
 @router.route("GET", "/ReceiptGuidance/forAccountNumber")
@@ -80,8 +82,8 @@ def guidance_for_number(ctx: Context) -> Reply:
     number = ctx.query.get("accountNumber")
     if not number:
         raise FakeError(400, "Parameter 'accountNumber' is required")
-    account = accounts.account_by_number(number)
-    if account is None or account not in accounts.guided_accounts():
+    account = accounts.account_by_number(number, ctx.store.chart)
+    if account is None or account not in accounts.guided_accounts(chart=ctx.store.chart):
         raise FakeError(422, f"No receipt guidance for account number {number}")
     return object_reply(accounts.guidance(account))
 
@@ -97,6 +99,8 @@ def guidance_for_rule(ctx: Context) -> Reply:
         raise FakeError(400, "Parameter 'taxRule' is required")
     codes = tax_rule_codes()
     matches = [
-        a for a in accounts.guided_accounts() if any(codes[r][0] == code for r, _ in a.rules)
+        a
+        for a in accounts.guided_accounts(chart=ctx.store.chart)
+        if any(codes[r][0] == code for r, _ in a.rules)
     ]
     return list_reply(ctx, matches, accounts.guidance)

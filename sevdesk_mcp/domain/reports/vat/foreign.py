@@ -9,6 +9,7 @@ box and get no hint."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Final, Literal
 
@@ -89,29 +90,52 @@ def _box(origin: Origin, *, goods: bool) -> tuple[str, int]:
 
 
 def _origin(books: Books, record: Record) -> tuple[Origin, list[str]]:
-    evidence: list[str] = []
-    origin: Origin = "unknown"
     contact = books.contacts.get(record.contact_id or 0)
-    vat_id = clean(contact.vatNumber or "").replace(" ", "").upper() if contact else ""
-    if len(vat_id) > 2 and vat_id[:2].isalpha() and vat_id[:2] != "DE":
-        evidence.append(f"the supplier's VAT id {vat_id}")
-        origin = "eu" if vat_id[:2] in EU_STATES else "non_eu"
-    for iban in record.ibans:
-        if iban[:2].isalpha() and iban[:2] != "DE":
-            evidence.append(f"paid to the IBAN {iban[:2]}…{iban[-4:]}")
-            if origin == "unknown":
-                origin = "eu" if iban[:2] in EU_STATES else "non_eu"
+    origin, evidence = origin_of(contact.vatNumber if contact else None, record.ibans)
     if any(_WORDS.search(text) for text in _texts(record)):
         evidence.append("its text names reverse charge")
     return origin, evidence
 
 
+def origin_of(
+    vat_id: str | None, ibans: Iterable[str] = (), country: str | None = None
+) -> tuple[Origin, list[str]]:
+    """:returns: where a supplier is from by its VAT id's prefix, its IBANs' country codes and
+    its country (ISO code), strongest first, and the evidence in words; ``"unknown"`` with no
+    evidence for a German or unknown supplier."""
+    evidence: list[str] = []
+    origin: Origin = "unknown"
+    code = clean(vat_id or "").replace(" ", "").upper()
+    if len(code) > 2 and code[:2].isalpha() and code[:2] != "DE":
+        evidence.append(f"the supplier's VAT id {code}")
+        origin = _region(code[:2])
+    for iban in ibans:
+        if iban[:2].isalpha() and iban[:2].upper() != "DE":
+            evidence.append(f"paid to the IBAN {iban[:2]}…{iban[-4:]}")
+            origin = _region(iban[:2].upper()) if origin == "unknown" else origin
+    land = (country or "").strip().upper()
+    if len(land) == 2 and land.isalpha() and land != "DE":
+        evidence.append(f"the supplier's country {land}")
+        origin = _region(land) if origin == "unknown" else origin
+    return origin, evidence
+
+
+def _region(code: str) -> Origin:
+    return "eu" if code in EU_STATES else "non_eu"
+
+
+def place_abroad(account_numbers: Iterable[str], texts: Iterable[str]) -> bool:
+    """:returns: whether the booking accounts (travel, hotels, meals) or the texts (hotel,
+    restaurant, ticket, flight, taxi) name a service whose place of supply is where it is used
+    (§3a(3), §3b UStG): supplied abroad by a foreign business, it carries no German VAT."""
+    if any(number in _ABROAD_ACCOUNTS for number in account_numbers):
+        return True
+    return any(_ABROAD_WORDS.search(text) for text in texts)
+
+
 def _abroad(books: Books, record: Record) -> bool:
-    for line in record.lines:
-        account = books.accounts.get(line.account or 0)
-        if account and account.number in _ABROAD_ACCOUNTS:
-            return True
-    return any(_ABROAD_WORDS.search(text) for text in _texts(record))
+    numbers = [books.accounts.get(line.account or 0) for line in record.lines]
+    return place_abroad((a.number for a in numbers if a and a.number), _texts(record))
 
 
 def _goods_account(books: Books, account_id: int | None) -> bool:

@@ -32,6 +32,7 @@
     ├── SafetyError            a safety control refused an action
     │   └── WriteRefusedError  the write gate refused a request before it was sent
     ├── HttpError              an HTTP request refused before a handler answers (HTTP mode)
+    ├── FormError              a page's form or query is not strict (a field twice, not UTF-8)
     ├── OAuthError             an OAuth request refused with an RFC 6749 error code (OAuth mode)
     │   └── UnsafeClientError  a client (its metadata document or registration) is refused
     └── InvalidTokenError      a sealed token does not open: one opaque reason for every cause
@@ -256,6 +257,15 @@ class HttpError(SevdeskMcpError):
         self.status = status
         self.message = message
         self.headers = headers
+
+
+class FormError(SevdeskMcpError):
+    """A form body or query string is refused by the page kit's reader (``http.kit.forms``): a
+    field given twice, too many fields, a control character, not UTF-8, another media type.
+
+    Raised inside ``sevdesk_mcp.http``; pages answer it as a refusal, the OAuth endpoints as
+    ``invalid_request`` with this message.
+    """
 
 
 class OAuthError(SevdeskMcpError):

@@ -47,10 +47,10 @@ def approval_pages() -> Pages:
 
 @functools.cache  # called from the event loop's thread only
 def _shared_pages() -> SharedPages:
-    from sevdesk_mcp.http.pages import PageServer  # noqa: PLC0415 - only browser approval
+    from sevdesk_mcp.http.approval_page import local_pages  # noqa: PLC0415 - browser approval
     from sevdesk_mcp.safety.approval_local import SharedPages  # noqa: PLC0415
 
-    return SharedPages(PageServer)
+    return SharedPages(local_pages)
 
 
 def freeze_long_lived() -> None:

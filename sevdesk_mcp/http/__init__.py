@@ -11,6 +11,8 @@ Modules, in the order a request meets them:
 - ``lifecycle``: shutdown (health checks fail, running requests get their grace);
 - ``settings`` and ``limits``: what an operator configures and what is fixed;
 - ``serve`` and ``commands``: the wiring and the operator commands the command line runs;
-- ``pages``: the same stack serving pages for the user's browser (the approval page) on a
-  loopback listener of their own.
+- ``pages`` and ``approval_page``: the same stack serving the local approval page for the
+  user's browser on a loopback listener of its own;
+- ``kit``: the page kit every page is built on (ADR 0016); ``oauth`` and ``web``: the
+  authorization server and the pages for remote people.
 """

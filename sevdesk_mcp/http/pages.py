@@ -1,8 +1,9 @@
 """Pages for the user's browser on a loopback listener of their own: the approval page today.
 
-A page app (``safety.approval_local.PageApp``: a pure function from request to response, the
-headers of every answer and a body cap) is served by the same connection and listener code as
-MCP (``connection``, ``server``), with the limits of :data:`PAGE_LIMITS`:
+A page app (:class:`PageApp`: a pure function from :class:`Request` to :class:`Response`, the
+headers of every answer and a body cap; ``approval_page.ApprovalSite``) is served by the same
+connection and listener code as MCP (``connection``, ``server``), with the limits of
+:data:`PAGE_LIMITS`:
 
 - ``127.0.0.1`` and an ephemeral port only; at most 16 connections (one more is closed at once);
 - one request per connection, answered with ``Connection: close`` and a lingering close;
@@ -22,13 +23,15 @@ its own in a daemon thread, so the page answers whatever the MCP transport's loo
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
-from typing import Final
+from typing import Any, ClassVar, Final, Protocol
 
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
+import msgspec
 
 from sevdesk_mcp.errors import HttpError
 from sevdesk_mcp.http.connection import Exchange, Handler, Wiring
@@ -36,8 +39,8 @@ from sevdesk_mcp.http.lifecycle import Lifecycle
 from sevdesk_mcp.http.limits import KIB, Limits
 from sevdesk_mcp.http.log import AccessLog
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
-from sevdesk_mcp.safety.approval_local import NOT_STARTED, PageApp, PageServerError
-from sevdesk_mcp.safety.approval_page import Request
+from sevdesk_mcp.safety.approval_local import NOT_STARTED, PageServerError
+from sevdesk_mcp.safety.redact import Undisclosed
 
 LOOPBACK: Final = "127.0.0.1"
 START_TIMEOUT_S: Final = 10.0
@@ -54,6 +57,68 @@ PAGE_LIMITS: Final = Limits(
     linger_s=1.0,
 )
 log = logging.getLogger("sevdesk_mcp.http.pages")
+_PAGE_ID: Final = re.compile(r"/a/[A-Za-z0-9_-]{43}")
+
+
+class Request(msgspec.Struct, frozen=True):
+    """One request to a page app.
+
+    :param target: the request target as sent (path and query).
+    :param headers: lower-case names; the listener refuses requests that repeat a header.
+    :param host: the listener's own ``127.0.0.1:<port>``.
+    """
+
+    method: str
+    target: str
+    headers: dict[str, str]
+    body: bytes
+    host: str
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:  # msgspec's lists every field
+        return [("request", repr(self))]
+
+    def __repr__(self) -> str:  # the path (/a/<id>), query, cookie and form carry secrets
+        path = _PAGE_ID.sub("/a/…", self.target.partition("?")[0])
+        return f"Request({self.method} {path!r}, {len(self.body)} bytes)"
+
+    def get_all(self, name: str) -> list[str]:
+        """:returns: the header ``name`` as a list (the listener lets each through once)."""
+        value = self.headers.get(name)
+        return [] if value is None else [value]
+
+
+class Response(Undisclosed, msgspec.Struct, frozen=True):
+    """One answer of a page app; the listener adds the app's headers. Its repr shows neither
+    the page (a CSRF token) nor the headers (a cookie)."""
+
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"headers"})
+
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+class PageApp(Protocol):
+    """Pages for the user's browser, as a pure function; what a listener serves.
+
+    A listener sends ``headers`` with every answer (its own refusals included), refuses a body
+    over ``max_body_bytes`` (413) and a request that repeats a header (400), and passes every
+    other request to ``handle`` whole. ``handle`` must be safe to call from another thread.
+    """
+
+    @property
+    def headers(self) -> tuple[tuple[str, str], ...]:
+        """The headers of every answer (CSP, framing, caching, ...)."""
+        ...
+
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest request body passed to :meth:`handle`."""
+        ...
+
+    def handle(self, request: Request) -> Response:
+        """:returns: the answer to ``request``; never raises for anything a client sends."""
+        ...
 
 
 def page_handler(app: PageApp, host: Callable[[], str]) -> Handler:

@@ -11,7 +11,7 @@ state               in this process                       shared (Redis)
 grants, clients,    ``oauth.store.FileGrantStore``        ``oauth.redis_store``
 codes, revocations
 approvals, inbox    ``safety.approvals``                  ``safety.approvals_redis``
-nonces              ``safety.runtime.MemoryNonceStore``   ``safety.nonces_redis``
+nonces              ``safety.nonces.MemoryNonceStore``    ``safety.nonces_redis``
 record locks        ``safety.locks.RecordLocks``          ``safety.locks_redis`` (leases,
                                                           fencing)
 uploads, downloads  ``safety.transfers``                  ``safety.transfers_redis`` (sealed)

@@ -1,10 +1,11 @@
 """How the approval page reaches the user's browser, seen from safety: what a listener must do.
 
-Safety knows no sockets. The page is a pure function (``approval_page``); serving it is the job of
-a :class:`PageListener` that the composition root makes from the HTTP stack (``http.pages``) and
-hands in as ``serve``. One :class:`SharedPages` per process holds the one site and its listener,
-started on first use: listening on ``127.0.0.1`` and an ephemeral port only, and answering
-whatever the MCP transport is doing.
+Safety knows no sockets and no HTML. The page (``http.approval_page``, on the page kit) and the
+:class:`PageListener` serving it are the HTTP stack's; the composition root makes them
+(``http.approval_page.local_pages``) and hands them in as ``make`` (ADR 0016). One
+:class:`SharedPages` per process holds the one site and its listener, started on first use:
+listening on ``127.0.0.1`` and an ephemeral port only, and answering whatever the MCP transport
+is doing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Final, Protocol
 import msgspec
 
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.approval_page import ApprovalSite, Request, Response
 from sevdesk_mcp.safety.approvals import ApprovalStore
 
 NOT_STARTED: Final = (
@@ -35,31 +35,9 @@ class PageServerError(ToolError):
     """The local approval page could not be started."""
 
 
-class PageApp(Protocol):
-    """Pages for the user's browser, as a pure function; what a listener serves.
-
-    A listener sends ``headers`` with every answer (its own refusals included), refuses a body
-    over ``max_body_bytes`` (413) and a request that repeats a header (400), and passes every
-    other request to ``handle`` whole. ``handle`` must be safe to call from another thread.
-    """
-
-    @property
-    def headers(self) -> tuple[tuple[str, str], ...]:
-        """The headers of every answer (CSP, framing, caching, ...)."""
-        ...
-
-    @property
-    def max_body_bytes(self) -> int:
-        """The largest request body passed to :meth:`handle`."""
-        ...
-
-    def handle(self, request: Request) -> Response:
-        """:returns: the answer to ``request``; never raises for anything a client sends."""
-        ...
-
-
 class PageListener(Protocol):
-    """Serves one :class:`PageApp` on ``127.0.0.1`` and an ephemeral port."""
+    """Serves the approval site (a page app of ``http.pages``) on ``127.0.0.1`` and an
+    ephemeral port."""
 
     @property
     def host(self) -> str:
@@ -76,9 +54,6 @@ class PageListener(Protocol):
         :raises PageServerError: if it cannot listen.
         """
         ...
-
-
-Serve = Callable[[PageApp], PageListener]
 
 
 class Stores(Protocol):
@@ -134,15 +109,18 @@ class Pages(msgspec.Struct, frozen=True):
         return f"http://{self.server.host}/a/{approval_id}"
 
 
+Make = Callable[[], Pages]
+
+
 class SharedPages:
     """The approval pages of a process: one site on one listener, started on first use.
 
-    :param serve: makes the listener for the site (the composition root passes the HTTP
-        stack's; safety never imports it).
+    :param make: makes the site and its listener, not yet started (the composition root passes
+        the HTTP stack's ``local_pages``; safety never imports it).
     """
 
-    def __init__(self, serve: Serve) -> None:
-        self._serve = serve
+    def __init__(self, make: Make) -> None:
+        self._make = make
         self._lock = threading.Lock()
         self._pages: Pages | None = None
 
@@ -153,8 +131,7 @@ class SharedPages:
         """
         with self._lock:
             if self._pages is None:
-                site = ApprovalSite()
-                self._pages = Pages(site, self._serve(site))
+                self._pages = self._make()
             pages = self._pages
         pages.server.start()
         return pages

@@ -15,12 +15,17 @@ only to a browser session signed in with that same token. At most :data:`MAX_PEN
 person (over stdio and in bearer mode, where no person is known, per account: the one of the
 process). The tool call learns who asks from :data:`ASKER`, which the HTTP layer sets.
 
-:class:`ApprovalStore` is the seam: :class:`MemoryApprovalStore` keeps the approvals of one
-process (the default), :mod:`sevdesk_mcp.safety.approvals_redis` shares them between instances.
-The tool-call side (:meth:`ApprovalStore.settle`) and the page side (:meth:`ApprovalStore.view`,
+:class:`ApprovalStore` is the seam, and :class:`Approvals` its one implementation: it takes
+every decision from :mod:`sevdesk_mcp.safety.approval_table` and leaves storing and fetching,
+atomically, to an :class:`ApprovalBackend`: :class:`MemoryApprovals` keeps the approvals of one
+process (:class:`MemoryApprovalStore`, the default), :mod:`sevdesk_mcp.safety.approvals_redis`
+shares them between instances. A backend changes what it stores only if it is still what it
+read (compare-and-set); :meth:`Approvals.settle` reads again when it is not. The tool-call
+side (:meth:`ApprovalStore.settle`) and the page side (:meth:`ApprovalStore.view`,
 :meth:`ApprovalStore.decide`) may run on different threads (the local page has a thread of its
-own), so every method of the memory store holds its lock, and it offers the page's thread
-synchronous :meth:`MemoryApprovalStore.view_now` and :meth:`MemoryApprovalStore.decide_now`.
+own), so every method of the memory backend holds its lock, and :class:`MemoryApprovalStore`
+offers the page's thread synchronous :meth:`MemoryApprovalStore.view_now` and
+:meth:`MemoryApprovalStore.decide_now`.
 """
 
 from __future__ import annotations
@@ -32,11 +37,21 @@ import time
 from collections.abc import Callable, Collection, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Final, Literal, Protocol
+from typing import Final, Literal, NamedTuple, Protocol
 
 import msgspec
 
-from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.errors import StateUnavailableError, ToolError
+from sevdesk_mcp.safety.approval_table import (
+    Settle,
+    Status,
+    decidable,
+    decide,
+    has_room,
+    live,
+    settle,
+    shown,
+)
 from sevdesk_mcp.safety.basis import Basis, basis_of, changes
 from sevdesk_mcp.safety.preview import Preview
 
@@ -46,8 +61,12 @@ ID_BYTES: Final = 32  # 256 bits
 TOKEN_BYTES: Final = 32
 REFERENCE_ALPHABET: Final = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L
 REFERENCE_CHARS: Final = 5
+ATTEMPTS: Final = 8
+BUSY: Final = (
+    "Other calls for this approval are being settled at the same moment; call the tool again "
+    "in a moment. Nothing was changed."
+)
 
-Status = Literal["pending", "approved", "declined"]
 OutcomeKind = Literal["new", "changed", "pending", "approved", "declined"]
 
 
@@ -189,8 +208,252 @@ class ApprovalStore(Protocol):
         ...
 
 
-class MemoryApprovalStore:
-    """The approvals of one process (:class:`ApprovalStore`).
+class Slot(NamedTuple):
+    """An approval as a backend fetched it, and what the backend compares against when it
+    changes it (its ``token``: opaque to :class:`Approvals`).
+
+    :ivar approval: the live approval (its status as stored), or ``None``: none, expired, or
+        failing its check.
+    """
+
+    approval: Approval | None
+    token: object = None
+
+
+class ApprovalBackend(Protocol):
+    """Where approvals are stored; it decides nothing (:mod:`~sevdesk_mcp.safety.approval_table`
+    does) and changes what it stores only if it is still what it fetched.
+
+    Every method may raise :class:`~sevdesk_mcp.errors.StateUnavailableError`.
+    """
+
+    async def current(self, binding: Binding) -> Slot:
+        """:returns: the live approval for ``binding``."""
+        ...
+
+    async def put(self, slot: Slot, new: Approval, cap: int) -> Approval | None:
+        """Replace the approval of ``slot`` (if any) by ``new``, if ``slot`` is still what the
+        binding points at and fewer than ``cap`` of the holder wait.
+
+        :returns: the stored approval, or ``None`` if the binding changed meanwhile.
+        :raises TooManyApprovalsError: if ``cap`` of the holder already wait (the replaced
+            approval is gone all the same).
+        """
+        ...
+
+    async def take(self, slot: Slot) -> Status | None:
+        """Use up the decided approval of ``slot``, once.
+
+        :returns: how it was decided, or ``None`` if it changed meanwhile (or still waits).
+        """
+        ...
+
+    async def read(self, approval_id: str) -> Slot:
+        """:returns: the live approval ``approval_id``."""
+        ...
+
+    async def mark(self, slot: Slot, status: Status) -> bool:
+        """Record ``status`` on the approval of ``slot`` if its stored status may still be
+        decided (:func:`~sevdesk_mcp.safety.approval_table.decidable`).
+
+        :returns: whether it was recorded.
+        """
+        ...
+
+    async def holding(self, holder: str) -> list[Approval]:
+        """:returns: the live approvals waiting for ``holder`` (:attr:`Binding.holder`)."""
+        ...
+
+
+class Approvals:
+    """The one :class:`ApprovalStore`: the rules of
+    :mod:`~sevdesk_mcp.safety.approval_table` over a backend.
+
+    :param clock: seconds since the epoch, by which new approvals' times are set.
+    """
+
+    def __init__(
+        self,
+        backend: ApprovalBackend,
+        clock: Callable[[], float] = time.time,
+        *,
+        ttl_s: float = APPROVAL_TTL_S,
+        max_pending: int = MAX_PENDING,
+    ) -> None:
+        self._backend = backend
+        self._clock = clock
+        self._ttl_s = ttl_s
+        self._max_pending = max_pending
+
+    async def settle(
+        self, binding: Binding, preview: Preview, basis: Basis | None = None
+    ) -> Outcome:
+        """See :meth:`ApprovalStore.settle`.
+
+        :raises TooManyApprovalsError: if five of the binding's person (or account) already
+            wait.
+        :raises StateUnavailableError: if the shared state cannot be reached, or the binding
+            stays contended.
+        """
+        bound = basis if basis is not None else basis_of(preview, {})
+        for _ in range(ATTEMPTS):
+            slot = await self._backend.current(binding)
+            outcome = await self._settle_once(slot, binding, preview, bound)
+            if outcome is not None:
+                return outcome
+        raise StateUnavailableError(BUSY)
+
+    async def view(self, approval_id: str, person: str) -> Approval | None:
+        """See :meth:`ApprovalStore.view`."""
+        return visible((await self._backend.read(approval_id)).approval, person)
+
+    async def decide(self, approval_id: str, person: str, *, approved: bool) -> Approval | None:
+        """See :meth:`ApprovalStore.decide` (``person`` is checked against the stored
+        approval, which names who asked)."""
+        slot = await self._backend.read(approval_id)
+        decided = decision(visible(slot.approval, person), approved=approved)
+        ok = decided is not None and await self._backend.mark(slot, decided.status)
+        return decided if ok else None
+
+    async def waiting(self, person: str) -> list[Approval]:
+        """See :meth:`ApprovalStore.waiting`."""
+        found = await self._backend.holding(f"person:{person}") if person else []
+        mine = (a for a in found if visible(a, person) is not None)
+        return sorted(mine, key=lambda a: a.expires)
+
+    async def _settle_once(
+        self, slot: Slot, binding: Binding, preview: Preview, bound: Basis
+    ) -> Outcome | None:
+        """:returns: the outcome by :data:`~sevdesk_mcp.safety.approval_table.SETTLE`, or
+        ``None`` if the backend found the binding changed since ``slot`` (read again)."""
+        current = slot.approval
+        same = current is not None and current.basis.digest == bound.digest
+        step = settle(current.status if current is not None else None, same)
+        if current is not None and step is Settle.KEEP:
+            return Outcome("pending", current)
+        if current is not None and step is Settle.USE:
+            status = await self._backend.take(slot)
+            return None if status is None else Outcome(status, replace(current, status=status))
+        now = self._clock()
+        replaces = current if step is Settle.CHANGED else None
+        new = new_approval(
+            binding, preview, bound, expires=now + self._ttl_s, replaces=replaces, asked=now
+        )
+        stored = await self._backend.put(slot, new, self._max_pending)
+        kind: OutcomeKind = "changed" if replaces is not None else "new"
+        return None if stored is None else Outcome(kind, stored)
+
+
+def visible(approval: Approval | None, person: str | None) -> Approval | None:
+    """:returns: ``approval`` if it is shown (it waits) to ``person`` (``None``: to whoever
+    holds the local page's link), else ``None``."""
+    if approval is None or not shown(approval.status):
+        return None
+    return approval if person is None or owned_by(approval, person) else None
+
+
+def decision(approval: Approval | None, *, approved: bool) -> Approval | None:
+    """:returns: ``approval`` as the decision leaves it
+    (:data:`~sevdesk_mcp.safety.approval_table.DECIDE`), or ``None`` where it is refused."""
+    status = decide(approval.status, approved=approved) if approval is not None else None
+    return replace(approval, status=status) if approval is not None and status else None
+
+
+class MemoryApprovals:
+    """The approvals of one process (:class:`ApprovalBackend`); every method holds its lock,
+    so what it compares and what it changes are one step.
+
+    :param clock: seconds since the epoch, by which expiry is judged.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._items: dict[str, Approval] = {}
+
+    async def current(self, binding: Binding) -> Slot:
+        """See :meth:`ApprovalBackend.current`."""
+        with self._lock:
+            return Slot(self._bound(binding))
+
+    async def put(self, slot: Slot, new: Approval, cap: int) -> Approval | None:
+        """See :meth:`ApprovalBackend.put`.
+
+        :raises TooManyApprovalsError: if ``cap`` of the holder already wait.
+        """
+        with self._lock:
+            if self._bound(new.binding) is not slot.approval:
+                return None
+            if slot.approval is not None:
+                del self._items[slot.approval.id]
+            waiting = self._holding(new.binding.holder)
+            if not has_room(len(waiting), cap):
+                raise too_many(cap, [a.reference for a in waiting])
+            taken = {a.reference for a in self._items.values()}
+            if new.reference in taken:
+                new = replace(new, reference=new_reference(taken))
+            self._items[new.id] = new
+            return new
+
+    async def take(self, slot: Slot) -> Status | None:
+        """See :meth:`ApprovalBackend.take`."""
+        with self._lock:
+            if slot.approval is None or not self._unchanged(slot.approval):
+                return None
+            del self._items[slot.approval.id]
+            return slot.approval.status
+
+    async def read(self, approval_id: str) -> Slot:
+        """See :meth:`ApprovalBackend.read`."""
+        return self.read_now(approval_id)
+
+    async def mark(self, slot: Slot, status: Status) -> bool:
+        """See :meth:`ApprovalBackend.mark`."""
+        return self.mark_now(slot, status)
+
+    async def holding(self, holder: str) -> list[Approval]:
+        """See :meth:`ApprovalBackend.holding`."""
+        with self._lock:
+            return self._holding(holder)
+
+    def read_now(self, approval_id: str) -> Slot:
+        """:meth:`read` for a caller without an event loop of this store (the page's thread)."""
+        with self._lock:
+            self._prune()
+            return Slot(self._items.get(approval_id))
+
+    def mark_now(self, slot: Slot, status: Status) -> bool:
+        """:meth:`mark` for a caller without an event loop of this store."""
+        with self._lock:
+            self._prune()
+            found = self._items.get(slot.approval.id) if slot.approval is not None else None
+            if found is None or found.status not in decidable():
+                return False
+            self._items[found.id] = replace(found, status=status)
+            return True
+
+    def _bound(self, binding: Binding) -> Approval | None:
+        self._prune()
+        return next((a for a in self._items.values() if a.binding == binding), None)
+
+    def _unchanged(self, approval: Approval) -> bool:
+        self._prune()
+        return self._items.get(approval.id) is approval
+
+    def _holding(self, holder: str) -> list[Approval]:
+        self._prune()
+        mine = (a for a in self._items.values() if a.binding.holder == holder)
+        return sorted((a for a in mine if shown(a.status)), key=lambda a: a.expires)
+
+    def _prune(self) -> None:
+        now = self._clock()
+        for approval_id in [k for k, a in self._items.items() if not live(a.expires, now)]:
+            del self._items[approval_id]
+
+
+class MemoryApprovalStore(Approvals):
+    """The approvals of one process (:class:`ApprovalStore`), with the local page's
+    synchronous :meth:`view_now` and :meth:`decide_now`.
 
     :param clock: seconds since the epoch (injectable for tests).
     """
@@ -202,52 +465,8 @@ class MemoryApprovalStore:
         ttl_s: float = APPROVAL_TTL_S,
         max_pending: int = MAX_PENDING,
     ) -> None:
-        self._clock = clock
-        self._ttl_s = ttl_s
-        self._max_pending = max_pending
-        self._lock = threading.Lock()
-        self._items: dict[str, Approval] = {}
-
-    async def settle(
-        self, binding: Binding, preview: Preview, basis: Basis | None = None
-    ) -> Outcome:
-        """See :meth:`ApprovalStore.settle`.
-
-        :raises TooManyApprovalsError: if five of the binding's person (or account) already
-            wait.
-        """
-        bound = basis if basis is not None else basis_of(preview, {})
-        with self._lock:
-            self._prune()
-            current = next((a for a in self._items.values() if a.binding == binding), None)
-            if current is None:
-                return Outcome("new", self._create(binding, preview, bound))
-            if current.basis.digest != bound.digest:
-                del self._items[current.id]
-                return Outcome("changed", self._create(binding, preview, bound, current))
-            if current.status != "pending":
-                del self._items[current.id]
-            return Outcome(current.status, current)
-
-    async def view(self, approval_id: str, person: str) -> Approval | None:
-        """See :meth:`ApprovalStore.view`."""
-        approval = self.view_now(approval_id)
-        return approval if approval is not None and owned_by(approval, person) else None
-
-    async def decide(self, approval_id: str, person: str, *, approved: bool) -> Approval | None:
-        """See :meth:`ApprovalStore.decide`."""
-        with self._lock:
-            self._prune()
-            approval = self._items.get(approval_id)
-            if approval is None or not owned_by(approval, person):
-                return None
-            return self._decide(approval, approved=approved)
-
-    async def waiting(self, person: str) -> list[Approval]:
-        """See :meth:`ApprovalStore.waiting`."""
-        with self._lock:
-            self._prune()
-            return self._waiting(f"person:{person}") if person else []
+        self._memory = MemoryApprovals(clock)
+        super().__init__(self._memory, clock, ttl_s=ttl_s, max_pending=max_pending)
 
     def view_now(self, approval_id: str) -> Approval | None:
         """The local page's :meth:`view`, for a caller without an event loop of this store
@@ -255,66 +474,17 @@ class MemoryApprovalStore:
 
         :returns: the approval if it exists, is unexpired and still waits.
         """
-        with self._lock:
-            self._prune()
-            approval = self._items.get(approval_id)
-            return approval if approval is not None and approval.status == "pending" else None
+        return visible(self._memory.read_now(approval_id).approval, None)
 
     def decide_now(self, approval_id: str, *, approved: bool) -> Approval | None:
         """The local page's :meth:`decide` (see :meth:`view_now`).
 
         :returns: the decided approval, or ``None`` if it is unknown, expired or decided.
         """
-        with self._lock:
-            self._prune()
-            approval = self._items.get(approval_id)
-            return self._decide(approval, approved=approved) if approval is not None else None
-
-    def _decide(self, approval: Approval, *, approved: bool) -> Approval | None:
-        if approval.status != "pending":
-            return None
-        decided = replace(approval, status="approved" if approved else "declined")
-        self._items[approval.id] = decided
-        return decided
-
-    def _waiting(self, holder: str) -> list[Approval]:
-        return sorted(
-            (
-                a
-                for a in self._items.values()
-                if a.status == "pending" and a.binding.holder == holder
-            ),
-            key=lambda a: a.expires,
-        )
-
-    def _prune(self) -> None:
-        now = self._clock()
-        for approval_id in [k for k, a in self._items.items() if a.expires <= now]:
-            del self._items[approval_id]
-
-    def _create(
-        self, binding: Binding, preview: Preview, basis: Basis, replaces: Approval | None = None
-    ) -> Approval:
-        """:returns: a new approval, stored (for ``replaces``, see :func:`new_approval`).
-
-        :raises TooManyApprovalsError: if ``max_pending`` of the binding's person (or
-            account) already wait.
-        """
-        waiting = self._waiting(binding.holder)
-        if len(waiting) >= self._max_pending:
-            raise too_many(self._max_pending, [a.reference for a in waiting])
-        now = self._clock()
-        approval = new_approval(
-            binding,
-            preview,
-            basis,
-            expires=now + self._ttl_s,
-            taken={a.reference for a in self._items.values()},
-            replaces=replaces,
-            asked=now,
-        )
-        self._items[approval.id] = approval
-        return approval
+        slot = self._memory.read_now(approval_id)
+        decided = decision(visible(slot.approval, None), approved=approved)
+        ok = decided is not None and self._memory.mark_now(slot, decided.status)
+        return decided if ok else None
 
 
 def new_approval(  # noqa: PLR0913 - the parts of a new approval

@@ -48,35 +48,27 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Final, NamedTuple
 
 import msgspec
 
-from sevdesk_mcp.errors import StateUnavailableError
+from sevdesk_mcp.safety.approval_table import STATUSES, Status, decidable, kept, live
 from sevdesk_mcp.safety.approvals import (
     APPROVAL_TTL_S,
     MAX_PENDING,
     Approval,
+    Approvals,
     Binding,
-    Outcome,
-    Status,
-    new_approval,
-    owned_by,
+    Slot,
     too_many,
 )
-from sevdesk_mcp.safety.basis import Basis, basis_of
-from sevdesk_mcp.safety.preview import Preview
 from sevdesk_mcp.shared.redis import SharedState, as_bytes, guard
 
 log = logging.getLogger("sevdesk_mcp.shared")
 KIND: Final = "approval"
 BINDING_KIND: Final = "approval-binding"
 WAITING_KIND: Final = "approvals-waiting"
-ATTEMPTS: Final = 8
-BUSY: Final = (
-    "Other calls for this approval are being settled at the same moment; call the tool again "
-    "in a moment. Nothing was changed."
-)
+_STATUS: Final[dict[bytes, Status]] = {s.encode(): s for s in STATUSES}
 
 # True if ``value`` is one of ARGV[first..]: the tags of one value under each secret.
 _ONE_OF: Final = """
@@ -114,8 +106,9 @@ if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) en
 return {'ok'}
 """
 
-# KEYS: binding, approval. ARGV: expected binding value, then the tags of ``pending``. Uses
-# up a decided approval, once: {'used', the status as stored}; the server checks its tag.
+# KEYS: binding, approval. ARGV: expected binding value, then the tags of the statuses the
+# table keeps (approval_table.kept(): ``pending``). Uses up a decided approval, once:
+# {'used', the status as stored}; the server checks its tag.
 _CONSUME: Final = (
     _ONE_OF
     + """
@@ -128,8 +121,8 @@ return {'used', status}
 """
 )
 
-# KEYS: approval, waiting set. ARGV: the decision (tagged), the member, then the tags of
-# ``pending``. Decides a pending one, once.
+# KEYS: approval, waiting set. ARGV: the decision (tagged), the member, then the tags of the
+# statuses the table lets be decided (approval_table.decidable(): ``pending``). Decides once.
 _DECIDE: Final = (
     _ONE_OF
     + """
@@ -141,9 +134,179 @@ return 1
 )
 
 
-class RedisApprovalStore:
-    """The approvals of every instance (:class:`~sevdesk_mcp.safety.approvals.ApprovalStore`);
-    at most ``max_pending`` wait per person (per account without one).
+class RedisApprovals:
+    """The approvals of every instance (:class:`~sevdesk_mcp.safety.approvals.ApprovalBackend`):
+    each change one script that compares first.
+
+    :param state: the shared state.
+    :param clock: seconds since the epoch, by which an approval's expiry is judged (the
+        waiting set and the keys expire on Redis's clock).
+    """
+
+    def __init__(self, state: SharedState, *, ttl_s: float, clock: Callable[[], float]) -> None:
+        self._state = state
+        self._clock = clock
+        self._ttl_ms = int(ttl_s * 1000)
+        self._create = state.script(_CREATE)
+        self._consume = state.script(_CONSUME)
+        self._decide = state.script(_DECIDE)
+
+    async def current(self, binding: Binding) -> Slot:
+        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalBackend.current`; the token is
+        the binding's key, its pointer as read, the approval's key and its waiting-set member
+        (an approval behind a valid pointer that is for another binding is logged and absent).
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        binding_key = self._state.keys.key(BINDING_KIND, _canonical(binding))
+        async with guard():
+            pointer = await self._state.client.get(binding_key)
+        raw = as_bytes(pointer) if pointer is not None else None
+        target = self._state.seal.untag(binding_key, raw)
+        approval, member = None, b""
+        if target is not None:
+            approval, member = await self._read(target.decode())
+        if approval is not None and approval.binding != binding:
+            log.warning(
+                "the approval at %s is for another binding than %s; ignored", target, binding_key
+            )
+            approval, target = None, None
+        key = target.decode() if target is not None else ""
+        return Slot(approval, _Where(binding_key, raw or b"", key, member))
+
+    async def put(self, slot: Slot, new: Approval, cap: int) -> Approval | None:
+        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalBackend.put`.
+
+        :raises TooManyApprovalsError: if the cap of the binding's person (or account) is
+            reached.
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        binding_key, expected, old_key, old_member = _where(slot)
+        key = self._state.keys.key(KIND, new.id)
+        sealed = self._state.seal.seal(key, msgspec.json.encode(new))
+        keys = [binding_key, key, self._waiting_key(new.binding.holder), old_key or key]
+        tag = self._state.seal.tag
+        member = tag(keys[2], f"{new.reference}|{key.rpartition(':')[2]}".encode())
+        args: list[str | bytes | int] = [expected, self._ttl_ms, cap, member, sealed]
+        args += [tag(f"{key}#basis", new.basis.digest.encode()), old_member if old_key else b""]
+        args += [self._status(key, "pending"), tag(binding_key, key.encode())]
+        async with guard():
+            answer = await self._create(keys=keys, args=args)
+        head = _text(answer[0])
+        if head == "full":
+            entries = self._entries(keys[2], answer[1:])
+            raise too_many(cap, [e.partition("|")[0] for e in entries])
+        return new if head == "ok" else None
+
+    async def take(self, slot: Slot) -> Status | None:
+        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalBackend.take` (the script leaves
+        the table's :func:`~sevdesk_mcp.safety.approval_table.kept` statuses).
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        binding_key, expected, key, _ = _where(slot)
+        async with guard():
+            answer = await self._consume(
+                keys=[binding_key, key], args=[expected, *self._tags(key, kept())]
+            )
+        return self._used(key, answer)
+
+    async def read(self, approval_id: str) -> Slot:
+        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalBackend.read`; the token is the
+        approval's key and its waiting-set member.
+
+        :raises StateUnavailableError: if the shared state cannot be reached, or the record
+            does not open.
+        """
+        key = self._state.keys.key(KIND, approval_id)
+        approval, member = await self._read(key)
+        return Slot(approval, _Where("", b"", key, member))
+
+    async def mark(self, slot: Slot, status: Status) -> bool:
+        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalBackend.mark` (the script compares
+        with the tags of the table's :func:`~sevdesk_mcp.safety.approval_table.decidable`).
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        _, _, key, member = _where(slot)
+        if slot.approval is None:
+            return False
+        keys = [key, self._waiting_key(slot.approval.binding.holder)]
+        args = [self._status(key, status), member, *self._tags(key, decidable())]
+        async with guard():
+            done = await self._decide(keys=keys, args=args)
+        return int(done) == 1
+
+    async def holding(self, holder: str) -> list[Approval]:
+        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalBackend.holding` (the entries of
+        the holder's waiting set that pass their check; each still read from its record).
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        waiting_key = self._waiting_key(holder)
+        async with guard():
+            members = await self._state.client.zrange(waiting_key, 0, -1)
+        found: list[Approval] = []
+        for entry in self._entries(waiting_key, members):
+            digest = entry.rpartition("|")[2]
+            approval, _ = await self._read(self._state.keys.plain(KIND, digest))
+            if approval is not None:
+                found.append(approval)
+        return found
+
+    def _used(self, key: str, answer: Sequence[object]) -> Status | None:
+        """:returns: how the approval at ``key`` was decided, from what the consuming script
+        answered (``None``: not used up, or a status that fails its check)."""
+        if _text(answer[0]) != "used":
+            return None
+        status = _STATUS.get(self._state.seal.untag(f"{key}#status", as_bytes(answer[1])) or b"")
+        return status if status not in kept() else None
+
+    async def _read(self, key: str) -> tuple[Approval | None, bytes]:
+        """:returns: the approval at ``key`` with its status as stored, and its waiting-set
+        member as stored; ``None`` if there is none, it expired or its status fails the check.
+
+        :raises StateUnavailableError: if the shared state cannot be reached, or the record
+            does not open.
+        """
+        async with guard():
+            record, status, member = await self._state.client.hmget(
+                key, ["record", "status", "member"]
+            )
+        checked = self._state.seal.untag(
+            f"{key}#status", None if status is None else as_bytes(status)
+        )
+        found = _STATUS.get(checked or b"")
+        if record is None or found is None:
+            return None, b""
+        approval = self._state.seal.open_json(key, as_bytes(record), Approval)
+        if not live(approval.expires, self._clock()):
+            return None, b""
+        return replace(approval, status=found), as_bytes(member or b"")
+
+    def _status(self, key: str, status: Status) -> bytes:
+        """:returns: ``status`` tagged for the approval at ``key``."""
+        return self._state.seal.tag(f"{key}#status", status.encode())
+
+    def _tags(self, key: str, statuses: Iterable[Status]) -> list[bytes]:
+        """:returns: each of ``statuses`` tagged for the approval at ``key`` under each secret."""
+        return [t for s in statuses for t in self._state.seal.tags(f"{key}#status", s.encode())]
+
+    def _entries(self, waiting_key: str, members: Iterable[object]) -> list[str]:
+        """:returns: the entries (``<reference>|<digest>``) of a waiting set that pass their
+        check; forged ones are left out (and logged)."""
+        checked = (self._state.seal.untag(waiting_key, as_bytes(m)) for m in members)
+        return [entry.decode() for entry in checked if entry is not None]
+
+    def _waiting_key(self, holder: str) -> str:
+        """:returns: the waiting set of ``holder`` (:attr:`Binding.holder`)."""
+        return self._state.keys.key(WAITING_KIND, holder)
+
+
+class RedisApprovalStore(Approvals):
+    """The approvals of every instance (:class:`~sevdesk_mcp.safety.approvals.ApprovalStore`:
+    the table's rules over :class:`RedisApprovals`); at most ``max_pending`` wait per person
+    (per account without one).
 
     :param state: the shared state.
     :param clock: seconds since the epoch, by which an approval's expiry is judged (injectable
@@ -158,204 +321,23 @@ class RedisApprovalStore:
         max_pending: int = MAX_PENDING,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._state = state
-        self._clock = clock
-        self._ttl_s = ttl_s
-        self._max_pending = max_pending
-        self._create = state.script(_CREATE)
-        self._consume = state.script(_CONSUME)
-        self._decide = state.script(_DECIDE)
+        backend = RedisApprovals(state, ttl_s=ttl_s, clock=clock)
+        super().__init__(backend, clock, ttl_s=ttl_s, max_pending=max_pending)
 
-    async def settle(
-        self, binding: Binding, preview: Preview, basis: Basis | None = None
-    ) -> Outcome:
-        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalStore.settle`.
 
-        :raises TooManyApprovalsError: if five of the binding's person (or account) already
-            wait.
-        :raises StateUnavailableError: if the shared state cannot be reached, or the binding
-            stays contended.
-        """
-        bound = basis if basis is not None else basis_of(preview, {})
-        binding_key = self._state.keys.key(BINDING_KIND, _canonical(binding))
-        for _ in range(ATTEMPTS):
-            outcome = await self._settle_once(binding_key, binding, preview, bound)
-            if outcome is not None:
-                return outcome
-        raise StateUnavailableError(BUSY)
+class _Where(NamedTuple):
+    """Where a slot's approval stands in Redis, as fetched (a slot's token)."""
 
-    async def view(self, approval_id: str, person: str) -> Approval | None:
-        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalStore.view`.
+    binding_key: str  # "" for an approval read by its id
+    pointer: bytes  # the binding's pointer as read (b"": none)
+    key: str  # the approval's key ("": none)
+    member: bytes  # its waiting-set entry as stored
 
-        :raises StateUnavailableError: if the shared state cannot be reached.
-        """
-        found = await self._read(self._state.keys.key(KIND, approval_id))
-        if found is None or found[1] != "pending" or not owned_by(found[0], person):
-            return None
-        return found[0]
 
-    async def decide(self, approval_id: str, person: str, *, approved: bool) -> Approval | None:
-        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalStore.decide` (``person`` is
-        checked against the sealed record, which names who asked).
-
-        :raises StateUnavailableError: if the shared state cannot be reached.
-        """
-        key = self._state.keys.key(KIND, approval_id)
-        found = await self._read(key)
-        if found is None or found[1] != "pending" or not owned_by(found[0], person):
-            return None
-        approval, _, member = found
-        status: Status = "approved" if approved else "declined"
-        keys = [key, self._waiting_key(approval.binding.holder)]
-        args = [self._status(key, status), member, *self._pending(key)]
-        async with guard():
-            done = await self._decide(keys=keys, args=args)
-        return replace(approval, status=status) if int(done) == 1 else None
-
-    async def waiting(self, person: str) -> list[Approval]:
-        """See :meth:`~sevdesk_mcp.safety.approvals.ApprovalStore.waiting`.
-
-        :raises StateUnavailableError: if the shared state cannot be reached.
-        """
-        waiting_key = self._waiting_key(f"person:{person}")
-        async with guard():
-            members = await self._state.client.zrange(waiting_key, 0, -1)
-        found: list[Approval] = []
-        for entry in self._entries(waiting_key, members):
-            digest = entry.rpartition("|")[2]
-            read = await self._read(self._state.keys.plain(KIND, digest))
-            if read is not None and read[1] == "pending" and owned_by(read[0], person):
-                found.append(read[0])
-        return sorted(found, key=lambda a: a.expires)
-
-    async def _settle_once(
-        self, binding_key: str, binding: Binding, preview: Preview, bound: Basis
-    ) -> Outcome | None:
-        async with guard():
-            pointer = await self._state.client.get(binding_key)
-        expected = as_bytes(pointer) if pointer is not None else b""
-        target, current = await self._current(binding_key, pointer, binding)
-        if current is None:
-            new = self._new(binding, preview, bound)
-            done = await self._store(binding_key, expected, new, old=(target, b""))
-            return Outcome("new", new) if done else None
-        approval, status, member = current
-        if approval.basis.digest != bound.digest:
-            new = self._new(binding, preview, bound, replaces=approval)
-            done = await self._store(binding_key, expected, new, old=(target, member))
-            return Outcome("changed", new) if done else None
-        if status == "pending":
-            return Outcome("pending", approval)
-        args = [expected, *self._pending(target)]
-        async with guard():
-            used = await self._consume(keys=[binding_key, target], args=args)
-        kind = self._used(target, used)
-        if kind is None:
-            return None
-        used_up = replace(approval, status=kind)
-        return Outcome("approved" if kind == "approved" else "declined", used_up)
-
-    async def _current(
-        self, binding_key: str, pointer: object, binding: Binding
-    ) -> tuple[str, tuple[Approval, str, bytes] | None]:
-        """:returns: the approval key a binding's pointer names (``""``: none, or a pointer
-        that fails its check) and the approval there, if it is live and for ``binding``.
-
-        :raises StateUnavailableError: if the shared state cannot be reached.
-        """
-        raw = as_bytes(pointer) if pointer is not None else None
-        target = self._state.seal.untag(binding_key, raw)
-        if target is None:
-            return "", None
-        key = target.decode()
-        current = await self._read(key)
-        if current is not None and current[0].binding != binding:
-            log.warning(
-                "the approval at %s is for another binding than %s; ignored", key, binding_key
-            )
-            return "", None
-        return key, current
-
-    def _used(self, key: str, answer: Sequence[object]) -> Status | None:
-        """:returns: how the approval at ``key`` was decided, from what the consuming script
-        answered (``None``: not used up, or a status that fails its check)."""
-        if _text(answer[0]) != "used":
-            return None
-        status = self._state.seal.untag(f"{key}#status", as_bytes(answer[1]))
-        if status == b"approved":
-            return "approved"
-        return "declined" if status == b"declined" else None
-
-    def _new(
-        self, binding: Binding, preview: Preview, basis: Basis, replaces: Approval | None = None
-    ) -> Approval:
-        now = self._clock()
-        expires = now + self._ttl_s
-        return new_approval(binding, preview, basis, expires=expires, replaces=replaces, asked=now)
-
-    async def _store(
-        self, binding_key: str, expected: bytes, new: Approval, *, old: tuple[str, bytes]
-    ) -> bool:
-        """:returns: whether ``new`` was stored (``False``: the binding changed meanwhile).
-
-        :raises TooManyApprovalsError: if the cap of the binding's person (or account) is
-            reached.
-        """
-        key = self._state.keys.key(KIND, new.id)
-        sealed = self._state.seal.seal(key, msgspec.json.encode(new))
-        ttl_ms = int(self._ttl_s * 1000)
-        keys = [binding_key, key, self._waiting_key(new.binding.holder), old[0] or key]
-        tag = self._state.seal.tag
-        member = tag(keys[2], f"{new.reference}|{key.rpartition(':')[2]}".encode())
-        args: list[str | bytes | int] = [expected, ttl_ms, self._max_pending, member, sealed]
-        args += [tag(f"{key}#basis", new.basis.digest.encode()), old[1]]
-        args += [self._status(key, "pending"), tag(binding_key, key.encode())]
-        async with guard():
-            answer = await self._create(keys=keys, args=args)
-        head = _text(answer[0])
-        if head == "full":
-            entries = self._entries(keys[2], answer[1:])
-            raise too_many(self._max_pending, [e.partition("|")[0] for e in entries])
-        return head == "ok"
-
-    async def _read(self, key: str) -> tuple[Approval, str, bytes] | None:
-        """:returns: the approval at ``key``, its status and its waiting-set member as stored;
-        ``None`` if there is none, it expired or its status fails the check.
-
-        :raises StateUnavailableError: if the shared state cannot be reached, or the record
-            does not open.
-        """
-        async with guard():
-            record, status, member = await self._state.client.hmget(
-                key, ["record", "status", "member"]
-            )
-        checked = self._state.seal.untag(
-            f"{key}#status", None if status is None else as_bytes(status)
-        )
-        if record is None or checked is None:
-            return None
-        approval = self._state.seal.open_json(key, as_bytes(record), Approval)
-        if approval.expires <= self._clock():
-            return None
-        return approval, checked.decode(), as_bytes(member or b"")
-
-    def _status(self, key: str, status: Status) -> bytes:
-        """:returns: ``status`` tagged for the approval at ``key``."""
-        return self._state.seal.tag(f"{key}#status", status.encode())
-
-    def _pending(self, key: str) -> tuple[bytes, ...]:
-        """:returns: ``pending`` tagged for the approval at ``key`` under each secret."""
-        return self._state.seal.tags(f"{key}#status", b"pending")
-
-    def _entries(self, waiting_key: str, members: Iterable[object]) -> list[str]:
-        """:returns: the entries (``<reference>|<digest>``) of a waiting set that pass their
-        check; forged ones are left out (and logged)."""
-        checked = (self._state.seal.untag(waiting_key, as_bytes(m)) for m in members)
-        return [entry.decode() for entry in checked if entry is not None]
-
-    def _waiting_key(self, holder: str) -> str:
-        """:returns: the waiting set of ``holder`` (:attr:`Binding.holder`)."""
-        return self._state.keys.key(WAITING_KIND, holder)
+def _where(slot: Slot) -> _Where:
+    if not isinstance(slot.token, _Where):
+        raise TypeError("an approval slot of another backend")  # a wiring error
+    return slot.token
 
 
 def _canonical(binding: Binding) -> str:

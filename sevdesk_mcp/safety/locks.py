@@ -12,7 +12,8 @@ in the shared state when several instances serve one account, as leases renewed 
 :meth:`LockStore.hold` yields a :class:`Held` handle whose :meth:`Held.begin` the write flow
 awaits right before ``execute``: a holder whose lease was lost (its process stalled past the
 lease and another instance took the lock) is refused there, before anything is sent. In this
-process a lock cannot be lost, and :meth:`Held.begin` always passes.
+process a lock cannot be lost, and :meth:`Held.begin` always passes. The rules of both are
+:mod:`~sevdesk_mcp.safety.lock_table`'s (in this process a lock is only free or held).
 
 Right before ``execute`` the write flow calls :meth:`Held.begin` instead (the same check, and the
 shared store marks the records "sending since, call id"); once the outcome is known it calls

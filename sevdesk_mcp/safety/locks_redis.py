@@ -22,6 +22,9 @@ account and record, taken in sorted order), held across instances behind a load 
   SIGKILL, a lost machine; or its outcome stayed unknown) is an earlier attempt whose outcome on
   that record is unknown (:attr:`Lease.earlier`), which the write flow tells the human about.
 
+Every decision (take or wait, send or refuse, which marks release clears) is the rule of
+:mod:`~sevdesk_mcp.safety.lock_table`; the scripts compare and set as it says.
+
 Every value here that decides something is tagged (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`: an
 HMAC under a key derived from the server secret, bound to the key name): the owner id in a lock,
 and the whole mark. A lock whose owner fails the check (written by someone without the secret)
@@ -62,6 +65,7 @@ import anyio
 import msgspec
 
 from sevdesk_mcp.errors import StateUnavailableError, ToolError, WriteRefusedError
+from sevdesk_mcp.safety.lock_table import clearing, sends, takeover_flags
 from sevdesk_mcp.safety.locks import Earlier
 from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.shared.redis import SharedState, guard
@@ -90,16 +94,17 @@ BUSY: Final = (
 )
 
 # KEYS: lock, fence, mark. ARGV: tagged owner, lease ms, fence ttl ms, a value found forged
-# or ''. {0, the lock's value} if taken; {fence, the mark or ''} once held. A value found
-# forged is taken over only if it has a lifetime the server never gives a lock (none, or
-# longer than a lease): one within a lease may be a genuine lock tagged under a secret this
-# instance does not know yet (a rotation in progress), so it is waited for like any other.
+# or '', then the forged row of lock_table.ACQUIRE as flags for the lifetimes none, lease,
+# longer (lock_table.takeover_flags(): '1' takes over). {0, the lock's value} if taken;
+# {fence, the mark or ''} once held. A genuine lock is always waited for (its row is all
+# WAIT); the lifetime is classified as lock_table.lifetime() does.
 ACQUIRE: Final = """
 local held = redis.call('GET', KEYS[1])
 if held then
   if held ~= ARGV[4] then return {0, held} end
-  local left = redis.call('PTTL', KEYS[1])
-  if left >= 0 and left <= tonumber(ARGV[2]) then return {0, held} end
+  local left, life = redis.call('PTTL', KEYS[1]), 7
+  if left < 0 then life = 5 elseif left <= tonumber(ARGV[2]) then life = 6 end
+  if ARGV[life] ~= '1' then return {0, held} end
 end
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local clock = redis.call('TIME')
@@ -197,9 +202,8 @@ class Lease(Undisclosed, msgspec.Struct):
             mine = [self.seal.tag(key, mark).decode("ascii") for key in self.marks]
             args: list[str | int] = [self.lease_ms, FENCE_TTL_S * 1000, *self.values, *mine]
             async with guard():
-                self.lost = (
-                    int(await self.scripts.begin(keys=self.keys + self.marks, args=args)) > 0
-                )
+                lost = int(await self.scripts.begin(keys=self.keys + self.marks, args=args))
+            self.lost = not sends(lost)
             self.mine = [] if self.lost else mine
         if self.lost:
             raise WriteRefusedError(LOST.format(lease=self.lease_ms / 1000))
@@ -213,10 +217,11 @@ class Lease(Undisclosed, msgspec.Struct):
         self.acknowledged = True
 
     def clearing(self) -> list[str]:
-        """:returns: for each lock, the mark release deletes (``""`` keeps it)."""
-        if self.mine:
-            return self.mine if self.settled else [""] * len(self.keys)
-        return self.found if self.acknowledged else [""] * len(self.keys)
+        """:returns: for each lock, the mark release deletes (``""`` keeps it), by
+        :data:`~sevdesk_mcp.safety.lock_table.CLEAR`."""
+        began = bool(self.mine)
+        which = clearing(began=began, settled=self.settled, acknowledged=self.acknowledged)
+        return {"mine": self.mine, "found": self.found}.get(which, [""] * len(self.keys))
 
     def took(self, keys: tuple[str, str], value: str, fence: int, mark: bytes) -> None:
         """Record a lock just taken (``keys``: the lock's and its mark's; ``mark``: the
@@ -337,6 +342,7 @@ class RedisRecordLocks:
         tagged = self._state.seal.tag(key, owner.encode("ascii")).decode("ascii")
         while True:
             args: list[str | int | bytes] = [tagged, self._lease_ms, FENCE_TTL_S * 1000, forged]
+            args += takeover_flags()
             async with guard():
                 fence, found = await self._scripts.acquire(
                     keys=[key, fence_key, mark_key], args=args
@@ -362,7 +368,7 @@ class RedisRecordLocks:
         while not lease.lost:
             await anyio.sleep(self._renew_s)
             try:
-                lease.lost = await lease.renew() > 0
+                lease.lost = not sends(await lease.renew())
             except StateUnavailableError:
                 log.warning("record locks: the shared state did not answer a renewal")
             except Exception:

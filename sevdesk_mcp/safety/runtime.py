@@ -9,77 +9,23 @@ the HTTP stack's page listener).
 
 The nonces, approvals and record locks are seams: the defaults keep them in this process; with
 the shared state (several HTTP instances) the composition root injects the Redis stores
-(:mod:`sevdesk_mcp.safety.nonces_redis`, :mod:`sevdesk_mcp.safety.approvals_redis`).
+(:mod:`sevdesk_mcp.safety.nonces_redis`, :mod:`sevdesk_mcp.safety.approvals_redis`); the
+nonces' seam is :mod:`sevdesk_mcp.safety.nonces`.
 """
 
 from __future__ import annotations
 
-import secrets
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING
 
 from sevdesk_mcp.safety.approvals import ApprovalStore, MemoryApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.locks import LockStore, RecordLocks
+from sevdesk_mcp.safety.nonces import MemoryNonceStore, NonceStore
 from sevdesk_mcp.safety.open_url import open_url
 
 if TYPE_CHECKING:
     from sevdesk_mcp.safety.approval_local import Pages
-
-NONCE_TTL_S: Final = 600.0
-MAX_NONCES: Final = 10_000
-NONCE_BYTES: Final = 16
-
-
-class NonceStore(Protocol):
-    """Single-use nonces of sealed request states, with a lifetime of :data:`NONCE_TTL_S`."""
-
-    async def issue(self) -> str:
-        """:returns: a new nonce, valid for 10 minutes.
-
-        :raises StateUnavailableError: if the shared state cannot be reached.
-        """
-        ...
-
-    async def consume(self, nonce: object) -> bool:
-        """:returns: whether ``nonce`` was issued, unexpired and unused; it is used up now
-        (once, also when two instances consume it at the same moment).
-
-        :raises StateUnavailableError: if the shared state cannot be reached.
-        """
-        ...
-
-
-class MemoryNonceStore:
-    """The nonces of one process; the oldest are dropped beyond :data:`MAX_NONCES`."""
-
-    def __init__(
-        self, clock: Callable[[], float] = time.monotonic, *, ttl_s: float = NONCE_TTL_S
-    ) -> None:
-        self._clock = clock
-        self._ttl_s = ttl_s
-        self._lock = threading.Lock()
-        self._expiry: OrderedDict[str, float] = OrderedDict()
-
-    async def issue(self) -> str:
-        """See :meth:`NonceStore.issue`."""
-        nonce = secrets.token_urlsafe(NONCE_BYTES)
-        with self._lock:
-            self._expiry[nonce] = self._clock() + self._ttl_s
-            while len(self._expiry) > MAX_NONCES:
-                self._expiry.popitem(last=False)
-        return nonce
-
-    async def consume(self, nonce: object) -> bool:
-        """See :meth:`NonceStore.consume`."""
-        if not isinstance(nonce, str):
-            return False
-        with self._lock:
-            expiry = self._expiry.pop(nonce, None)
-        return expiry is not None and expiry >= self._clock()
 
 
 class SafetyRuntime:

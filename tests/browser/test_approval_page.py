@@ -85,7 +85,7 @@ async def test_every_answer_carries_the_security_headers(
     assert f"'sha256-{digest}'" in page.response.headers["content-security-policy"]
     cookie = page.response.headers["set-cookie"]
     assert re.fullmatch(
-        r"sevdesk_approval_\w{5}=[\w-]{43}; Path=/; HttpOnly; SameSite=Strict; Max-Age=600",
+        r"sevdesk_approval_\w{5}=[\w-]{43}; Path=/; Max-Age=600; HttpOnly; SameSite=Strict",
         cookie,
     )
 

@@ -189,7 +189,7 @@ async def test_a_sixth_waiting_approval_is_refused_until_one_is_settled(
 def _waiting(store: object) -> list[Approval]:
     """:returns: the approvals waiting in this process (stdio: one principal, no person)."""
     assert isinstance(store, MemoryApprovalStore)
-    return store._waiting(Binding("", "", "").holder)
+    return store._memory._holding(Binding("", "", "").holder)
 
 
 async def test_a_dry_run_never_creates_an_approval() -> None:

@@ -13,17 +13,12 @@ import msgspec
 import pytest
 
 from sevdesk_mcp.cli import approval_pages
-from sevdesk_mcp.http.pages import PAGE_LIMITS, PageServer
+from sevdesk_mcp.http.approval_page import ApprovalSite, cookie_name
+from sevdesk_mcp.http.kit.approval import preview_html
+from sevdesk_mcp.http.kit.headers import LOCAL_HEADERS
+from sevdesk_mcp.http.pages import PAGE_LIMITS, PageServer, Request, Response
 from sevdesk_mcp.safety import open_url as opener
 from sevdesk_mcp.safety.approval_local import Pages, PageServerError, SharedPages
-from sevdesk_mcp.safety.approval_page import (
-    SECURITY_HEADERS,
-    ApprovalSite,
-    Request,
-    Response,
-    cookie_name,
-    preview_html,
-)
 from sevdesk_mcp.safety.approvals import Binding, MemoryApprovalStore
 from sevdesk_mcp.safety.preview import Fact, Preview
 from tests.clock import Clock
@@ -39,7 +34,7 @@ LONG_DEADLINE_S = 10 * HANG_GUARD_S  # a server deadline no request here reaches
 class Echo:
     """A page app that answers with the method, the body's length and the target."""
 
-    headers = SECURITY_HEADERS
+    headers = LOCAL_HEADERS
     max_body_bytes = 64
 
     def handle(self, request: Request) -> Response:
@@ -220,11 +215,11 @@ def test_the_process_shares_one_page_listener() -> None:
 def test_shared_pages_make_one_site_and_one_listener_and_start_it_each_time() -> None:
     made: list[Listener] = []
 
-    def serve(app: object) -> Listener:
+    def make() -> Pages:
         made.append(Listener())
-        return made[-1]
+        return Pages(ApprovalSite(), made[-1])
 
-    shared = SharedPages(serve)
+    shared = SharedPages(make)
     first, second = shared(), shared()
     assert first is second and isinstance(first, Pages) and len(made) == 1
     assert made[0].starts == 2 and first.link("F" * 43) == f"http://127.0.0.1:9/a/{'F' * 43}"

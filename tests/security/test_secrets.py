@@ -28,6 +28,7 @@ from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config, load_token
 from sevdesk_mcp.fake import FakeSevdesk
 from sevdesk_mcp.http.oauth.consent_page import ConsentView
+from sevdesk_mcp.http.pages import Request as PageRequest
 from sevdesk_mcp.http.settings import HttpSettings, load_http_settings
 from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.mcp.app import McpApp
@@ -40,7 +41,6 @@ from sevdesk_mcp.mcp.types import (
     JsonObject,
     ToolResult,
 )
-from sevdesk_mcp.safety.approval_page import Request as PageRequest
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.redact import FRAGMENT_CHARS, MASK, RedactingFilter, Redactor
 from sevdesk_mcp.safety.tiers import Tier
@@ -413,7 +413,7 @@ def test_the_sealing_key_is_known_to_the_redactor() -> None:
 
 @pytest.mark.threat("F02")
 def test_the_browser_approval_page_never_shows_a_secret() -> None:
-    from sevdesk_mcp.safety.approval_page import preview_html
+    from sevdesk_mcp.http.kit.approval import preview_html
     from sevdesk_mcp.safety.preview import Fact, Preview
     from sevdesk_mcp.safety.redact import REDACTOR
 
@@ -469,8 +469,8 @@ def test_values_holding_file_content_or_lock_tokens_keep_them_out_of_their_repr(
     tmp_path: Path,
 ) -> None:
     from sevdesk_mcp.domain.reports.exports import ExportFile
+    from sevdesk_mcp.http.pages import Response as PageResponse
     from sevdesk_mcp.http.web.multipart import Part
-    from sevdesk_mcp.safety.approval_page import Response as PageResponse
     from sevdesk_mcp.safety.files import LocalFile
     from sevdesk_mcp.safety.locks_redis import Lease
     from sevdesk_mcp.safety.transfers import Upload

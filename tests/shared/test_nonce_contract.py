@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
+from sevdesk_mcp.safety.nonces import MemoryNonceStore, NonceStore
 from sevdesk_mcp.safety.nonces_redis import RedisNonceStore
-from sevdesk_mcp.safety.runtime import MemoryNonceStore, NonceStore
 from sevdesk_mcp.shared.redis import SharedState, open_state
 
 pytestmark = pytest.mark.anyio

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
+from sevdesk_mcp.safety.nonces import NONCE_TTL_S, MemoryNonceStore
 from sevdesk_mcp.safety.preview import MAX_PREVIEW_CHARS, Fact, Preview, digest, render
-from sevdesk_mcp.safety.runtime import NONCE_TTL_S, MemoryNonceStore
 
 
 def test_the_preview_is_capped_with_a_marker_but_hashed_in_full() -> None:

@@ -10,7 +10,7 @@ module                                              what
 ``store``                                           ``GrantStore`` and its file implementation
 ``redis_store``                                     the grant store on Redis (several instances)
 ``metadata``                                        RFC 9728 and RFC 8414 documents
-``forms``                                           strict form parsing, JSON answers
+``forms``                                           the kit's form reader as OAuth errors, JSON
 ``clients``                                         client resolution, redirect matching
 ``cimd``                                            Client ID Metadata Documents, SSRF guard
 ``register``                                        dynamic client registration (RFC 7591)

@@ -25,15 +25,12 @@ from urllib.parse import urlencode, urlsplit
 
 from sevdesk_mcp.errors import OAuthError
 from sevdesk_mcp.http.connection import Exchange
+from sevdesk_mcp.http.kit.forms import cookie_attributes as page_cookie
+from sevdesk_mcp.http.kit.lang import Lang, lang_of, other_lang
+from sevdesk_mcp.http.kit.page import send_html
 from sevdesk_mcp.http.oauth.claims import AuthRequest, encode
 from sevdesk_mcp.http.oauth.clients import Client
-from sevdesk_mcp.http.oauth.consent_page import (
-    HTML_TYPE,
-    ConsentView,
-    Lang,
-    consent_page,
-    error_page,
-)
+from sevdesk_mcp.http.oauth.consent_page import ConsentView, consent_page, error_page
 from sevdesk_mcp.http.oauth.core import AuthServer, tiers_of
 from sevdesk_mcp.http.oauth.forms import parse_params
 from sevdesk_mcp.http.oauth.redirects import redirect_matches
@@ -51,13 +48,6 @@ def cookie_name(server: AuthServer) -> str:
     return SECURE_COOKIE if server.site.https else COOKIE
 
 
-def pick_lang(asked: str | None, accept_language: str | None) -> Lang:
-    """:returns: ``de`` or ``en``: as asked, else as the browser prefers (English otherwise)."""
-    if asked in ("de", "en"):
-        return "de" if asked == "de" else "en"
-    return "de" if (accept_language or "").strip().lower().startswith("de") else "en"
-
-
 def csrf_token(server: AuthServer, nonce: str) -> str:
     """:returns: the CSRF token of the consent cookie ``nonce``."""
     return base64.urlsafe_b64encode(server.sealer.mac(nonce.encode())).decode().rstrip("=")
@@ -66,13 +56,13 @@ def csrf_token(server: AuthServer, nonce: str) -> str:
 async def authorize_get(server: AuthServer, exchange: Exchange) -> None:
     """Serve ``GET /authorize`` (see the module docstring)."""
     request = exchange.request
-    lang = pick_lang(None, request.headers.get("accept-language"))
+    lang = lang_of(request.headers)
     try:
         params = parse_params(request.query)
-        lang = pick_lang(params.get("lang"), request.headers.get("accept-language"))
+        lang = lang_of(request.headers, params.get("lang"))
         client, redirect_uri = await client_and_redirect(server, params)
     except OAuthError as exc:
-        await send_page(exchange, 400, error_page(exc.description, lang))
+        await send_html(exchange, 400, error_page(exc.description, lang))
         return
     try:
         checked = check_request(server, params, client, redirect_uri)
@@ -83,7 +73,7 @@ async def authorize_get(server: AuthServer, exchange: Exchange) -> None:
     sealed = server.sealer.seal("authreq", encode(_bind(checked, nonce, server.now())))
     view = consent_view(server, checked, (sealed, csrf_token(server, nonce)), lang)
     cookie = f"{cookie_name(server)}={nonce}; {cookie_attributes(server, CONSENT_TTL_S)}"
-    await send_page(exchange, 200, consent_page(view, lang), (("set-cookie", cookie),))
+    await send_html(exchange, 200, consent_page(view, lang), (("set-cookie", cookie),))
 
 
 async def client_and_redirect(server: AuthServer, params: dict[str, str]) -> tuple[Client, str]:
@@ -157,7 +147,6 @@ def consent_view(
     if client_host is None:
         client_host = "registered client" if lang == "en" else "registrierter Client"
     offered = tuple(sorted(server.allowed))
-    other: Lang = "en" if lang == "de" else "de"
     return ConsentView(
         client_name=request.client_name,
         client_host=client_host,
@@ -167,7 +156,7 @@ def consent_view(
         csrf=csrf,
         offered=offered,
         checked=frozenset(Tier.parse(t) for t in request.tiers),
-        other_lang_url=f"/authorize?{_with_lang(request, other)}",
+        other_lang_url=f"/authorize?{_with_lang(request, other_lang(lang))}",
         error=error,
     )
 
@@ -188,9 +177,8 @@ def _with_lang(request: AuthRequest, lang: Lang) -> str:
 
 
 def cookie_attributes(server: AuthServer, max_age_s: int) -> str:
-    """:returns: the consent cookie's attributes."""
-    secure = "; Secure" if server.site.https else ""
-    return f"Path=/; Max-Age={max_age_s}; HttpOnly; SameSite=Strict{secure}"
+    """:returns: the consent cookie's attributes (a page cookie of the kit)."""
+    return page_cookie(max_age_s, https=server.site.https)
 
 
 def redirect_url(redirect_uri: str, params: dict[str, str]) -> str:
@@ -223,10 +211,3 @@ async def redirect(
     included by the caller) and ``iss``."""
     full = {**params, "iss": server.issuer}
     await exchange.respond(303, [("location", redirect_url(redirect_uri, full)), *headers])
-
-
-async def send_page(
-    exchange: Exchange, status: int, page: bytes, headers: tuple[tuple[str, str], ...] = ()
-) -> None:
-    """Answer an HTML page."""
-    await exchange.respond(status, [("content-type", HTML_TYPE), *headers], page)

@@ -1,7 +1,7 @@
-"""The consent page and the authorization error page, in German and English.
+"""The consent page and the authorization error page, in German and English, on the page kit
+(``http.kit``: the shell, the one stylesheet and CSP, the escaper, the language, the token field).
 
-No scripts; the one style block is allowed by its hash (:data:`CSP`, sent on every answer of
-OAuth mode). Everything that comes from a client (its name, its hosts) is HTML-escaped and shown
+No scripts. Everything that comes from a client (its name, its hosts) is HTML-escaped and shown
 as data, each hidden character (bidi controls, invisible ones) as ``<U+XXXX>`` (``names``). The
 page is a plain form: a label for every field, the language in ``<html lang>``, and buttons that
 say what they do.
@@ -9,38 +9,18 @@ say what they do.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
-from typing import ClassVar, Final, Literal
+from typing import ClassVar, Final
 
 import msgspec
 
+from sevdesk_mcp.http.kit.lang import Lang, other_lang
+from sevdesk_mcp.http.kit.page import document, e
+from sevdesk_mcp.http.kit.token import token_field
 from sevdesk_mcp.http.oauth.names import visible
 from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.safety.tiers import Tier
 
-Lang = Literal["de", "en"]
-
-STYLE: Final = (
-    "body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;"
-    "color:#1b1b1b;background:#fff}"
-    "label{display:block;font-weight:600;margin-top:1rem}"
-    "input[type=password]{width:100%;font-size:1rem;padding:.5rem;box-sizing:border-box}"
-    "fieldset{margin-top:1.5rem;border:1px solid #888}"
-    "fieldset label{font-weight:400;margin-top:.4rem}"
-    ".error{border:2px solid #b3261e;background:#fdecea;padding:.5rem 1rem}"
-    ".note{color:#444;font-size:.9rem}"
-    ".actions{display:flex;gap:1rem;margin-top:2rem}"
-    "button{font-size:1.1rem;padding:.6rem 1.4rem;cursor:pointer}"
-    ".allow{background:#1b5e20;color:#fff;border:0}"
-    ".deny{background:#fff;color:#1b1b1b;border:2px solid #555}"
-)
-_STYLE_HASH: Final = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
-CSP: Final = (
-    f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'"
-)
-HTML_TYPE: Final = "text/html; charset=utf-8"
+__all__ = ["TEXT", "ConsentView", "Lang", "consent_page", "error_page"]
 
 TEXT: Final[dict[Lang, dict[str, str]]] = {
     "en": {
@@ -124,27 +104,25 @@ def consent_page(view: ConsentView, lang: Lang) -> bytes:
     back = t["back"].format(redirect=f"<strong>{_shown(view.redirect_host)}</strong>")
     parts = [
         f"<h1>{t['title']}</h1>",
-        f'<p><a href="{_e(view.other_lang_url)}" hreflang="{_other(lang)}">{t["other"]}</a></p>',
+        f'<p><a href="{e(view.other_lang_url)}" hreflang="{other_lang(lang)}">{t["other"]}</a></p>',
         f"<p>{t['asks'].format(client=f'<strong>{client}</strong>', host=host)}"
         f"</p><p>{back}{' ' + t['local'] if view.redirect_local else ''}</p>",
     ]
     if view.error is not None:
-        parts.append(f'<p class="error" role="alert">{_e(view.error)}</p>')
+        parts.append(f'<p class="error" role="alert">{e(view.error)}</p>')
     parts += [
         '<form method="post" action="/authorize">',
-        f'<input type="hidden" name="request" value="{_e(view.request)}">',
-        f'<input type="hidden" name="csrf" value="{_e(view.csrf)}">',
+        f'<input type="hidden" name="request" value="{e(view.request)}">',
+        f'<input type="hidden" name="csrf" value="{e(view.csrf)}">',
         f'<input type="hidden" name="lang" value="{lang}">',
-        f'<label for="token">{t["token"]}</label>',
-        '<input type="password" id="token" name="sevdesk_token" required autocomplete="off" '
-        'spellcheck="false" aria-describedby="token-help">',
-        f'<p class="note" id="token-help">{t["token_help"]}</p>',
+        token_field(t["token"], t["token_help"]),
         f"<fieldset><legend>{t['tiers'].format(client=client)}</legend>",
         *(_tier_box(tier, tier in view.checked, t) for tier in view.offered),
         "</fieldset>",
         '<div class="actions">',
-        f'<button class="allow" type="submit" name="decision" value="allow">{t["allow"]}</button>',
-        f'<button class="deny" type="submit" name="decision" value="deny" formnovalidate>'
+        f'<button class="primary" type="submit" name="decision" value="allow">{t["allow"]}'
+        "</button>",
+        f'<button class="secondary" type="submit" name="decision" value="deny" formnovalidate>'
         f"{t['deny']}</button></div></form>",
     ]
     return _page(lang, t["title"], parts)
@@ -170,22 +148,9 @@ def _tier_box(tier: Tier, checked: bool, t: dict[str, str]) -> str:
 
 
 def _page(lang: Lang, title: str, parts: list[str]) -> bytes:
-    head = (
-        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title><style>{STYLE}</style></head><body><main>"
-    )
-    return (head + "\n".join(parts) + "</main></body></html>").encode("utf-8")
-
-
-def _other(lang: Lang) -> Lang:
-    return "en" if lang == "de" else "de"
-
-
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+    return document(lang, title, "\n".join(parts))
 
 
 def _shown(text: str) -> str:
     """:returns: client text for the page: hidden characters visible, then HTML-escaped."""
-    return _e(visible(text))
+    return e(visible(text))

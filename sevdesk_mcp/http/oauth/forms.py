@@ -1,7 +1,8 @@
 """Strict parsing of OAuth requests and the shape of OAuth answers.
 
 - A form (or query) repeating a parameter is refused with ``invalid_request`` (RFC 6749 3.1,
-  O07); so is one that is not UTF-8, holds too many fields, or a value with a control character.
+  O07); so is one that is not UTF-8, holds too many fields, or a value with a control character
+  (the page kit's one reader, ``http.kit.forms``, with its messages).
 - ``/token`` and ``/revoke`` take ``application/x-www-form-urlencoded`` only (O13).
 - Every JSON answer carries ``Cache-Control: no-store`` (the base headers) and ``Pragma:
   no-cache``; OAuth errors carry ``error`` and ``error_description``.
@@ -11,67 +12,49 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Mapping
 from typing import Final
-from urllib.parse import parse_qsl, unquote
+from urllib.parse import unquote
 
 import msgspec
 
-from sevdesk_mcp.errors import OAuthError
+from sevdesk_mcp.errors import FormError, OAuthError
 from sevdesk_mcp.http.connection import Exchange
+from sevdesk_mcp.http.kit.forms import params
+from sevdesk_mcp.http.kit.forms import read_form as kit_read_form
 from sevdesk_mcp.http.messages import JSON_TYPE, HeaderList, Headers
 
-FORM_TYPE: Final = "application/x-www-form-urlencoded"
-MAX_FIELDS: Final = 32
-MAX_VALUE_CHARS: Final = 4096
 CORS_HEADERS: Final = (
     ("access-control-allow-origin", "*"),
     ("access-control-allow-methods", "GET, POST, OPTIONS"),
     ("access-control-allow-headers", "authorization, content-type, mcp-protocol-version"),
     ("access-control-max-age", "600"),
 )
-_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
 _encoder = msgspec.json.Encoder()
 
 
 def parse_params(raw: str) -> dict[str, str]:
-    """:returns: the parameters of a query string or form body, each present once.
+    """:returns: the parameters of a query string or form body, each present once (the page
+    kit's reader, ``http.kit.forms``).
 
     :raises OAuthError: ``invalid_request`` for a repeated parameter or a malformed one.
     """
     try:
-        pairs = parse_qsl(raw, keep_blank_values=True, strict_parsing=False, errors="strict")
-    except (UnicodeDecodeError, ValueError):
-        raise OAuthError("invalid_request", "The parameters are not valid UTF-8.") from None
-    if len(pairs) > MAX_FIELDS:
-        raise OAuthError("invalid_request", f"Send at most {MAX_FIELDS} parameters.")
-    params: dict[str, str] = {}
-    for name, value in pairs:
-        if name in params:
-            raise OAuthError("invalid_request", f"The parameter {_safe(name)} is repeated.")
-        if len(value) > MAX_VALUE_CHARS or _CONTROL.search(value):
-            raise OAuthError("invalid_request", f"The parameter {_safe(name)} is malformed.")
-        params[name] = value
-    return params
+        return params(raw)
+    except FormError as exc:
+        raise OAuthError("invalid_request", str(exc)) from None
 
 
 async def read_form(exchange: Exchange, max_bytes: int) -> dict[str, str]:
-    """:returns: the form body of a POST.
+    """:returns: the form body of a POST (the page kit's reader).
 
     :raises OAuthError: ``invalid_request`` if it is not a UTF-8 form.
     :raises HttpError: 413 over ``max_bytes``.
     """
-    media = (exchange.request.headers.get("content-type") or "").partition(";")[0]
-    if media.strip().lower() != FORM_TYPE:
-        raise OAuthError(
-            "invalid_request", f"Send the parameters as {FORM_TYPE} (a form body, not JSON)."
-        )
-    body = await exchange.read_body(max_bytes)
     try:
-        return parse_params(body.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise OAuthError("invalid_request", "The form is not valid UTF-8.") from None
+        return await kit_read_form(exchange, max_bytes)
+    except FormError as exc:
+        raise OAuthError("invalid_request", str(exc)) from None
 
 
 def basic_credentials(headers: Headers) -> tuple[str, str] | None:
@@ -118,7 +101,3 @@ async def send_error(exchange: Exchange, error: OAuthError, *, cors: bool = Fals
         headers.append(("www-authenticate", 'Basic realm="mcp-server-sevdesk"'))
     body = {"error": error.error, "error_description": error.description}
     await send_json(exchange, error.status, body, headers)
-
-
-def _safe(name: str) -> str:
-    return repr(name[:40]) if name.isprintable() else "(unprintable)"

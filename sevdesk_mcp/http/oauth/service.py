@@ -18,11 +18,12 @@ account resolver and the server factory in; the HTTP layer knows no accounts) gi
 builder for what it vouches for. The principal (``oauth:<account>:<grant>``) binds request state,
 approvals and audit lines.
 
-Every answer carries :data:`~sevdesk_mcp.http.oauth.consent_page.CSP` instead of the bearer
-mode's stricter one (the consent page needs its one hashed style block), and
-``Referrer-Policy: same-origin`` instead of ``no-referrer``: under ``no-referrer`` browsers send
-``Origin: null`` with the consent form, which the same-origin check must refuse; cross-origin
-navigations still carry no referrer.
+Every answer carries the page kit's CSP (:data:`~sevdesk_mcp.http.kit.headers.PUBLIC_CSP`)
+instead of the bearer mode's stricter one (the pages need their one hashed stylesheet and the
+upload page its script), and ``Referrer-Policy: same-origin`` instead of ``no-referrer``: under
+``no-referrer`` browsers send ``Origin: null`` with the consent form, which the same-origin check
+must refuse; cross-origin navigations still carry no referrer
+(:func:`~sevdesk_mcp.http.kit.headers.public_headers`).
 
 The grant store is the file store in ``SEVDESK_HTTP_STATE_DIR``, or Redis when the command line
 passes a shared state (``redis_store.grant_store_for``); when Redis cannot be reached, every
@@ -46,6 +47,7 @@ from sevdesk_mcp.errors import HttpError, StartupError
 from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
 from sevdesk_mcp.http.connection import Exchange, Handler, Wiring
 from sevdesk_mcp.http.hardening import security_headers
+from sevdesk_mcp.http.kit.headers import public_headers
 from sevdesk_mcp.http.lifecycle import Lifecycle
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import AccessLog
@@ -56,7 +58,6 @@ from sevdesk_mcp.http.oauth.cimd import CimdFetcher
 from sevdesk_mcp.http.oauth.cimd_body import document_trust
 from sevdesk_mcp.http.oauth.clients import ClientResolver
 from sevdesk_mcp.http.oauth.consent import authorize_post
-from sevdesk_mcp.http.oauth.consent_page import CSP
 from sevdesk_mcp.http.oauth.core import AuthServer, Identify
 from sevdesk_mcp.http.oauth.redis_store import grant_store_for
 from sevdesk_mcp.http.oauth.register import REGISTRATION_LIMITS, register_endpoint
@@ -72,7 +73,6 @@ from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
 from sevdesk_mcp.http.sessions import SessionStore
 from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site, limits_for
 from sevdesk_mcp.http.web.hub import WebHub
-from sevdesk_mcp.http.web.routes import CSP as WEB_CSP
 from sevdesk_mcp.http.web.routes import with_web
 from sevdesk_mcp.mcp.app import McpApp
 
@@ -275,10 +275,7 @@ async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit in
     )
     client_rates = shared.rates(limits) if shared is not None else None
     router = Router(routes, site, limits, auth=verifier, lifecycle=lifecycle, rates=client_rates)
-    replaced = ("content-security-policy", "referrer-policy")
-    headers = [h for h in security_headers(site) if h[0] not in replaced]
-    csp = CSP if seams.web is None else WEB_CSP
-    headers += [("content-security-policy", csp), ("referrer-policy", "same-origin")]
+    headers = public_headers(security_headers(site))
     wiring = Wiring(router, limits, headers, access_log or AccessLog(), lifecycle)
     serving = HttpServer(listeners, wiring)
     http = HttpService(site, port, serving, lifecycle, limits, background(shared))

@@ -16,16 +16,18 @@ A link alone, passed on by the model or anyone, opens nothing without that perso
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Final, Literal
 
 from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.http.connection import Exchange
-from sevdesk_mcp.http.oauth.consent_page import Lang
+from sevdesk_mcp.http.kit.forms import posted_form
+from sevdesk_mcp.http.kit.guard import tokens_match
+from sevdesk_mcp.http.kit.lang import Lang, lang_of
+from sevdesk_mcp.http.kit.page import e, hms, send_html
 from sevdesk_mcp.http.web import multipart
-from sevdesk_mcp.http.web.guard import form, lang_of, query_id, refuse, require_session, same_origin
+from sevdesk_mcp.http.web.guard import query_id, refuse, require_session, same_origin
 from sevdesk_mcp.http.web.hub import WebHub
-from sevdesk_mcp.http.web.render import document, e, message_page, send_html
+from sevdesk_mcp.http.web.render import document, message_page
 from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.http.web.text import TEXT
 from sevdesk_mcp.safety.transfers import SLOT_GONE, Holder, Record, TransferStore, Upload
@@ -36,7 +38,7 @@ ACCEPT: Final = ".pdf,.png,.jpg,.jpeg,.xml,application/pdf,image/png,image/jpeg,
 
 async def upload_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /upload?id=``."""
-    lang = lang_of(exchange)
+    lang = lang_of(exchange.request.headers)
     found = await _shown(hub, exchange, lang, "upload")
     if found is not None:
         await send_html(exchange, 200, _upload_page(*found, lang))
@@ -47,7 +49,7 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
 
     :raises HttpError: 413 when the body exceeds its announced or real limit (the stack's).
     """
-    lang = lang_of(exchange)
+    lang = lang_of(exchange.request.headers)
     t = TEXT[lang]
     session = await hub.sessions.of(exchange.request.headers)
     store = hub.transfers
@@ -63,7 +65,8 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
     parts = multipart.parse(exchange.request.headers.get("content-type") or "", body)
     csrf = parts.get("csrf") if parts else None
     file = parts.get("file") if parts else None
-    if csrf is None or file is None or not session.csrf_ok(csrf.data.decode("ascii", "replace")):
+    given = csrf.data.decode("ascii", "replace") if csrf is not None else None
+    if file is None or not tokens_match(session.csrf, given):
         await refuse(exchange, lang, session)
         return
     upload = Upload(file.data, file.content_type, file.filename or "")
@@ -80,7 +83,7 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
 
 async def download_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /download?id=``: the page with the download button."""
-    lang = lang_of(exchange)
+    lang = lang_of(exchange.request.headers)
     found = await _shown(hub, exchange, lang, "download")
     if found is None:
         return
@@ -88,7 +91,7 @@ async def download_get(hub: WebHub, exchange: Exchange) -> None:
     t = TEXT[lang]
     content = (
         f"<h1>{t['download_title']}</h1>"
-        f'<section class="card"><p>{e(t["download_lead"].format(time=_hms(record.expires)))}</p>'
+        f'<section class="card"><p>{e(t["download_lead"].format(time=hms(record.expires)))}</p>'
         f"<p><strong>{e(record.name)}</strong> · {e(record.media_type)} · {_size(record)}</p>"
         f'<form method="post" action="/download?id={e(record.id)}">'
         f'<input type="hidden" name="csrf" value="{e(session.csrf)}">'
@@ -100,14 +103,14 @@ async def download_get(hub: WebHub, exchange: Exchange) -> None:
 
 async def download_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /download?id=``: the file, once, as an attachment."""
-    lang = lang_of(exchange)
-    fields = await form(exchange)
+    lang = lang_of(exchange.request.headers)
+    fields = await posted_form(exchange)
     session = await hub.sessions.of(exchange.request.headers)
     store = hub.transfers
     if store is None or session is None or fields is None or not same_origin(exchange, hub.site):
         await refuse(exchange, lang, session)
         return
-    if not session.csrf_ok(fields.get("csrf")):
+    if not tokens_match(session.csrf, fields.get("csrf")):
         await refuse(exchange, lang, session)
         return
     found = await store.download(query_id(exchange) or "", _holder(session))
@@ -156,7 +159,7 @@ async def _gone(exchange: Exchange, lang: Lang, session: Session, key: str) -> N
 
 def _upload_page(store: TransferStore, slot: Record, session: Session, lang: Lang) -> bytes:
     t = TEXT[lang]
-    limits = t["upload_limits"].format(size=_mib(store), time=_hms(slot.expires))
+    limits = t["upload_limits"].format(size=_mib(store), time=hms(slot.expires))
     too_large = t["too_large"].format(size=_mib(store))
     content = (
         f'<h1>{t["upload_title"]}</h1><p class="lead">{t["upload_lead"]}</p>'
@@ -190,7 +193,3 @@ def _size(record: Record) -> str:
         if record.size < 1024 * 1024
         else (f"{record.size / (1024 * 1024):.1f} MiB")
     )
-
-
-def _hms(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%H:%M:%S")

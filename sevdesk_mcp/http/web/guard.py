@@ -1,5 +1,5 @@
-"""What every page request is checked for: the language, a same-origin POST, the session, and
-a form read strictly (each field once, UTF-8, bounded)."""
+"""What every page request of the web pages is checked for, on the page kit: the language, a
+same-origin POST to this site, the session, and the ``id`` of a query."""
 
 from __future__ import annotations
 
@@ -7,58 +7,46 @@ import re
 from typing import Final
 from urllib.parse import quote
 
-from sevdesk_mcp.errors import OAuthError
+from sevdesk_mcp.errors import FormError
 from sevdesk_mcp.http.connection import Exchange
-from sevdesk_mcp.http.oauth.authorize import pick_lang
-from sevdesk_mcp.http.oauth.consent_page import Lang
-from sevdesk_mcp.http.oauth.forms import parse_params, read_form
-from sevdesk_mcp.http.settings import Site, normalize_origin
-from sevdesk_mcp.http.web.render import document, e, message_page, see_other, send_html
+from sevdesk_mcp.http.kit import guard
+from sevdesk_mcp.http.kit.forms import params
+from sevdesk_mcp.http.kit.lang import Lang
+from sevdesk_mcp.http.kit.page import e, see_other, send_html
+from sevdesk_mcp.http.settings import Site
+from sevdesk_mcp.http.web.render import document, message_page
 from sevdesk_mcp.http.web.sessions import Session, SessionStore
 from sevdesk_mcp.http.web.text import TEXT
 
-MAX_FORM_BYTES: Final = 8 * 1024
 ID: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")
 NEXT: Final = re.compile(r"/approvals|/(upload|download)\?id=[A-Za-z0-9_-]{16,64}")
 
 
-def lang_of(exchange: Exchange) -> Lang:
-    """:returns: ``de`` or ``en`` from the browser's ``Accept-Language``."""
-    return pick_lang(None, exchange.request.headers.get("accept-language"))
-
-
 def same_origin(exchange: Exchange, site: Site) -> bool:
-    """:returns: whether a POST comes from this site's own page: ``Origin`` is the public
-    origin (never ``null``), or absent with ``Sec-Fetch-Site: same-origin``; a
-    ``Sec-Fetch-Site`` other than ``same-origin`` is refused."""
+    """:returns: whether a POST comes from this site's own page (``kit.guard.same_origin``
+    against the public origin)."""
     headers = exchange.request.headers
-    origins = headers.get_all("origin")
-    fetch_site = headers.get_all("sec-fetch-site")
-    if len(origins) > 1 or len(fetch_site) > 1:
-        return False
-    if fetch_site and fetch_site[0] != "same-origin":
-        return False
-    if not origins:
-        return bool(fetch_site)
-    return normalize_origin(origins[0]) == site.public_url
+    return guard.same_origin(
+        headers.get_all("origin"), headers.get_all("sec-fetch-site"), site.public_url
+    )
+
+
+def query_param(exchange: Exchange, name: str) -> str | None:
+    """:returns: the query's ``name`` if the query is strict (``kit.forms.params``)."""
+    try:
+        return params(exchange.request.query).get(name)
+    except FormError:
+        return None
 
 
 def query_id(exchange: Exchange) -> str | None:
     """:returns: the ``id`` of the query if it is the only parameter and well formed."""
     try:
-        params = parse_params(exchange.request.query)
-    except OAuthError:
+        found = params(exchange.request.query)
+    except FormError:
         return None
-    found = params.get("id", "")
-    return found if set(params) == {"id"} and ID.fullmatch(found) else None
-
-
-async def form(exchange: Exchange) -> dict[str, str] | None:
-    """:returns: the POST's form, or ``None`` if it is not a strict, bounded form."""
-    try:
-        return await read_form(exchange, MAX_FORM_BYTES)
-    except OAuthError:
-        return None
+    value = found.get("id", "")
+    return value if set(found) == {"id"} and ID.fullmatch(value) else None
 
 
 async def refuse(exchange: Exchange, lang: Lang, session: Session | None = None) -> None:

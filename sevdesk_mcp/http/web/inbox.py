@@ -14,19 +14,21 @@ as one that does not exist.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Final
 
 from sevdesk_mcp.http.auth import oauth_grant
 from sevdesk_mcp.http.connection import Exchange
-from sevdesk_mcp.http.oauth.consent_page import Lang
-from sevdesk_mcp.http.web.guard import form, lang_of, refuse, require_session, same_origin
+from sevdesk_mcp.http.kit.approval import decision_forms, decision_of, preview_html
+from sevdesk_mcp.http.kit.forms import posted_form
+from sevdesk_mcp.http.kit.guard import tokens_match
+from sevdesk_mcp.http.kit.lang import Lang, lang_of
+from sevdesk_mcp.http.kit.page import e, hms, see_other, send_html
+from sevdesk_mcp.http.web.guard import refuse, require_session, same_origin
 from sevdesk_mcp.http.web.hub import WebHub
-from sevdesk_mcp.http.web.render import document, e, message_page, see_other, send_html
+from sevdesk_mcp.http.web.render import document, message_page
 from sevdesk_mcp.http.web.sessions import Session
 from sevdesk_mcp.http.web.text import TEXT
-from sevdesk_mcp.safety.approval_page import preview_html
 from sevdesk_mcp.safety.approvals import Approval, ApprovalStore
 from sevdesk_mcp.safety.fence import clean
 from sevdesk_mcp.safety.transfers import Holder
@@ -39,7 +41,7 @@ GRANT_CHARS: Final = 10  # the short form of a grant id (``g_`` and 8 more)
 
 async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /approvals``."""
-    lang = lang_of(exchange)
+    lang = lang_of(exchange.request.headers)
     session = await require_session(exchange, hub.sessions, lang)
     if session is None:
         return
@@ -59,16 +61,16 @@ async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
 
 async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /approvals``: one decision."""
-    lang = lang_of(exchange)
-    fields = await form(exchange)
+    lang = lang_of(exchange.request.headers)
+    fields = await posted_form(exchange)
     session = await hub.sessions.of(exchange.request.headers)
     if fields is None or session is None or not same_origin(exchange, hub.site):
         await refuse(exchange, lang, session)
         return
-    if not session.csrf_ok(fields.get("csrf")):
+    if not tokens_match(session.csrf, fields.get("csrf")):
         await refuse(exchange, lang, session)
         return
-    decision = {"approve": True, "decline": False}.get(fields.get("decision", ""))
+    decision = decision_of(fields)
     found = await _find(hub, fields.get("id", ""), session)
     if decision is None or found is None:
         t = TEXT[lang]
@@ -116,21 +118,15 @@ def _card(approval: Approval, session: Session, lang: Lang) -> str:
         if approval.changed
         else ""
     )
-    forms = "".join(
-        '<form method="post" action="/approvals">'
-        f'<input type="hidden" name="csrf" value="{e(session.csrf)}">'
-        f'<input type="hidden" name="id" value="{e(approval.id)}">'
-        f'<button type="submit" name="decision" value="{value}" class="{css}" '
-        f'aria-describedby="ref-{e(approval.reference)}">{t[value]}</button></form>'
-        for value, css in (("approve", "primary"), ("decline", "danger"))
-    )
+    hidden = (("csrf", session.csrf), ("id", approval.id))
+    forms = decision_forms("/approvals", hidden, t, f"ref-{approval.reference}")
     return (
         f'<section class="card" aria-labelledby="ref-{e(approval.reference)}">'
         f'<div class="meta"><span id="ref-{e(approval.reference)}">{t["reference"]} '
         f'<span class="ref">{e(approval.reference)}</span></span>'
         f"<span>{t['tool']} <code>{e(approval.binding.tool)}</code></span>"
         f"{_asked(approval, lang)}"
-        f"<span>{e(t['expires'].format(time=_hms(approval.expires)))}</span></div>"
+        f"<span>{e(t['expires'].format(time=hms(approval.expires)))}</span></div>"
         f"{changed}{preview_html(approval.preview)}"
         f'<div class="actions">{forms}</div></section>'
     )
@@ -145,7 +141,7 @@ def _asked(approval: Approval, lang: Lang) -> str:
     who = f"{t['asked_by']} <strong>{e(client)}</strong>" if client else ""
     if grant:
         who += f"{' · ' if who else ''}{t['connection']} <code>{e(grant)}</code>"
-    when = f"<span>{e(t['asked'].format(time=_hms(approval.asked)))}</span>"
+    when = f"<span>{e(t['asked'].format(time=hms(approval.asked)))}</span>"
     return (f"<span>{who}</span>" if who else "") + (when if approval.asked else "")
 
 
@@ -166,7 +162,7 @@ async def _uploads(hub: WebHub, session: Session, lang: Lang) -> str:
     t = TEXT[lang]
     items = "".join(
         f'<li><a href="/upload?id={e(s.id)}">{t["upload_open"]}</a> · '
-        f"{e(t['expires'].format(time=_hms(s.expires)))}</li>"
+        f"{e(t['expires'].format(time=hms(s.expires)))}</li>"
         for s in slots
     )
     title = f"<h2>{t['uploads_title']}</h2>"
@@ -179,7 +175,3 @@ def _done_notice(query: str, lang: Lang) -> str:
         return ""
     text = TEXT[lang][match[1]].format(ref=match[2])
     return f'<p class="notice" role="status">{e(text)}</p>'
-
-
-def _hms(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%H:%M:%S")

@@ -1,37 +1,25 @@
 """The pages' routes on the main listener (OAuth mode): sign-in, the inbox, uploads and
-downloads, and the stylesheet and script. All are ``public`` for the router (no bearer token:
+downloads, and the upload page's script. All are ``public`` for the router (no bearer token:
 they check the browser session themselves) and keep its Host, Origin and rate rules."""
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Final
 
 import msgspec
 
 from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
 from sevdesk_mcp.http.connection import Exchange, Handler
 from sevdesk_mcp.http.oauth.consent import authorize_post
-from sevdesk_mcp.http.oauth.consent_page import STYLE as CONSENT_STYLE
 from sevdesk_mcp.http.oauth.core import AuthServer
 from sevdesk_mcp.http.oauth.verifier import GrantedAccess
 from sevdesk_mcp.http.router import Route
-from sevdesk_mcp.http.web import files, inbox, signin, style
+from sevdesk_mcp.http.web import files, inbox, script, signin
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.safety.approvals import ASKER, Asker
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.transfers import CALLER
-
-_CONSENT_HASH: Final = base64.b64encode(hashlib.sha256(CONSENT_STYLE.encode()).digest()).decode()
-CSP: Final = (
-    f"default-src 'none'; style-src 'self' 'sha256-{_CONSENT_HASH}'; script-src 'self'; "
-    "frame-ancestors 'none'; base-uri 'none'"
-)
-"""The CSP of OAuth mode with the pages: styles and scripts from this origin only (and the
-consent page's one hashed style block); nothing inline, nothing from elsewhere."""
 
 
 def web_routes(hub: WebHub) -> dict[str, Route]:
@@ -45,8 +33,7 @@ def web_routes(hub: WebHub) -> dict[str, Route]:
             {"GET": bound(signin.signin_get), "POST": bound(signin.signin_post)}, public=True
         ),
         "/signout": Route({"POST": bound(signin.signout_post)}, public=True),
-        "/web/style.css": Route({"GET": style.send_style}, public=True),
-        "/web/upload.js": Route({"GET": style.send_script}, public=True),
+        "/web/upload.js": Route({"GET": script.send_script}, public=True),
         "/approvals": Route(
             {"GET": bound(inbox.inbox_get), "POST": bound(inbox.inbox_post)}, public=True
         ),

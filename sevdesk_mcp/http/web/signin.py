@@ -12,48 +12,45 @@ site's pages only). ``POST /signout`` (same origin, the session's CSRF token) en
 
 from __future__ import annotations
 
-import hmac
-import re
 import secrets
 from typing import Final
-from urllib.parse import parse_qs
 
-from sevdesk_mcp.errors import AuthenticationError, UpstreamError
 from sevdesk_mcp.http.connection import Exchange
-from sevdesk_mcp.http.oauth.consent import BAD_TOKEN, TOKEN_REFUSED, UNREACHABLE
-from sevdesk_mcp.http.oauth.consent_page import Lang
-from sevdesk_mcp.http.oauth.core import Identity
-from sevdesk_mcp.http.web.guard import NEXT, form, lang_of, refuse, same_origin
+from sevdesk_mcp.http.kit.forms import posted_form
+from sevdesk_mcp.http.kit.guard import tokens_match
+from sevdesk_mcp.http.kit.lang import Lang, lang_of
+from sevdesk_mcp.http.kit.page import e, see_other, send_html
+from sevdesk_mcp.http.kit.token import FIELD, checked_token, token_field
+from sevdesk_mcp.http.web.guard import NEXT, query_param, refuse, same_origin
 from sevdesk_mcp.http.web.hub import WebHub
-from sevdesk_mcp.http.web.render import document, e, see_other, send_html
+from sevdesk_mcp.http.web.render import document
 from sevdesk_mcp.http.web.sessions import cookie
 from sevdesk_mcp.http.web.text import TEXT
-from sevdesk_mcp.safety.redact import REDACTOR, Secret
+from sevdesk_mcp.safety.redact import Secret
 
 SIGNIN_COOKIE: Final = "sevdesk_signin"
 SIGNIN_COOKIE_TTL_S: Final = 1800
-_TOKEN: Final = re.compile(r"[0-9A-Fa-f]{32}")  # sevDesk: 32 hex digits
 
 
 async def signin_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /signin``: the form, with a fresh sign-in cookie."""
-    lang = lang_of(exchange)
-    raw = parse_qs(exchange.request.query).get("next", ["/approvals"])
-    next_path = raw[0] if len(raw) == 1 and NEXT.fullmatch(raw[0]) else "/approvals"
+    lang = lang_of(exchange.request.headers)
+    asked = query_param(exchange, "next") or ""
+    next_path = asked if NEXT.fullmatch(asked) else "/approvals"
     nonce = secrets.token_urlsafe(32)
     await _form_page(hub, exchange, lang, nonce, next_path, None, 200)
 
 
 async def signin_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /signin`` (see the module docstring)."""
-    lang = lang_of(exchange)
-    fields = await form(exchange)
+    lang = lang_of(exchange.request.headers)
+    fields = await posted_form(exchange)
     nonce = cookie(exchange.request.headers, SIGNIN_COOKIE)
     if (
         fields is None
         or not same_origin(exchange, hub.site)
         or nonce is None
-        or not hmac.compare_digest(hub.mac(nonce).encode(), fields.get("csrf", "").encode())
+        or not tokens_match(hub.mac(nonce), fields.get("csrf"))
     ):
         await refuse(exchange, lang)
         return
@@ -63,8 +60,8 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
         problem = TEXT[lang]["signin_slow"]
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 429)
         return
-    token = fields.get("sevdesk_token", "").strip()
-    identity, problem = await _identify(hub, token, lang)
+    token = fields.get(FIELD, "").strip()
+    identity, problem = await checked_token(hub.identify, token, lang)
     if identity is None:
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 400)
         return
@@ -76,8 +73,8 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
 
 async def signout_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /signout``: end the session (same origin, its CSRF token)."""
-    lang = lang_of(exchange)
-    fields = await form(exchange)
+    lang = lang_of(exchange.request.headers)
+    fields = await posted_form(exchange)
     session = await hub.sessions.of(exchange.request.headers)
     if session is None:
         await see_other(exchange, "/signin")
@@ -85,26 +82,12 @@ async def signout_post(hub: WebHub, exchange: Exchange) -> None:
     if (
         fields is None
         or not same_origin(exchange, hub.site)
-        or not session.csrf_ok(fields.get("csrf"))
+        or not tokens_match(session.csrf, fields.get("csrf"))
     ):
         await refuse(exchange, lang, session)
         return
     await hub.sessions.end(session)
     await see_other(exchange, "/signin", (("set-cookie", hub.sessions.clear_cookie()),))
-
-
-async def _identify(hub: WebHub, token: str, lang: Lang) -> tuple[Identity | None, str]:
-    if not _TOKEN.fullmatch(token):
-        return None, BAD_TOKEN[lang]
-    # only a token of sevDesk's own shape is a secret to mask (registering whatever a visitor
-    # types would let anyone mask any word of every answer); before anything can fail with it
-    REDACTOR.add(token)
-    try:
-        return await hub.identify(Secret(token)), ""
-    except AuthenticationError:
-        return None, TOKEN_REFUSED[lang]
-    except UpstreamError:
-        return None, UNREACHABLE[lang]
 
 
 async def _form_page(  # noqa: PLR0913, PLR0917 - the page's parts
@@ -123,10 +106,7 @@ async def _form_page(  # noqa: PLR0913, PLR0917 - the page's parts
         '<form class="card" method="post" action="/signin">'
         f'<input type="hidden" name="csrf" value="{e(hub.mac(nonce))}">'
         f'<input type="hidden" name="next" value="{e(next_path)}">'
-        f'<label for="token">{t["token"]}</label>'
-        '<input type="password" id="token" name="sevdesk_token" required autocomplete="off" '
-        'spellcheck="false" aria-describedby="token-help">'
-        f'<p class="help" id="token-help">{t["token_help"]}</p>'
+        f"{token_field(t['token'], t['token_help'])}"
         f'<div class="actions"><button type="submit" class="primary">{t["signin_button"]}'
         "</button></div></form>"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sevdesk_mcp.http.oauth.consent_page import Lang
+from sevdesk_mcp.http.kit.lang import Lang
 
 TEXT: Final[dict[Lang, dict[str, str]]] = {
     "en": {

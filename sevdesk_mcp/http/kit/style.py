@@ -1,18 +1,17 @@
-"""The pages' one stylesheet and their one script, served as files (``/web/style.css``,
-``/web/upload.js``): the CSP allows styles and scripts from this origin only, never inline.
+"""The one stylesheet of every page, inlined in ``<style>`` and allowed by its hash
+(:data:`STYLE_HASH`, in the one CSP of ``headers``): no stylesheet is fetched, none from
+elsewhere is allowed.
 
-Colours meet WCAG AA contrast on white; focus is always visible; the upload page works without
-the script (a plain file field in a form) and only gains drag and drop and the file's size and
-type shown before sending.
+Colours meet WCAG AA contrast on white; focus is always visible.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from typing import Final
 
-from sevdesk_mcp.http.connection import Exchange
-
-STYLE: Final = b"""\
+STYLE: Final = """\
 :root{--ink:#1b1f24;--muted:#4a5260;--line:#d0d5dd;--bg:#f6f7f9;--card:#fff;--brand:#0b5cad;
 --ok:#1b5e20;--bad:#a4161a;--warn-bg:#fff4e5;--warn:#7a3e00}
 *{box-sizing:border-box}
@@ -56,6 +55,8 @@ font-weight:400}
 label{display:block;font-weight:600;margin:.75rem 0 .35rem}
 input[type=password]{width:100%;font:inherit;padding:.55rem .7rem;border:1px solid #6b7280;
 border-radius:6px}
+fieldset{margin:1.5rem 0 0;border:1px solid var(--line);border-radius:8px}
+fieldset label{font-weight:400;margin:.4rem 0 0}
 .help{color:var(--muted);font-size:.92rem;margin:.35rem 0 0}
 .notice{border-left:4px solid var(--ok);background:#edf7ee;padding:.75rem 1rem;border-radius:4px;
 margin:0 0 1.25rem}
@@ -69,49 +70,5 @@ background:#fafbfc;font-weight:400}
 ul.plain{list-style:none;padding:0;margin:0}
 ul.plain li{padding:.4rem 0;border-bottom:1px solid var(--line)}
 """
-
-SCRIPT: Final = b"""\
-(function () {
-  var input = document.getElementById("file");
-  var info = document.getElementById("file-info");
-  var zone = document.getElementById("drop");
-  if (!input || !info || !zone) { return; }
-  var max = Number(zone.getAttribute("data-max"));
-  function size(n) {
-    if (n < 1024) { return n + " B"; }
-    if (n < 1048576) { return (n / 1024).toFixed(1) + " KiB"; }
-    return (n / 1048576).toFixed(1) + " MiB";
-  }
-  function show() {
-    var file = input.files && input.files[0];
-    if (!file) { info.textContent = ""; return; }
-    var text = file.name + " \\u00b7 " + size(file.size) + " \\u00b7 " + (file.type || "?");
-    if (file.size > max) { text += " \\u00b7 " + zone.getAttribute("data-too-large"); }
-    info.textContent = text;
-  }
-  input.addEventListener("change", show);
-  zone.addEventListener("dragover", function (e) {
-    e.preventDefault();
-    zone.classList.add("over");
-  });
-  zone.addEventListener("dragleave", function () { zone.classList.remove("over"); });
-  zone.addEventListener("drop", function (e) {
-    e.preventDefault();
-    zone.classList.remove("over");
-    if (e.dataTransfer && e.dataTransfer.files.length) {
-      input.files = e.dataTransfer.files;
-      show();
-    }
-  });
-})();
-"""
-
-
-async def send_style(exchange: Exchange) -> None:
-    """Serve ``GET /web/style.css``."""
-    await exchange.respond(200, [("content-type", "text/css; charset=utf-8")], STYLE)
-
-
-async def send_script(exchange: Exchange) -> None:
-    """Serve ``GET /web/upload.js``."""
-    await exchange.respond(200, [("content-type", "text/javascript; charset=utf-8")], SCRIPT)
+STYLE_HASH: Final = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+"""The stylesheet's SHA-256, as CSP's ``style-src 'sha256-…'`` names it."""

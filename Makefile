@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 # The shared state's modules (Redis, issue 25) are covered where a Redis server runs: here when
 # Debian's redis-server is installed; on a fresh machine without it their tests skip and
 # scripts/redis_for_tests.sh (CI's step 4) runs them and checks their coverage itself.
-REDIS_MODULES := sevdesk_mcp/shared/*,sevdesk_mcp/*/*_redis.py,sevdesk_mcp/*/*/*_redis.py,sevdesk_mcp/http/ratelimit_shared.py,sevdesk_mcp/sevdesk/pacing_shared.py,sevdesk_mcp/http/sessions/redis_*.py,sevdesk_mcp/http/scaleout.py
+REDIS_MODULES := sevdesk_mcp/shared/*,sevdesk_mcp/*/*_redis.py,sevdesk_mcp/*/*/*_redis.py,sevdesk_mcp/http/ratelimit_shared.py,sevdesk_mcp/sevdesk/pacing_shared.py,sevdesk_mcp/http/sessions/redis_*.py,sevdesk_mcp/cli/scaleout.py
 WITHOUT_REDIS := $(if $(shell command -v redis-server),,--omit='$(REDIS_MODULES)')
 
 $(BIN)/python:

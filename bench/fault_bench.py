@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import anyio
 import httpx
 
-from sevdesk_mcp.domain import contacts
+from sevdesk_mcp.domain.contacts import read as contacts
 from sevdesk_mcp.fake import DEMO_TOKEN, FakeSevdesk, build_demo
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.redact import Secret

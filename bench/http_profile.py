@@ -64,7 +64,7 @@ STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (  # innermost match wins; firs
     ("access log line", ("AccessLog.write ", "HttpConnection._log ")),
     ("redaction pass over the answer", ("Redactor.scrub_object ", "Redactor.scrub_encoded ")),
     ("output check", ("check_output ",)),
-    ("the status tool's own work", ("_status (sevdesk_mcp/tools/meta.py",)),
+    ("the status tool's own work", ("_status (sevdesk_mcp/tools/meta/status.py",)),
     ("argument parsing", ("parse_arguments ",)),
     ("per-request server instance", ("ServerFactory.build ",)),
     ("JSON-RPC decode and encode", ("decode (sevdesk_mcp/mcp/jsonrpc", "encode (sevdesk_mcp")),
@@ -278,7 +278,7 @@ async def dispatch_steps(parts: Parts) -> dict[str, float]:
     from sevdesk_mcp.mcp import jsonrpc
     from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
     from sevdesk_mcp.safety.redact import REDACTOR
-    from sevdesk_mcp.tools import meta
+    from sevdesk_mcp.tools.meta import status as meta
     from sevdesk_mcp.tools.registry import check_output
 
     request = jsonrpc.decode(parts.body)

@@ -17,7 +17,7 @@ import msgspec
 from mcp.server import MCPServer
 
 from sevdesk_mcp.config import load_config
-from sevdesk_mcp.domain import contacts
+from sevdesk_mcp.domain.contacts import read as contacts
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.client import SevdeskClient

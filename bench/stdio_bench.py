@@ -174,7 +174,7 @@ def shared_work_s(calls: int = 300) -> float:
     in this process: both servers run exactly this code, so it is the same on both sides."""
     import anyio
 
-    from sevdesk_mcp.domain import contacts
+    from sevdesk_mcp.domain.contacts import read as contacts
     from sevdesk_mcp.fake import DEMO_TOKEN, build_demo
     from sevdesk_mcp.safety.redact import Secret
     from sevdesk_mcp.safety.tiers import Tier

@@ -14,6 +14,12 @@
     mcp-server-sevdesk fake-sevdesk [--port N]     serve the fake sevDesk with the demo books
     mcp-server-sevdesk --version
 
+This module parses the arguments and chooses; each mode is wired in a module of its own:
+``stdio.py``, ``demo.py`` (the demo books, for every transport), ``bearer.py`` and ``oauth.py``
+(the two ``--http`` modes, on what ``http.py`` gives both, with ``scaleout.py`` for the shared
+state of several instances) and ``fake.py``; ``run.py`` holds the process parts every mode
+shares.
+
 stdout belongs to the transport. A configuration error, a missing token or a token sevDesk
 refuses stops start-up with one line on stderr and exit status 2; so does an unknown argument,
 and so does ``--http`` without authentication configured.
@@ -28,37 +34,22 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-import anyio
-
 from sevdesk_mcp import __version__
-from sevdesk_mcp.accounts.profiles import local_environment
-from sevdesk_mcp.cli.demo import demo_account
-from sevdesk_mcp.cli.http import serve_http
-from sevdesk_mcp.cli.run import (
-    PROG,
-    approval_pages,
-    check_token,
-    freeze_long_lived,
-    token_account,
-    until_stopped,
-)
-from sevdesk_mcp.config import load_config
+from sevdesk_mcp.cli.fake import FAKE_PORT, serve_fake
+from sevdesk_mcp.cli.run import PROG, approval_pages
+from sevdesk_mcp.cli.stdio import serve_stdio
 from sevdesk_mcp.errors import (
     ConfigError,
     StartupError,
     StateUnavailableError,
     ToolDefinitionError,
 )
-from sevdesk_mcp.mcp.dispatcher import Dispatcher
-from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_writer
 from sevdesk_mcp.safety.redact import RedactingFilter
-from sevdesk_mcp.server import ServerFactory
 
 __all__ = ["PROG", "approval_pages", "main"]
 
 EXIT_USAGE: Final = 2
 DEFAULT_HTTP_PORT: Final = 8080  # the HTTP settings' default, named in the help
-FAKE_PORT: Final = 8089
 LISTENING_FLAGS: Final = ("--host", "--port")
 
 
@@ -181,11 +172,24 @@ def _run(args: argparse.Namespace) -> int:
 
         return healthcheck(_listening_env(args))
     if args.command == "fake-sevdesk":
-        port = FAKE_PORT if args.port is None else args.port
-        return _fake_sevdesk(args.host or "127.0.0.1", port)
+        return serve_fake(args.host, args.port)
     if args.http:
-        return serve_http(_listening_env(args), demo=args.demo)
-    return _serve_stdio(demo=args.demo)
+        return _serve_http(_listening_env(args), demo=args.demo)
+    return serve_stdio(demo=args.demo)
+
+
+def _serve_http(env: dict[str, str], *, demo: bool) -> int:
+    """``--http``: bearer or OAuth mode, as ``SEVDESK_HTTP_AUTH`` says."""
+    from sevdesk_mcp.cli.http import http_setup  # noqa: PLC0415 - the HTTP modes only
+
+    setup = http_setup(env)
+    if setup.settings.auth == "oauth":
+        from sevdesk_mcp.cli.oauth import serve_oauth  # noqa: PLC0415
+
+        return serve_oauth(setup, demo=demo)
+    from sevdesk_mcp.cli.bearer import serve_bearer  # noqa: PLC0415
+
+    return serve_bearer(setup, env, demo=demo)
 
 
 def _operator_command(args: argparse.Namespace) -> int:
@@ -215,32 +219,3 @@ def _setup_logging() -> None:
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     for chatty in ("httpx", "httpcore"):  # one line per request would drown the useful ones
         logging.getLogger(chatty).setLevel(logging.WARNING)
-
-
-def _fake_sevdesk(host: str, port: int) -> int:
-    from sevdesk_mcp.fake import run_fake_server  # noqa: PLC0415 - only this command needs it
-
-    try:
-        run_fake_server(port, host)
-    except (ValueError, OSError) as exc:
-        raise StartupError(str(exc)) from None
-    return 0
-
-
-def _serve_stdio(*, demo: bool) -> int:
-    env = local_environment(os.environ)  # SEVDESK_PROFILE under the environment
-    config = load_config(env)
-    factory = ServerFactory(config, pages=approval_pages)
-    account = demo_account(config, receipts=True) if demo else token_account(config, env)
-    protocol_fd = claim_stdout()
-
-    async def run() -> None:
-        if not demo:
-            await check_token(account)
-        app = factory.build(account)
-        freeze_long_lived()
-        server = StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd))
-        await until_stopped(server.serve)
-
-    anyio.run(run)
-    return 0

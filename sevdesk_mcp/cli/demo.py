@@ -19,8 +19,8 @@ from sevdesk_mcp.config import Config
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 
 if TYPE_CHECKING:
+    from sevdesk_mcp.cli.scaleout import SharedStores
     from sevdesk_mcp.fake import FakeSevdesk
-    from sevdesk_mcp.http.scaleout import SharedStores
 
 
 DEMO_API_URL: Final = "https://demo.sevdesk.invalid/api/v1"  # never resolved: served in memory

@@ -28,7 +28,7 @@ from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer, pacer_for
 
 if TYPE_CHECKING:
-    from sevdesk_mcp.http.scaleout import SharedStores
+    from sevdesk_mcp.cli.scaleout import SharedStores
     from sevdesk_mcp.safety.approval_local import Pages, SharedPages
 
 PROG: Final = "mcp-server-sevdesk"

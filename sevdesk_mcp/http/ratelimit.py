@@ -11,12 +11,13 @@ The buckets are behind the :class:`RateLimits` protocol (awaited): :class:`Memor
 them in this process (the default); ``ratelimit_shared.RedisRateLimits`` keeps them in the shared
 state, so a client is limited across every instance behind a load balancer.
 :class:`RateLimiter` is the synchronous in-process bucket both the memory implementation and
-older call sites use.
+older call sites use. The bucket's rule (full when new, refill, take or wait, when a bucket is
+forgotten) is stated once, in :mod:`~sevdesk_mcp.http.ratelimit_table`; the Redis script is
+handed its parameters from there.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from typing import Final, Protocol
 import msgspec
 
 from sevdesk_mcp.errors import HttpError
+from sevdesk_mcp.http import ratelimit_table as table
 from sevdesk_mcp.http.limits import Limits
 
 RETRY_SOON: Final = (("retry-after", "1"),)
@@ -55,12 +57,10 @@ class RateLimiter:
         """
         now = self._clock()
         bucket = self._bucket(key, now)
-        bucket.tokens = min(self._burst, bucket.tokens + (now - bucket.updated) * self._rate)
-        bucket.updated = now
-        if bucket.tokens >= 1.0:
-            bucket.tokens -= 1.0
-            return None
-        return max(1, math.ceil((1.0 - bucket.tokens) / self._rate))
+        refilled = table.refill(bucket.tokens, now - bucket.updated, self._rate, self._burst)
+        bucket.tokens, wait = table.take(refilled, self._rate)
+        bucket.updated = max(now, bucket.updated)
+        return wait
 
     def _bucket(self, key: str, now: float) -> _Bucket:
         bucket = self._buckets.get(key)

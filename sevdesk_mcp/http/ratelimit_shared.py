@@ -5,7 +5,9 @@ refilled at ``rate_per_s``, one per request, whole seconds to wait when empty), 
 shared state so a client that spreads its requests over several instances behind a load
 balancer gets one budget, not one per instance. A take is one Lua script: it reads Redis's own
 clock (``TIME``, so the instances' clocks do not matter), refills, takes and sets the expiry,
-atomically.
+atomically, by the rule of :mod:`~sevdesk_mcp.http.ratelimit_table`, which hands it the rate,
+the burst and how long a bucket is kept (``tests/shared/test_ratelimit_table_rows.py`` holds
+the script to the table).
 
 Keys (``<namespace>:rate:<limiter>:<digest>``):
 
@@ -23,12 +25,12 @@ a limit that protects the server must not take down the reads that need no share
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Final
 
 from sevdesk_mcp.errors import StateUnavailableError
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.ratelimit import MemoryRateLimits
+from sevdesk_mcp.http.ratelimit_table import script_args
 from sevdesk_mcp.shared.lua import BUCKET_REFILL
 from sevdesk_mcp.shared.redis import Outage, SharedState, guard
 
@@ -61,11 +63,7 @@ class RedisRateLimits:
     def __init__(self, state: SharedState, limits: Limits, limiter: str = "clients") -> None:
         self._state = state
         self._kind = f"rate:{limiter}"
-        self._args = (
-            repr(float(limits.rate_per_s)),
-            str(limits.rate_burst),
-            str(math.ceil(limits.rate_burst / limits.rate_per_s * 1000) + 1000),
-        )
+        self._args = script_args(limits)
         self._take: Script = state.script(TAKE)
         self._local = MemoryRateLimits(limits)
         self._outage = Outage(f"rate limits ({limiter})")

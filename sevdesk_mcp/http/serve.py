@@ -1,4 +1,6 @@
-"""Wiring: a bound HTTP service with its routes, and running it until told to stop.
+"""A bound HTTP service with its routes, and running it until told to stop: bearer mode's routes
+(:func:`bind_service`), and the service OAuth mode runs too (its routes are wired by the command
+line, ``cli.oauth``).
 
 Routes:
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import anyio
 import msgspec
@@ -46,7 +48,8 @@ from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.shutdown import ANSWER_S, Shutdown, serving
 
 if TYPE_CHECKING:
-    from sevdesk_mcp.http.scaleout import SharedStores
+    from sevdesk_mcp.http.ratelimit import RateLimits
+    from sevdesk_mcp.http.sessions.redis_store import RedisSessionStore
 
 log = logging.getLogger("sevdesk_mcp.http")
 
@@ -56,6 +59,24 @@ NO_STATE: Final = b'{"status":"shared state unavailable"}'
 
 Probe = Callable[[], Awaitable[bool]]
 Task = Callable[..., Coroutine[Any, Any, None]]  # started with ``task_status``
+
+
+class SharedBackend(Protocol):
+    """The stores several instances share (``SEVDESK_HTTP_STATE_URL``), as the HTTP stack uses
+    them; the command line builds them (``cli.scaleout.SharedStores``)."""
+
+    @property
+    def sessions(self) -> RedisSessionStore | None:
+        """The 2025-era sessions (``None`` with ``SEVDESK_HTTP_SESSIONS=off``)."""
+        ...
+
+    def rates(self, limits: Limits, limiter: str = "clients") -> RateLimits:
+        """:returns: the token buckets of ``limiter`` (client addresses, accounts, ...)."""
+        ...
+
+    async def healthy(self) -> bool:
+        """:returns: whether this instance can serve (``/healthz``)."""
+        ...
 
 
 def health_handler(lifecycle: Lifecycle, state: Probe | None = None) -> Handler:
@@ -124,7 +145,7 @@ async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
     limits: Limits | None = None,
     access_log: AccessLog | None = None,
     sessions: SessionStore | None = None,
-    shared: SharedStores | None = None,
+    shared: SharedBackend | None = None,
 ) -> HttpService:
     """Bind the configured address and wire the routes.
 
@@ -162,13 +183,13 @@ async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
     return HttpService(site, port, server, lifecycle, limits, background(shared))
 
 
-def health_route(lifecycle: Lifecycle, shared: SharedStores | None) -> Route:
+def health_route(lifecycle: Lifecycle, shared: SharedBackend | None) -> Route:
     """:returns: the open route of ``GET /healthz`` (asking Redis too when it is shared)."""
     probe = shared.healthy if shared is not None else None
     return Route({"GET": health_handler(lifecycle, probe)}, open_access=True)
 
 
-def background(shared: SharedStores | None) -> tuple[Task, ...]:
+def background(shared: SharedBackend | None) -> tuple[Task, ...]:
     """:returns: what runs beside the server: the shared sessions' answer routing."""
     if shared is None or shared.sessions is None:
         return ()

@@ -8,8 +8,9 @@ import logging
 from typing import Final
 
 from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.domain import contacts, documents
-from sevdesk_mcp.domain.document_types import KindName
+from sevdesk_mcp.domain.contacts import read as contacts
+from sevdesk_mcp.domain.documents import search as documents
+from sevdesk_mcp.domain.documents.kinds import KindName
 from sevdesk_mcp.errors import ToolError, UpstreamError
 from sevdesk_mcp.prompts.model import TEXT, Completion
 from sevdesk_mcp.safety.fence import clean, unfenced

@@ -17,8 +17,9 @@ from typing import Final, get_args
 import msgspec
 
 from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.domain import document_detail, reference
-from sevdesk_mcp.domain.document_types import KINDS, KindName
+from sevdesk_mcp.domain import reference
+from sevdesk_mcp.domain.documents import detail as document_detail
+from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
 from sevdesk_mcp.errors import (
     INTERNAL_ERROR,
     NotFoundError,

@@ -32,6 +32,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Final
 
@@ -44,6 +45,9 @@ MAX_ATTEMPTS: Final = 100
 MAX_FILE_BYTES: Final = 20 * 1024 * 1024
 MAX_PATH_CHARS: Final = 1024
 SETTING: Final = "SEVDESK_FILE_DIRS"
+NO_UPLOADS: Final = (
+    "'{reference}' is an upload reference, and file transfer is not available on this connection."
+)
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
 # XML may begin (after a UTF-8 BOM and whitespace) with its optional declaration or another
 # processing instruction, a comment, or the root element: "<" then a name, ended by a space,
@@ -108,6 +112,8 @@ class FileAccess(msgspec.Struct, frozen=True):
     :param output_dir: ``SEVDESK_OUTPUT_DIR``, if set.
     :param remote: whether the server runs over HTTP (no local folders then).
     :param fetched: upload files fetched for this call (:meth:`fetch`).
+    :param uploads: reads the upload behind ``upload:<id>`` for the current call (over HTTP:
+        the transfer store's, given by the tool framework; without it there is none).
     """
 
     folders: tuple[Path, ...] = ()
@@ -115,6 +121,7 @@ class FileAccess(msgspec.Struct, frozen=True):
     remote: bool = False
     max_bytes: int = MAX_FILE_BYTES
     fetched: tuple[LocalFile, ...] = ()
+    uploads: Callable[[str], Awaitable[LocalFile]] | None = None
 
     async def fetch(self, given: str) -> FileAccess:
         """Fetch the upload behind ``given`` (over HTTP, ``upload:<id>``) from its store, so
@@ -127,9 +134,9 @@ class FileAccess(msgspec.Struct, frozen=True):
         """
         if not (self.remote and _is_upload(given)):
             return self
-        from sevdesk_mcp.safety.transfers import read_upload  # noqa: PLC0415 - a cycle
-
-        return msgspec.structs.replace(self, fetched=(*self.fetched, await read_upload(given)))
+        if self.uploads is None:
+            raise TransferRefusedError(NO_UPLOADS.format(reference=given[:60]))
+        return msgspec.structs.replace(self, fetched=(*self.fetched, await self.uploads(given)))
 
     def read(self, given: str) -> LocalFile:
         """Read one receipt file (over HTTP: an uploaded one, given as ``upload:<id>``).

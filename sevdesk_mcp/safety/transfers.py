@@ -15,9 +15,11 @@ a tool, and deliveries (PDFs, exports) they download.
 - The bytes are sealed with AES-256-GCM under a key drawn per store (one per process), with the
   record id as associated data; they live in memory only and are gone after a restart.
 
-:class:`TransferStore` is the seam: :class:`MemoryTransferStore` keeps the records of one process
-(the default); :mod:`sevdesk_mcp.safety.transfers_redis` shares them, bytes included, between
-instances.
+:class:`TransferStore` is the seam, and :class:`Transfers` its one implementation: it makes the
+records and takes every decision from :mod:`sevdesk_mcp.safety.transfer_table`, over a
+:class:`TransferBackend` that only stores and fetches atomically: :class:`MemoryTransfers` keeps
+the records of one process (:class:`MemoryTransferStore`, the default);
+:mod:`sevdesk_mcp.safety.transfers_redis` shares them, bytes included, between instances.
 
 The HTTP layer hands the tool call its :class:`Caller` (store, owner, public URL) through
 :data:`CALLER`, a context variable; over stdio it is unset and nothing here is reachable.
@@ -37,8 +39,10 @@ from typing import Final, Literal, Protocol
 import msgspec
 
 from sevdesk_mcp.errors import TransferRefusedError
+from sevdesk_mcp.safety import transfer_table as table
 from sevdesk_mcp.safety.files import EXTENSIONS, LocalFile, safe_name, sniff
 from sevdesk_mcp.safety.redact import Undisclosed
+from sevdesk_mcp.safety.transfer_table import Action, Limit, Row
 
 UPLOAD_PREFIX: Final = "upload:"
 UPLOAD_TTL_S: Final = 30 * 60.0
@@ -181,17 +185,161 @@ class TransferStore(Protocol):
         ...
 
 
-class MemoryTransferStore:
-    """The uploads and deliveries of one process (:class:`TransferStore`); every method holds
-    the store's lock.
+class TransferBackend(Protocol):
+    """Where records and their bytes wait; it decides nothing (the rows it checks come from
+    :mod:`~sevdesk_mcp.safety.transfer_table`). Every method may raise
+    :class:`~sevdesk_mcp.errors.StateUnavailableError`."""
 
-    :param clock: seconds since the epoch (injectable for tests).
+    async def add(
+        self, record: Record, data: bytes | None, ttl_s: float, rows: list[Row]
+    ) -> tuple[Limit, int] | None:
+        """Store ``record`` (with ``data``, sealed, for a delivery) for ``ttl_s``, atomically
+        only if what its account and grant hold fits ``rows``.
+
+        :returns: the first row refused and what it held, or ``None`` once stored.
+        """
+        ...
+
+    async def get(self, record_id: str) -> Record | None:
+        """:returns: the stored record ``record_id`` (whether it is live is the store's
+        judgement), or ``None``."""
+        ...
+
+    async def listed(self, account: str) -> list[Record]:
+        """:returns: the stored records of ``account``, oldest first."""
+        ...
+
+    async def put_file(
+        self, found: Record, filled: Record, data: bytes, rows: list[Row]
+    ) -> Literal["ok", "gone", "bytes"]:
+        """Replace the slot ``found`` by ``filled`` with ``data``, only if it is still the
+        empty slot fetched (else ``gone``) and the account's bytes fit ``rows`` (else
+        ``bytes``)."""
+        ...
+
+    async def data(self, record_id: str) -> bytes | None:
+        """:returns: the bytes of the record ``record_id``, or ``None``."""
+        ...
+
+    async def take(self, found: Record) -> bytes | None:
+        """Remove the delivery ``found`` in one atomic step.
+
+        :returns: its bytes if this call removed it, else ``None``.
+        """
+        ...
+
+
+class Transfers:
+    """The one :class:`TransferStore`: new records and every decision of
+    :mod:`~sevdesk_mcp.safety.transfer_table`, over a :class:`TransferBackend`.
+
+    :param clock: seconds since the epoch, by which a record's expiry is judged.
     """
 
     def __init__(
-        self, limits: Limits | None = None, clock: Callable[[], float] = time.time
+        self,
+        backend: TransferBackend,
+        limits: Limits | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        self._backend = backend
         self.limits = limits or Limits()
+        self._clock = clock
+
+    async def request_upload(self, owner: Owner) -> Record:
+        """See :meth:`TransferStore.request_upload`."""
+        record = Record(_new_id(), "upload", owner, self._expiry("upload"))
+        await self._add(record, None)
+        return record
+
+    async def offer(self, owner: Owner, name: str, media_type: str, data: bytes) -> Record:
+        """See :meth:`TransferStore.offer`."""
+        record = delivery(_new_id(), owner, self._expiry("download"), name, media_type, data)
+        await self._add(record, data)
+        return record
+
+    async def slot(self, record_id: str, holder: Holder) -> Record | None:
+        """See :meth:`TransferStore.slot`."""
+        return await self._serving("slot", record_id, holder)
+
+    async def pending_uploads(self, holder: Holder) -> list[Record]:
+        """See :meth:`TransferStore.pending_uploads`."""
+        now = self._clock()
+        listed = await self._backend.listed(holder.account)
+        return [r for r in listed if table.serves("slot", r, holder, now)]
+
+    async def fill(self, record_id: str, holder: Holder, upload: Upload) -> Record:
+        """See :meth:`TransferStore.fill`."""
+        found = await self._serving("fill", record_id, holder)
+        if found is None:
+            raise TransferRefusedError(SLOT_GONE)
+        filled = filled_slot(found, upload, self.limits)
+        rows = table.filling(self.limits, filled.size)
+        answer = await self._backend.put_file(found, filled, upload.data, rows)
+        if answer == "bytes":
+            raise too_many_bytes(self.limits)
+        if answer != "ok":
+            raise TransferRefusedError(SLOT_GONE)
+        return filled
+
+    async def read_upload(self, reference: str, principal: str) -> LocalFile:
+        """See :meth:`TransferStore.read_upload`."""
+        record_id = reference.strip().removeprefix(UPLOAD_PREFIX)
+        record = await self._backend.get(record_id) if record_id else None
+        answer = table.read(record, principal, self._clock())
+        if answer == "not_yours" or record is None:
+            raise TransferRefusedError(NOT_YOURS.format(reference=reference[:60]))
+        data = await self._backend.data(record_id) if answer == "ok" else None
+        if data is None:
+            raise TransferRefusedError(NOT_FILLED.format(reference=reference[:60]))
+        return local_file(reference, record, data)
+
+    async def download(self, record_id: str, holder: Holder) -> tuple[Record, bytes] | None:
+        """See :meth:`TransferStore.download`."""
+        found = await self._serving("download", record_id, holder)
+        data = await self._backend.take(found) if found is not None else None
+        return (found, data) if found is not None and data is not None else None
+
+    async def peek(self, record_id: str, holder: Holder) -> Record | None:
+        """See :meth:`TransferStore.peek`."""
+        return await self._serving("peek", record_id, holder)
+
+    async def _serving(self, action: Action, record_id: str, holder: Holder) -> Record | None:
+        record = await self._backend.get(record_id) if record_id else None
+        return record if table.serves(action, record, holder, self._clock()) else None
+
+    async def _add(self, record: Record, data: bytes | None) -> None:
+        ttl = self._ttl(record.kind)
+        full = await self._backend.add(record, data, ttl, table.admission(self.limits, record.size))
+        if full is None:
+            return
+        what, held = full
+        if what == "account":
+            raise too_many_files(held, self.limits.max_records_per_account, "This account")
+        if what == "grant":
+            limit = self.limits.max_records_per_grant
+            raise too_many_files(held, limit, "This connection (grant)")
+        raise too_many_bytes(self.limits)
+
+    def now(self) -> float:
+        """:returns: the store's clock, by which every record's expiry is judged."""
+        return self._clock()
+
+    def _ttl(self, kind: Kind) -> float:
+        return self.limits.upload_ttl_s if kind == "upload" else self.limits.download_ttl_s
+
+    def _expiry(self, kind: Kind) -> float:
+        return self._clock() + self._ttl(kind)
+
+
+class MemoryTransfers:
+    """The records of one process (:class:`TransferBackend`); every method holds the lock.
+    The bytes are sealed under a key drawn for this backend.
+
+    :param clock: seconds since the epoch, by which expired records are dropped.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         # imported here: every tool module imports this one, and stdio or bearer mode never
         # makes a store (the cipher costs about 6 MiB of resident memory)
@@ -202,143 +350,98 @@ class MemoryTransferStore:
         self._records: dict[str, Record] = {}
         self._sealed: dict[str, bytes] = {}
 
-    async def request_upload(self, owner: Owner) -> Record:
-        """:returns: a new, empty upload slot of ``owner``.
-
-        :raises TransferRefusedError: if the grant or the account holds too many records.
-        """
-        with self._lock:
-            return self._add(Record(self._new_id(), "upload", owner, self._expiry("upload")))
-
-    async def offer(self, owner: Owner, name: str, media_type: str, data: bytes) -> Record:
-        """:returns: a delivery of ``data`` for ``owner`` to download once.
-
-        :raises TransferRefusedError: if a limit would be exceeded.
-        """
-        with self._lock:
-            self._check_bytes(owner.account, len(data))
-            expires = self._expiry("download")
-            record = delivery(self._new_id(), owner, expires, name, media_type, data)
-            self._add(record)
-            self._sealed[record.id] = self._seal(record.id, data)
-            return record
-
-    async def slot(self, record_id: str, holder: Holder) -> Record | None:
-        """:returns: the unexpired, still empty upload slot ``record_id`` of ``holder``."""
-        with self._lock:
-            record = self._live(record_id, "upload", holder)
-            return record if record is not None and not record.filled else None
-
-    async def pending_uploads(self, holder: Holder) -> list[Record]:
-        """:returns: the empty upload slots of ``holder``, oldest first."""
+    async def add(
+        self, record: Record, data: bytes | None, ttl_s: float, rows: list[Row]
+    ) -> tuple[Limit, int] | None:
+        """See :meth:`TransferBackend.add` (``ttl_s``: the record's own expiry decides)."""
+        del ttl_s
         with self._lock:
             self._prune()
-            return [
-                r
-                for r in self._records.values()
-                if r.kind == "upload" and not r.filled and holder.holds(r)
-            ]
+            mine = [r for r in self._records.values() if r.owner.account == record.owner.account]
+            grant = sum(r.owner.principal == record.owner.principal for r in mine)
+            held: dict[Limit, int] = {"account": len(mine), "grant": grant}
+            held["bytes"] = sum(r.size for r in mine)
+            full = table.refused(held, rows)
+            if full is None:
+                self._records[record.id] = record
+                if data is not None:
+                    self._sealed[record.id] = self._seal(record.id, data)
+            return full
 
-    async def fill(self, record_id: str, holder: Holder, upload: Upload) -> Record:
-        """Store the human's file in the slot ``record_id`` of ``holder``, once.
-
-        :raises TransferRefusedError: naming what was wrong: an unknown, expired, filled or
-            foreign slot, a file over the size limit, an unknown type, or a declared type or
-            file name that does not match the content.
-        """
-        with self._lock:
-            record = self._live(record_id, "upload", holder)
-            if record is None or record.filled:
-                raise TransferRefusedError(SLOT_GONE)
-            filled = filled_slot(record, upload, self.limits)
-            self._check_bytes(holder.account, len(upload.data))
-            self._records[record_id] = filled
-            self._sealed[record_id] = self._seal(record_id, upload.data)
-            return filled
-
-    async def read_upload(self, reference: str, principal: str) -> LocalFile:
-        """:returns: the file behind ``upload:<id>`` for the grant ``principal``.
-
-        :raises TransferRefusedError: if it is unknown, expired, still empty, or another
-            grant's.
-        """
-        record_id = reference.strip().removeprefix(UPLOAD_PREFIX)
+    async def get(self, record_id: str) -> Record | None:
+        """See :meth:`TransferBackend.get`."""
         with self._lock:
             self._prune()
-            record = self._records.get(record_id)
-            if record is None or record.kind != "upload" or record.owner.principal != principal:
-                raise TransferRefusedError(NOT_YOURS.format(reference=reference[:60]))
-            if not record.filled:
-                raise TransferRefusedError(NOT_FILLED.format(reference=reference[:60]))
-            data = self._open(record_id)
-        return local_file(reference, record, data)
+            return self._records.get(record_id)
 
-    async def download(self, record_id: str, holder: Holder) -> tuple[Record, bytes] | None:
-        """:returns: the delivery and its bytes, used up now; ``None`` if it is unknown,
-        expired, downloaded already or another person's."""
+    async def listed(self, account: str) -> list[Record]:
+        """See :meth:`TransferBackend.listed`."""
         with self._lock:
-            record = self._live(record_id, "download", holder)
-            if record is None:
+            self._prune()
+            return [r for r in self._records.values() if r.owner.account == account]
+
+    async def put_file(
+        self, found: Record, filled: Record, data: bytes, rows: list[Row]
+    ) -> Literal["ok", "gone", "bytes"]:
+        """See :meth:`TransferBackend.put_file`."""
+        with self._lock:
+            self._prune()
+            if self._records.get(found.id) != found:
+                return "gone"
+            account = found.owner.account
+            held = sum(r.size for r in self._records.values() if r.owner.account == account)
+            if table.refused({"account": 0, "grant": 0, "bytes": held}, rows) is not None:
+                return "bytes"
+            self._records[found.id] = filled
+            self._sealed[found.id] = self._seal(found.id, data)
+            return "ok"
+
+    async def data(self, record_id: str) -> bytes | None:
+        """See :meth:`TransferBackend.data`."""
+        with self._lock:
+            self._prune()
+            sealed = self._sealed.get(record_id)
+        return None if sealed is None else self._open(record_id, sealed)
+
+    async def take(self, found: Record) -> bytes | None:
+        """See :meth:`TransferBackend.take`."""
+        with self._lock:
+            self._prune()
+            if self._records.get(found.id) != found:
                 return None
-            data = self._open(record_id)
-            del self._records[record_id]
-            del self._sealed[record_id]
-            return record, data
-
-    async def peek(self, record_id: str, holder: Holder) -> Record | None:
-        """:returns: the unexpired delivery ``record_id`` of ``holder``, not using it up."""
-        with self._lock:
-            return self._live(record_id, "download", holder)
-
-    def _live(self, record_id: str, kind: Kind, holder: Holder) -> Record | None:
-        self._prune()
-        record = self._records.get(record_id)
-        if record is None or record.kind != kind or not holder.holds(record):
-            return None
-        return record
-
-    def _add(self, record: Record) -> Record:
-        self._prune()
-        mine = [r for r in self._records.values() if r.owner.account == record.owner.account]
-        grant = [r for r in mine if r.owner.principal == record.owner.principal]
-        full = [
-            (held, limit, who)
-            for held, limit, who in (
-                (len(mine), self.limits.max_records_per_account, "This account"),
-                (len(grant), self.limits.max_records_per_grant, "This connection (grant)"),
-            )
-            if held >= limit
-        ]
-        if full:
-            raise too_many_files(*full[0])
-        self._records[record.id] = record
-        return record
-
-    def _check_bytes(self, account: str, size: int) -> None:
-        held = sum(r.size for r in self._records.values() if r.owner.account == account)
-        if held + size > self.limits.max_bytes_per_account:
-            raise too_many_bytes(self.limits)
+            del self._records[found.id]
+            sealed = self._sealed.pop(found.id)
+        return self._open(found.id, sealed)
 
     def _prune(self) -> None:
         now = self._clock()
-        for record_id in [k for k, r in self._records.items() if r.expires <= now]:
+        for record_id in [k for k, r in self._records.items() if not table.live(r.expires, now)]:
             del self._records[record_id]
             self._sealed.pop(record_id, None)
-
-    def _expiry(self, kind: Kind) -> float:
-        ttl = self.limits.upload_ttl_s if kind == "upload" else self.limits.download_ttl_s
-        return self._clock() + ttl
-
-    def _new_id(self) -> str:
-        return secrets.token_urlsafe(ID_BYTES)
 
     def _seal(self, record_id: str, data: bytes) -> bytes:
         nonce = secrets.token_bytes(12)
         return nonce + self._aead.encrypt(nonce, data, record_id.encode())
 
-    def _open(self, record_id: str) -> bytes:
-        sealed = self._sealed[record_id]
+    def _open(self, record_id: str, sealed: bytes) -> bytes:
         return self._aead.decrypt(sealed[:12], sealed[12:], record_id.encode())
+
+
+class MemoryTransferStore(Transfers):
+    """The uploads and deliveries of one process (:class:`TransferStore`).
+
+    :param clock: seconds since the epoch (injectable for tests).
+    """
+
+    def __init__(
+        self, limits: Limits | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
+        # the backend drops what the store's clock, read each time, says has expired
+        super().__init__(MemoryTransfers(self.now), limits, clock)
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(ID_BYTES)
 
 
 def delivery(  # noqa: PLR0913, PLR0917 - the parts of a delivery

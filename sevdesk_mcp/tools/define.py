@@ -28,7 +28,7 @@ from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import InputRequired, JsonObject
-from sevdesk_mcp.safety.files import FileAccess
+from sevdesk_mcp.safety.files import FileAccess, LocalFile
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.outputs import Omission, omission, output_schema
@@ -87,7 +87,16 @@ class ToolContext(msgspec.Struct, frozen=True):
             folders=config.file_dirs,
             output_dir=config.output_dir,
             remote=self.account.principal != "local",  # HTTP: bearer or an OAuth grant
+            uploads=_read_upload,
         )
+
+
+async def _read_upload(reference: str) -> LocalFile:
+    """The transfer store's upload for the current call, imported at the first upload (the
+    store and its cipher are not needed to start the server)."""
+    from sevdesk_mcp.safety.transfers import read_upload  # noqa: PLC0415 - see above
+
+    return await read_upload(reference)
 
 
 Handler = Callable[[I, ToolContext], Awaitable["O | InputRequired"]]

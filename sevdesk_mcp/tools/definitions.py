@@ -34,7 +34,7 @@ def index_json() -> bytes:
     prepare(ALL_TOOLS)
     entries: list[Entry] = []
     for module in MODULES:
-        name = module.__name__.rpartition(".")[2]
+        name = module.__name__.removeprefix("sevdesk_mcp.tools.")
         entries += [Entry.of(tool, name) for tool in module.TOOLS]
     return msgspec.json.format(msgspec.json.encode(entries), indent=1) + b"\n"
 

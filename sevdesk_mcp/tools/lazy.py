@@ -30,29 +30,29 @@ from sevdesk_mcp.tools.define import (
 
 INDEX_PATH: Final = Path(__file__).with_name("index.json")
 _TIER_NAMES: Final = frozenset(str(tier) for tier in Tier)  # as ``str(tier)`` writes them
-# the modules of ``sevdesk_mcp.tools`` that define tools, in catalog order: the only ones an
-# entry may name (``definitions.py`` imports them from this list)
+# the modules of ``sevdesk_mcp.tools`` that define tools (``<room>.<module>``), in catalog order:
+# the only ones an entry may name (``definitions.py`` imports them from this list)
 MODULE_NAMES: Final = (
-    "meta",
-    "contacts",
-    "contacts_write",
-    "documents",
-    "documents_write",
-    "documents_commit",
-    "vouchers",
-    "receipts",
-    "receipts_write",
-    "einvoice",
-    "parts",
-    "parts_write",
-    "banking",
-    "reconciliation",
-    "reconciliation_write",
-    "reports",
-    "tax",
-    "exports",
-    "files",
-    "advanced",
+    "meta.status",
+    "contacts.read",
+    "contacts.write",
+    "documents.read",
+    "documents.write",
+    "documents.commit",
+    "receipts.vouchers",
+    "receipts.suggest",
+    "receipts.write",
+    "einvoice.einvoices",
+    "parts.read",
+    "parts.write",
+    "banking.accounts",
+    "banking.matches",
+    "banking.bookings",
+    "reports.books",
+    "reports.tax",
+    "exports.export",
+    "receipts.upload",
+    "advanced.api_get",
 )
 
 

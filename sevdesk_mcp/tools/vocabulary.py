@@ -6,7 +6,8 @@ patterns, so every id is bounded the way request paths are (``MAX_ID`` of
 field adds its description: ``Annotated[SevdeskId, msgspec.Meta(description="The customer")]``.
 
 The schema pattern of :data:`Email` is deliberately loose (something, ``@``, a dotted domain);
-the recipients of an email are checked for real in :mod:`sevdesk_mcp.domain.email_address`.
+the recipients of an email are checked for real in
+:mod:`sevdesk_mcp.domain.documents.email_address`.
 """
 
 from __future__ import annotations

@@ -127,28 +127,27 @@ class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
 Prepare = Callable[[I, SevdeskPort], Awaitable[Prepared[P]]]
 
 
-class Dated(msgspec.Struct, Generic[I, P], frozen=True):
-    """A ``prepare`` that also takes the books' today (``AccountContext.today``: the demo books
-    have their own), for defaults such as a draft's date and the date in a number."""
+class PrepareContext(msgspec.Struct, frozen=True):
+    """What a ``prepare`` may use besides sevDesk: the books' today (``AccountContext.today``:
+    the demo books have their own), for defaults such as a draft's date, and the call's file
+    access (``ToolContext.files``)."""
 
-    prepare: Callable[[I, SevdeskPort, dt.date], Awaitable[Prepared[P]]]
-
-
-class WithFiles(msgspec.Struct, Generic[I, P], frozen=True):
-    """A ``prepare`` that also reads local files, through the call's ``ToolContext.files``
-    (the tool declares ``local_files="read"``); the preview states what was read."""
-
-    prepare: Callable[[I, SevdeskPort, FileAccess], Awaitable[Prepared[P]]]
+    today: dt.date
+    files: FileAccess
 
 
-class DatedWithFiles(msgspec.Struct, Generic[I, P], frozen=True):
-    """A ``prepare`` that takes both: the books' today (as :class:`Dated`) and the call's file
-    access (as :class:`WithFiles`), for a write bound to a date that also delivers a file."""
+class WithContext(msgspec.Struct, Generic[I, P], frozen=True):
+    """A ``prepare`` that also takes the call's :class:`PrepareContext`.
 
-    prepare: Callable[[I, SevdeskPort, dt.date, FileAccess], Awaitable[Prepared[P]]]
+    :param reads_files: it reads local files through ``files`` (the tool then declares
+        ``local_files="read"``; the preview states what was read).
+    """
+
+    prepare: Callable[[I, SevdeskPort, PrepareContext], Awaitable[Prepared[P]]]
+    reads_files: bool = False
 
 
-AnyPrepare = Prepare[I, P] | Dated[I, P] | WithFiles[I, P] | DatedWithFiles[I, P]
+AnyPrepare = Prepare[I, P] | WithContext[I, P]
 
 Execute = Callable[[I, P, SevdeskPort, Progress], Awaitable[O]]
 Locks = Callable[[I], Iterable[str]]
@@ -185,8 +184,8 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
     ``locks`` names, for the arguments of a call, every record the write depends on or creates
     a number in (``invoice/42``, ``transaction/7``, ``numbers/contact``): no other write of the
     account touches them while this one re-checks and executes.
-    ``prepare`` wrapped in :class:`Dated` also gets the books' today, in :class:`WithFiles` the
-    call's file access, in :class:`DatedWithFiles` both.
+    ``prepare`` wrapped in :class:`WithContext` also gets the books' today and the call's file
+    access.
 
     :raises ToolDefinitionError: for a read tier or an input without ``dryRun``.
     """
@@ -206,7 +205,7 @@ def define_write_tool(  # noqa: PLR0913 - every part of a tool is stated at its 
         input=input,
         output=WriteResult[output],  # type: ignore[valid-type]
         handler=flow.run,
-        local_files="read" if isinstance(prepare, WithFiles | DatedWithFiles) else None,
+        local_files="read" if isinstance(prepare, WithContext) and prepare.reads_files else None,
     )
 
 
@@ -231,12 +230,9 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
             return await self._locked(args, ctx, held)
 
     async def _prepare(self, args: I, reader: SevdeskPort, ctx: ToolContext) -> Prepared[P]:
-        if isinstance(self.prepare, Dated):
-            return await self.prepare.prepare(args, reader, ctx.account.today())
-        if isinstance(self.prepare, WithFiles):
-            return await self.prepare.prepare(args, reader, ctx.files)
-        if isinstance(self.prepare, DatedWithFiles):
-            return await self.prepare.prepare(args, reader, ctx.account.today(), ctx.files)
+        if isinstance(self.prepare, WithContext):
+            context = PrepareContext(today=ctx.account.today(), files=ctx.files)
+            return await self.prepare.prepare(args, reader, context)
         return await self.prepare(args, reader)
 
     async def _locked(

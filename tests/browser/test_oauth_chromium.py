@@ -19,8 +19,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from sevdesk_mcp.cli.oauth import OAuthSeams
 from sevdesk_mcp.fake import DEMO_TOKEN
-from sevdesk_mcp.http.oauth.service import OAuthSeams
 from tests.browser.cdp import CHROMIUM, Chromium
 from tests.http.oauth_support import oauth_server
 from tests.interop.oauth_sdk_support import MemoryStorage, document_server, provider

@@ -6,7 +6,7 @@ import pytest
 
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.safety.tiers import Tier
-from sevdesk_mcp.tools import documents_commit
+from sevdesk_mcp.tools.documents import commit as documents_commit
 from tests.documents.commit_helpers import commit_app
 from tests.wire import open_wire
 

@@ -10,10 +10,10 @@ from typing import get_args
 import pytest
 
 from sevdesk_mcp.domain import lifecycle_table as lt
-from sevdesk_mcp.domain.document_types import KINDS, StatusWord
+from sevdesk_mcp.domain.documents.kinds import KINDS, StatusWord
 from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.lifecycle_table import GONE, STATUSES, STEPS, TRANSITIONS, Kind, Refused
-from sevdesk_mcp.domain.vouchers import StatusFilter
+from sevdesk_mcp.domain.receipts.vouchers import StatusFilter
 from sevdesk_mcp.fake import build_demo_with_facts
 from tests.documents.lifecycle_driver import drive, plain_document, seen
 from tests.documents.lifecycle_markdown import END, START, render

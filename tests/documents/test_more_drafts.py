@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from sevdesk_mcp.domain.credit_note_numbers import formatted as _formatted
+from sevdesk_mcp.domain.documents.credit_note_numbers import formatted as _formatted
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.fake import build_demo
 from tests.documents.draft_helpers import CUSTOMER, DRAFT_CREDIT_NOTE, LINE, OPEN_INVOICE, app

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sevdesk_mcp.domain.parts import current_stock
+from sevdesk_mcp.domain.parts.read import current_stock
 from sevdesk_mcp.errors import MalformedResponseError
 from sevdesk_mcp.fake import build_demo
 from tests.finance.helpers import app_for, call, client_for, requests_to

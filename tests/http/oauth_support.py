@@ -20,11 +20,12 @@ import httpx
 
 from sevdesk_mcp.accounts.identity import IdentityLookup
 from sevdesk_mcp.accounts.resolver import AccountResolver
+from sevdesk_mcp.cli.oauth import OAuthSeams, bind_oauth_service
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import DEMO_TOKEN, FakeSevdesk, build_demo
 from sevdesk_mcp.fake.models import SevClient
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.oauth.service import OAuthSeams, OAuthService, bind_oauth_service
+from sevdesk_mcp.http.oauth.service import OAuthService
 from sevdesk_mcp.http.settings import load_http_settings
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.server import ServerFactory

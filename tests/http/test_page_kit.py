@@ -126,8 +126,6 @@ PAGES = (
     HTTP / "approval_page.py",
     HTTP / "pages.py",
 )
-# ``Session.csrf_ok`` (the session store's; the pages compare with the kit's ``tokens_match``)
-STORE_OWN = {"sessions.py": {"compare_digest"}}
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda path: f"{path.parent.name}/{path.name}")
@@ -139,4 +137,4 @@ def test_no_page_has_its_own_escaper_stylesheet_csp_shell_or_form_reader(path: P
         "parse_qsl",
         "compare_digest",
     }
-    assert found <= STORE_OWN.get(path.name, set()), sorted(found)
+    assert not found, sorted(found)

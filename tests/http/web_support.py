@@ -16,10 +16,11 @@ import httpx
 
 from sevdesk_mcp.accounts.identity import IdentityLookup
 from sevdesk_mcp.accounts.resolver import AccountResolver
+from sevdesk_mcp.cli.oauth import OAuthSeams, bind_oauth_service
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import DEMO_TOKEN, build_demo
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.oauth.service import OAuthSeams, OAuthService, bind_oauth_service
+from sevdesk_mcp.http.oauth.service import OAuthService
 from sevdesk_mcp.http.settings import load_http_settings
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.mcp.app import McpApp

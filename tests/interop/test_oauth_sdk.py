@@ -17,8 +17,8 @@ from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 
+from sevdesk_mcp.cli.oauth import OAuthSeams
 from sevdesk_mcp.fake import DEMO_TOKEN
-from sevdesk_mcp.http.oauth.service import OAuthSeams
 from tests.http.oauth_support import TOKEN_B, OAuthRunning, oauth_server, refresh
 from tests.interop.oauth_sdk_support import (
     MemoryStorage,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sevdesk_mcp.domain.email_address import recipient
+from sevdesk_mcp.domain.documents.email_address import recipient
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.fake import build_demo
 from tests.documents.commit_helpers import OPEN_INVOICE

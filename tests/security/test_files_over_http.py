@@ -21,14 +21,15 @@ import httpx
 import pytest
 
 from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.cli import http as cli_http
+from sevdesk_mcp.cli import bearer as cli_bearer
+from sevdesk_mcp.cli import oauth as cli_oauth
+from sevdesk_mcp.cli.oauth import OAuthSeams, bind_oauth_service
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.oauth.service import OAuthSeams, bind_oauth_service
 from sevdesk_mcp.http.settings import load_http_settings
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.download import FILE_TRANSPORT
-from sevdesk_mcp.tools.files import BEARER_FILES, FILES_OFF, STDIO_FILES, no_transfer
+from sevdesk_mcp.tools.receipts.upload import BEARER_FILES, FILES_OFF, STDIO_FILES, no_transfer
 from tests.http.helpers import HANG_GUARD_S, SECRET, fast, modern_body, modern_headers
 from tests.http.oauth_support import oauth_env
 from tests.http.process import http_env, http_server
@@ -62,11 +63,11 @@ class NoNetwork(httpx.AsyncBaseTransport):
 
 @asynccontextmanager
 async def oauth_demo(tmp_path: Path, **env: str) -> AsyncIterator[httpx.AsyncClient]:
-    """OAuth mode with the demo books as the command line wires it (``cli_http.oauth_wiring``),
+    """OAuth mode with the demo books as the command line wires it (``cli_oauth.oauth_wiring``),
     on 127.0.0.1; :yields: a browser-like client of the site."""
     full = oauth_env(tmp_path, **env)
     settings = load_http_settings(full)
-    wiring = cli_http.oauth_wiring(load_config(full), settings, demo=True, shared=None)
+    wiring = cli_oauth.oauth_wiring(load_config(full), settings, demo=True, shared=None)
     service = await bind_oauth_service(
         settings,
         wiring.config,
@@ -136,10 +137,10 @@ def test_bearer_mode_says_at_start_up_that_sevdesk_http_files_does_nothing_there
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="sevdesk_mcp"):
-        cli_http.note_bearer_files({})
-        cli_http.note_bearer_files({"SEVDESK_HTTP_FILES": "off"})
+        cli_bearer.note_bearer_files({})
+        cli_bearer.note_bearer_files({"SEVDESK_HTTP_FILES": "off"})
         assert caplog.messages == []
-        cli_http.note_bearer_files({"SEVDESK_HTTP_FILES": "on"})
+        cli_bearer.note_bearer_files({"SEVDESK_HTTP_FILES": "on"})
     assert len(caplog.messages) == 1
     assert "no effect in bearer mode" in caplog.messages[0]
     assert "SEVDESK_HTTP_AUTH=oauth" in caplog.messages[0]

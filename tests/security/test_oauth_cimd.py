@@ -20,12 +20,12 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
+from sevdesk_mcp.cli.oauth import OAuthSeams
 from sevdesk_mcp.errors import ConfigError, UnsafeClientError
 from sevdesk_mcp.http.oauth.addresses import public_address
 from sevdesk_mcp.http.oauth.cimd import MAX_DOCUMENT_BYTES, CimdFetcher
 from sevdesk_mcp.http.oauth.cimd_body import CappedBody
 from sevdesk_mcp.http.oauth.clients import ClientResolver
-from sevdesk_mcp.http.oauth.service import OAuthSeams
 from sevdesk_mcp.http.oauth.settings import load_oauth_settings
 from sevdesk_mcp.http.oauth.store import MemoryGrantStore
 from tests.clock import Clock

@@ -14,10 +14,10 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
+from sevdesk_mcp.cli.oauth import OAuthSeams
 from sevdesk_mcp.errors import UnsafeClientError
 from sevdesk_mcp.http.oauth.cimd import CimdFetcher
 from sevdesk_mcp.http.oauth.consent_page import ConsentView, consent_page, error_page
-from sevdesk_mcp.http.oauth.service import OAuthSeams
 from sevdesk_mcp.http.oauth.store import RegisteredClient
 from sevdesk_mcp.safety.tiers import Tier
 from tests.http.oauth_support import (

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import anyio
 import pytest
 
+from sevdesk_mcp.cli.scaleout import SharedStores
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.errors import StateUnavailableError, ToolError
-from sevdesk_mcp.http.scaleout import SharedStores
 from sevdesk_mcp.http.sessions.redis_session import SharedSession
 from sevdesk_mcp.http.sessions.redis_store import RedisSessionStore
 from sevdesk_mcp.http.settings import load_http_settings

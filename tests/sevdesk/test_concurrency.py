@@ -10,7 +10,9 @@ import anyio
 import httpx
 import pytest
 
-from sevdesk_mcp.domain import contacts, document_detail, reference, reports
+from sevdesk_mcp.domain import reference, reports
+from sevdesk_mcp.domain.contacts import read as contacts
+from sevdesk_mcp.domain.documents import detail as document_detail
 from sevdesk_mcp.errors import AuthenticationError
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from sevdesk_mcp.fake.transport import FakeTransport

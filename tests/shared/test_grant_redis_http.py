@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sevdesk_mcp.cli.oauth import OAuthSeams
 from sevdesk_mcp.http.oauth.redis_store import RedisGrantStore
-from sevdesk_mcp.http.oauth.service import OAuthSeams
 from sevdesk_mcp.shared.redis import SharedState, open_state
 from tests.http.helpers import HANG_GUARD_S, SECRET
 from tests.http.oauth_support import (

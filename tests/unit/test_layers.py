@@ -249,3 +249,207 @@ def test_only_the_shared_state_imports_redis() -> None:
             if t.split(".")[0] == "redis"
         )
     assert not violations, "redis outside shared/:\n" + "\n".join(violations)
+
+
+# One level deeper: the rooms inside ``domain/``, ``tools/`` and ``http/``. A room is a
+# subpackage; ``""`` is the package's own top-level modules (domain's kernel: port, errors,
+# records, writes, money, reference data; the tool framework; the HTTP stack). Room -> the
+# other rooms of the same package it may import. docs/architecture.md shows this table
+# (``test_the_architecture_shows_the_tables``).
+ROOMS: Final[dict[str, dict[str, frozenset[str]]]] = {
+    "domain": {
+        "": frozenset(),
+        "contacts": frozenset({""}),
+        "documents": frozenset({"", "contacts", "einvoice"}),
+        "parts": frozenset({"", "contacts", "banking", "receipts"}),
+        "banking": frozenset({"", "contacts", "documents", "receipts"}),
+        "receipts": frozenset({"", "contacts", "documents", "reports"}),
+        "einvoice": frozenset({"", "documents", "receipts"}),
+        "reconciliation": frozenset({"", "banking", "contacts", "documents", "receipts"}),
+        "reports": frozenset({"", "banking", "contacts", "receipts"}),
+    },
+    "tools": {
+        "": frozenset(),  # the framework knows no tool module (it lists them by name)
+        "meta": frozenset({""}),
+        "contacts": frozenset({""}),
+        "documents": frozenset({"", "receipts"}),
+        "receipts": frozenset({""}),
+        "einvoice": frozenset({"", "receipts"}),
+        "parts": frozenset({""}),
+        "banking": frozenset({""}),
+        "reports": frozenset({""}),
+        "exports": frozenset({"", "receipts", "reports"}),
+        "advanced": frozenset({""}),
+    },
+    "http": {
+        "": frozenset({"kit", "oauth", "sessions"}),
+        "kit": frozenset({""}),
+        "sessions": frozenset({""}),
+        "oauth": frozenset({"", "kit", "sessions"}),
+        "web": frozenset({"", "kit", "oauth"}),
+    },
+}
+# The e-invoice reader (UBL, CII, ZUGFeRD, the EN 16931 and XRechnung rules) knows nothing of
+# sevDesk: besides itself it imports only errors, JSON types and safety/. These modules of
+# domain/einvoice/ are its sevDesk glue (filing, drafts, preflight of outgoing invoices).
+EINVOICE_GLUE: Final = frozenset({"filing", "outgoing", "preflight", "voucher", "voucher_lines"})
+
+
+def room(module: str) -> tuple[str, str] | None:
+    """:returns: (package, room) of a module of ``domain``, ``tools`` or ``http``, else None."""
+    names = module.split(".")
+    if len(names) < 3 or names[1] not in ROOMS:
+        return None
+    is_room = (ROOT / names[1] / names[2] / "__init__.py").is_file()
+    return names[1], names[2] if is_room else ""
+
+
+def test_every_import_between_rooms_follows_the_rooms() -> None:
+    violations = []
+    for e in edges():
+        source, target = room(e.importer), room(e.imported)
+        if source is None or target is None or source[0] != target[0] or source == target:
+            continue
+        if target[1] not in ROOMS[source[0]].get(source[1], frozenset()):
+            violations.append(f"{e.where}: {e.importer} imports {e.imported}")
+    assert not violations, "imports against the rooms:\n" + "\n".join(violations)
+
+
+def test_every_room_has_a_row() -> None:
+    missing = [
+        f"{package}/{p.parent.name}"
+        for package, rows in ROOMS.items()
+        for p in (ROOT / package).glob("*/__init__.py")
+        if p.parent.name not in rows
+    ]
+    assert not missing, f"add a row to ROOMS saying what these may import: {missing}"
+
+
+def _einvoice(module: str) -> str | None:
+    names = module.split(".")
+    return names[3] if names[1:3] == ["domain", "einvoice"] and len(names) > 3 else None
+
+
+def test_the_einvoice_reader_knows_nothing_of_sevdesk() -> None:
+    violations = []
+    for e in edges():
+        source = _einvoice(e.importer)
+        if source is None or source in EINVOICE_GLUE:
+            continue
+        target = _einvoice(e.imported)
+        if target is not None and target not in EINVOICE_GLUE:
+            continue
+        if target is None and part(e.imported) in {*COMMON, "safety"}:
+            continue
+        violations.append(f"{e.where}: {e.importer} imports {e.imported}")
+    assert not violations, "the e-invoice reader imports its glue or sevDesk:\n" + "\n".join(
+        violations
+    )
+
+
+def _type_only(tree: ast.AST) -> set[ast.AST]:
+    """:returns: the nodes under ``if TYPE_CHECKING:`` (never run, so never in a cycle)."""
+    found: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        test = node.test if isinstance(node, ast.If) else None
+        name = getattr(test, "id", None) or getattr(test, "attr", None)
+        if name == "TYPE_CHECKING" and isinstance(node, ast.If):
+            found.update(n for child in node.body for n in ast.walk(child))
+    return found
+
+
+def runtime_graph() -> dict[str, set[str]]:
+    """:returns: module -> the package modules it imports when run: at module level and
+    inside functions (an import inside a function is still a cycle), not ``TYPE_CHECKING``."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        module = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skipped = _type_only(tree)
+        graph[module] = {
+            target
+            for node in ast.walk(tree)
+            if node not in skipped
+            for target in _targets(node, module, path.name == "__init__.py")
+            if target.startswith(f"{PACKAGE}.") and target != module
+        }
+    return graph
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for child in graph.get(todo.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """:returns: the import cycles of ``graph``: its strongly connected parts of more than
+    one module (the modules each reaches and is reached from), each sorted."""
+    reach = {node: _reach(graph, node) for node in graph}
+    found: list[list[str]] = []
+    done: set[str] = set()
+    for node in graph:
+        if node in done:
+            continue
+        ring = {node} | {other for other in reach[node] if node in reach.get(other, ())}
+        done |= ring
+        if len(ring) > 1:
+            found.append(sorted(ring))
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle() -> None:
+    found = cycles(runtime_graph())
+    assert not found, "import cycles (also through imports inside functions):\n" + "\n".join(
+        " <-> ".join(c) for c in found
+    )
+
+
+def test_the_cycle_check_finds_a_cycle_through_a_function() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    source = "def f():\n    from sevdesk_mcp.safety import files\n"
+    tree = ast.parse(source)
+    skipped = _type_only(tree)
+    found = [t for n in ast.walk(tree) if n not in skipped for t in _targets(n, "m", False)]
+    assert "sevdesk_mcp.safety.files" in found
+    typed = ast.parse("if TYPE_CHECKING:\n    from sevdesk_mcp.safety import files\n")
+    assert all(not isinstance(n, ast.ImportFrom) or n in _type_only(typed) for n in ast.walk(typed))
+
+
+ARCHITECTURE: Final = ROOT.parent / "docs" / "architecture.md"
+
+
+def doc_table(marker: str) -> dict[str, frozenset[str]]:
+    """:returns: the table between ``<!-- marker -->`` and ``<!-- /marker -->`` of
+    docs/architecture.md: first column (a backticked name) -> the backticked names of the
+    second (``-`` for none)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    body = text.split(f"<!-- {marker} -->")[1].split(f"<!-- /{marker} -->")[0]
+    rows: dict[str, frozenset[str]] = {}
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[0].startswith("`"):
+            continue
+        rows[cells[0].strip("`")] = frozenset(n.strip("` ") for n in cells[1].split(",")) - {"-"}
+    return rows
+
+
+def _room_name(package: str, name: str) -> str:
+    return f"{package}/{name}/" if name else f"{package}/"
+
+
+def test_the_architecture_shows_the_tables() -> None:
+    """The pictures of docs/architecture.md are the tables this test reads."""
+    assert doc_table("layers") == {k: v for k, v in LAYERS.items()}
+    rooms = {
+        _room_name(package, name): frozenset(_room_name(package, r) for r in allowed)
+        for package, rows in ROOMS.items()
+        for name, allowed in rows.items()
+    }
+    assert doc_table("rooms") == rooms

@@ -91,7 +91,7 @@ async def test_tools_list_is_the_same_from_the_index_as_from_the_code(era: str) 
         ({"needs_files": "transfer"}, "differs from the code in needs_files"),
         ({"input_schema": {"type": "object", "properties": {}}}, "in input_schema"),
         ({"output_schema": {"type": "object", "properties": {}}}, "in output_schema"),
-        ({"module": "contacts"}, "sevdesk_mcp.tools.contacts does not define it"),
+        ({"module": "contacts.read"}, "sevdesk_mcp.tools.contacts.read does not define it"),
         ({"module": "contacts_old"}, "is not a tool module"),
         ({"module": "../einvoice"}, "is not a tool module"),
         ({"module": "define"}, "is not a tool module"),  # in the package, but defines none
@@ -197,8 +197,8 @@ def test_an_index_naming_an_unknown_tier_is_refused(tier: str) -> None:
 def test_the_tool_modules_are_those_that_define_tools() -> None:
     package = Path(definitions.__file__).parent
     defining = {
-        path.stem
-        for path in package.glob("*.py")
+        ".".join(path.relative_to(package).with_suffix("").parts)
+        for path in package.rglob("*.py")
         if re.search(r"^TOOLS\b", path.read_text(encoding="utf-8"), re.MULTILINE)
     }
     assert set(lazy.MODULE_NAMES) == defining
@@ -221,9 +221,7 @@ def test_starting_the_server_imports_no_tool_module() -> None:
     loaded = subprocess.run(  # a fresh interpreter: this one has imported everything
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
-    tool_modules = {
-        f"sevdesk_mcp.tools.{m.__name__.rpartition('.')[2]}" for m in definitions.MODULES
-    }
+    tool_modules = {m.__name__ for m in definitions.MODULES}
     assert "sevdesk_mcp.tools.catalog" in loaded
     assert tool_modules.isdisjoint(loaded)
     assert "sevdesk_mcp.domain.einvoice" not in loaded

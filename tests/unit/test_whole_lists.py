@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from sevdesk_mcp.domain.document_types import KINDS
-from sevdesk_mcp.domain.documents import list_documents
+from sevdesk_mcp.domain.documents.kinds import KINDS
+from sevdesk_mcp.domain.documents.search import list_documents
 from sevdesk_mcp.domain.whole_lists import ListTooLongError, read_whole
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.sevdesk.page import Page

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from sevdesk_mcp.domain.contact_details import AddressChange, DetailChanges, plan_details
+from sevdesk_mcp.domain.contacts.details import AddressChange, DetailChanges, plan_details
 from sevdesk_mcp.fake import build_demo
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue
-from sevdesk_mcp.tools.contacts_write import UpdateContactInput, _update_locks
+from sevdesk_mcp.tools.contacts.write import UpdateContactInput, _update_locks
 from tests.wire import meta, open_wire
 from tests.writes.tool_helpers import FailAfter, body, call, error_text, facts, write_app, writes
 

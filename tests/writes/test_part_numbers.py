@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sevdesk_mcp.domain.part_numbers import next_part_number
+from sevdesk_mcp.domain.parts.numbers import next_part_number
 from sevdesk_mcp.errors import ToolError
 
 

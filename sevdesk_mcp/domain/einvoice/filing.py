@@ -7,12 +7,12 @@ from __future__ import annotations
 import anyio
 import msgspec
 
+from sevdesk_mcp.domain.documents.lifecycle import VoucherWritten
 from sevdesk_mcp.domain.einvoice import report as reports
 from sevdesk_mcp.domain.einvoice.model import Invoice
 from sevdesk_mcp.domain.einvoice.values import date_of
 from sevdesk_mcp.domain.einvoice.voucher import VoucherSuggestion, query_of, suggest_voucher
 from sevdesk_mcp.domain.errors import Action, PreconditionError
-from sevdesk_mcp.domain.lifecycle import VoucherWritten
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts import drafts, upload
 from sevdesk_mcp.domain.receipts.drafts import ReceiptDraft, ReceiptPlan

@@ -12,6 +12,6 @@ guidance, finalizing, and suggestions of booking accounts (``docs/sevdesk-api.md
 - :mod:`.upload`: a local file to ``Voucher/Factory/uploadTempFile``;
 - :mod:`.attached`: a receipt's file as sevDesk holds it (name, size, SHA-256), read back.
 
-Payments and resets of receipts are the document lifecycle's (``domain/payments.py``,
-``domain/resets.py``); reading receipts is :mod:`sevdesk_mcp.domain.vouchers`.
+Payments and resets of receipts are the document lifecycle's (``domain/banking/payments.py``,
+``domain/documents/resets.py``); reading receipts is :mod:`sevdesk_mcp.domain.receipts.vouchers`.
 """

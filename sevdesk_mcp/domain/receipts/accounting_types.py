@@ -22,7 +22,7 @@ import msgspec
 
 from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.vouchers import MAX_ACCOUNTS
+from sevdesk_mcp.domain.receipts.vouchers import MAX_ACCOUNTS
 from sevdesk_mcp.safety.fence import clean
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.wire_finance import AccountingType

@@ -18,17 +18,17 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain import vouchers
-from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
-from sevdesk_mcp.domain.lifecycle import (
+from sevdesk_mcp.domain.documents.lifecycle import (
     VoucherState,
     VoucherWritten,
     read_voucher,
     send_once,
     voucher_written,
 )
+from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
 from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts import vouchers
 from sevdesk_mcp.domain.receipts.attached import saved_file_line
 from sevdesk_mcp.domain.receipts.booking import (
     DEFAULT_TAX_RULE,

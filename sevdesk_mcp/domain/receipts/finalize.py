@@ -18,8 +18,13 @@ from typing import Final
 
 import msgspec
 
+from sevdesk_mcp.domain.documents.lifecycle import (
+    VoucherWritten,
+    read_voucher,
+    send_once,
+    voucher_written,
+)
 from sevdesk_mcp.domain.errors import PreconditionError
-from sevdesk_mcp.domain.lifecycle import VoucherWritten, read_voucher, send_once, voucher_written
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts.attached import AttachedFile, attached_of, preview_facts
@@ -34,8 +39,8 @@ from sevdesk_mcp.domain.receipts.drafts import (
 from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, foreign_warning, owed_fact
 from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine
+from sevdesk_mcp.domain.receipts.vouchers import MAX_POSITIONS
 from sevdesk_mcp.domain.records import read_raw
-from sevdesk_mcp.domain.vouchers import MAX_POSITIONS
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence

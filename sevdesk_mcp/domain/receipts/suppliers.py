@@ -12,7 +12,7 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.contacts import display_name
+from sevdesk_mcp.domain.contacts.read import display_name
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import Missing, read_raw

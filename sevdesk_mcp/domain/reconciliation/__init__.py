@@ -7,5 +7,6 @@ match is booked (``docs/sevdesk-api.md`` §2.8, Q13, Q17, Q18, Q26, Q28).
   comparing every transaction with every document.
 - :mod:`.sources` reads what the scorer needs; :mod:`.suggest` is the read tool's use case;
   :mod:`.book`, :mod:`.private` and :mod:`.undo` are the write flows, reusing the payment
-  rules of :mod:`sevdesk_mcp.domain.payments` and :mod:`sevdesk_mcp.domain.resets`.
+  rules of :mod:`sevdesk_mcp.domain.banking.payments` and
+  :mod:`sevdesk_mcp.domain.documents.resets`.
 """

@@ -2,7 +2,8 @@
 
 ``prepare`` reads the transaction (its unbooked rest from the booking log, Q17) and every
 document, plans the allocations (refusing over-booking of either side) and then prepares each
-booking with the rules of a single payment (:func:`~sevdesk_mcp.domain.payments.prepare_payment`:
+booking with the rules of a single payment
+(:func:`~sevdesk_mcp.domain.banking.payments.prepare_payment`:
 status, sign Q26, date format Q18, payment type Q28, account Q27). ``execute`` sends the
 bookings one after another, never together and never retried; each completed one is recorded,
 so a failure half-way names what is already booked.
@@ -15,11 +16,9 @@ from decimal import Decimal
 
 import msgspec
 
-from sevdesk_mcp.domain.lifecycle import MODELS, TargetKind
-from sevdesk_mcp.domain.money import Money, money, shown
-from sevdesk_mcp.domain.payment_checks import read_transaction, unbooked_rest
-from sevdesk_mcp.domain.payment_words import BINDING, TYPE_WORDS
-from sevdesk_mcp.domain.payments import (
+from sevdesk_mcp.domain.banking.payment_checks import read_transaction, unbooked_rest
+from sevdesk_mcp.domain.banking.payment_words import BINDING, TYPE_WORDS
+from sevdesk_mcp.domain.banking.payments import (
     CLOSING,
     PaymentBooked,
     PaymentPlan,
@@ -27,6 +26,8 @@ from sevdesk_mcp.domain.payments import (
     execute_payment,
     prepare_payment,
 )
+from sevdesk_mcp.domain.documents.lifecycle import MODELS, TargetKind
+from sevdesk_mcp.domain.money import Money, money, shown
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reconciliation.model import Tx
 from sevdesk_mcp.domain.reconciliation.plan import AllocationPlan, Settle, Wanted, plan_allocations

@@ -4,7 +4,7 @@ anything is sent.
 Each booking takes at most the document's open amount and at most what the bookings before it
 left of the transaction; a plan that over-books either side is refused, naming the booking and
 the amount that fits. The payment type per booking follows the rules of a single payment
-(:func:`sevdesk_mcp.domain.payments.payment_type`, Q28): ``FULL_PAYMENT`` only for the one
+(:func:`sevdesk_mcp.domain.banking.payments.payment_type`, Q28): ``FULL_PAYMENT`` only for the one
 booking that settles its document with all of the transaction, ``N`` for parts, ``CB`` when a
 cash discount (Skonto) settles the rest, ``MTC`` when the bank's fees do.
 
@@ -23,8 +23,8 @@ from typing import Final, Literal
 
 import msgspec
 
+from sevdesk_mcp.domain.banking.payments import CASH_DISCOUNT, FEES, PARTIAL, payment_type
 from sevdesk_mcp.domain.money import ZERO, shown
-from sevdesk_mcp.domain.payments import CASH_DISCOUNT, FEES, PARTIAL, payment_type
 from sevdesk_mcp.domain.reconciliation import difference
 from sevdesk_mcp.domain.reconciliation.charges import fee_cue
 from sevdesk_mcp.domain.reconciliation.difference import FEES_SHARE, MAX_FEES

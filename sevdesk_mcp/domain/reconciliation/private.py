@@ -8,10 +8,10 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.banking import BOOKED, STATES, bookings_for
-from sevdesk_mcp.domain.lifecycle import send_once
+from sevdesk_mcp.domain.banking.accounts import BOOKED, STATES, bookings_for
+from sevdesk_mcp.domain.banking.payment_checks import PRIVATE, TransactionState, read_transaction
+from sevdesk_mcp.domain.documents.lifecycle import send_once
 from sevdesk_mcp.domain.money import shown
-from sevdesk_mcp.domain.payment_checks import PRIVATE, TransactionState, read_transaction
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError

@@ -19,8 +19,8 @@ import msgspec
 
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts.vouchers import start_bound
 from sevdesk_mcp.domain.reconciliation.model import HOME, DocKind, OpenDoc, Party, Terms, Tx
-from sevdesk_mcp.domain.vouchers import start_bound
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue

@@ -8,7 +8,7 @@ from typing import Annotated, Final
 import msgspec
 
 from sevdesk_mcp.domain.common import omitted_note
-from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.contacts.read import Untrusted
 from sevdesk_mcp.domain.money import Money, money
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reconciliation.candidate import Candidate

@@ -3,7 +3,8 @@
 sevDesk has no request that removes one booking: only resetting a document to open
 (``…/resetToOpen``) takes bookings back, and it takes back ALL of that document's bookings,
 also those of other transactions. So the undo resets each document the transaction was booked
-against, with the rules and refusals of :mod:`sevdesk_mcp.domain.resets` (cancelled invoices,
+against, with the rules and refusals of :mod:`sevdesk_mcp.domain.documents.resets`
+(cancelled invoices,
 invoices with a credit note, enshrined receipts), and the preview names every other booking
 that goes with it.
 """
@@ -14,11 +15,11 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.banking import bookings_for
-from sevdesk_mcp.domain.lifecycle import TargetKind, Written
-from sevdesk_mcp.domain.payment_checks import read_transaction
+from sevdesk_mcp.domain.banking.accounts import bookings_for
+from sevdesk_mcp.domain.banking.payment_checks import read_transaction
+from sevdesk_mcp.domain.documents.lifecycle import TargetKind, Written
+from sevdesk_mcp.domain.documents.resets import ResetPlan, execute_reset, prepare_reset
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.resets import ResetPlan, execute_reset, prepare_reset
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.preview import Fact, Preview

@@ -18,7 +18,7 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.contacts.read import Untrusted
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonValue

@@ -19,11 +19,13 @@ from typing import Final
 import anyio
 import msgspec
 
-from sevdesk_mcp.domain import banking, contacts, vouchers
+from sevdesk_mcp.domain.banking import accounts as banking
 from sevdesk_mcp.domain.common import omitted_note
-from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.contacts import read as contacts
+from sevdesk_mcp.domain.contacts.read import Untrusted
 from sevdesk_mcp.domain.money import ZERO, Money, money, rounded_totals, totals_by_currency
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts import vouchers
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import fence
 from sevdesk_mcp.sevdesk import dates, parsed, wire

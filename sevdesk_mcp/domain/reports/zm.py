@@ -12,7 +12,7 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.contacts.read import Untrusted
 from sevdesk_mcp.domain.money import ZERO, cents
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reports.books import Books, Record, read_books

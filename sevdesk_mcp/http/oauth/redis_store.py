@@ -45,6 +45,11 @@ that is not the sealed grant id fails to open, and the token request fails); the
 still opens only under its own key; a forged entry can only drop a registered client, as
 deleting it would).
 
+Every rule is :mod:`~sevdesk_mcp.http.oauth.grant_table`'s, taken by
+:class:`~sevdesk_mcp.http.oauth.store.Grants`; :class:`RedisGrants` only fetches and stores,
+and the rotating script, which compares inside Redis, is handed the table's row for a
+generation other than the presented one.
+
 Atomicity: a code's claim is one Lua script (``SET NX``, or the linked grant on a later claim),
 so of two instances redeeming one code at the same moment exactly one succeeds. A refresh is
 one Lua script comparing the generation and either moving it on or, on a mismatch (a replayed
@@ -66,12 +71,13 @@ from typing import Final, TypeVar
 import msgspec
 
 from sevdesk_mcp.errors import StartupError, StateUnavailableError
+from sevdesk_mcp.http.oauth.grant_table import REVOCATION_KEEP_S, Claim, Generation
 from sevdesk_mcp.http.oauth.settings import CLOCK_SKEW_S, OAuthSettings
 from sevdesk_mcp.http.oauth.store import (
     MAX_CLIENTS,
-    REVOCATION_KEEP_S,
     FileGrantStore,
     Grant,
+    Grants,
     GrantStore,
     RegisteredClient,
 )
@@ -113,8 +119,9 @@ return 1
 """
 )
 # KEYS: grant, index, revoked. ARGV: next generation (tagged), sealed next grant, ttl, digest,
-# expires, now, revocation keep, then the presented generation tagged under each secret.
-# Returns 1 rotated, 0 replay or a generation that fails its check (family revoked), -1 none.
+# expires, now, revocation keep, whether another generation revokes (the table's row), then the
+# presented generation tagged under each secret. Returns 1 current (rotated), 0 another (a
+# replay, or a value failing its check: revoked as the row says), -1 none.
 ROTATE: Final = (
     _KEEP_INDEX
     + _REVOKE
@@ -122,11 +129,11 @@ ROTATE: Final = (
 local gen = redis.call('HGET', KEYS[1], 'gen')
 if not gen then return -1 end
 local current = false
-for i = 8, #ARGV do
+for i = 9, #ARGV do
   if gen == ARGV[i] then current = true end
 end
 if not current then
-  revoke(KEYS[1], KEYS[2], KEYS[3], ARGV[4], ARGV[6], ARGV[7])
+  if ARGV[8] == '1' then revoke(KEYS[1], KEYS[2], KEYS[3], ARGV[4], ARGV[6], ARGV[7]) end
   return 0
 end
 redis.call('HSET', KEYS[1], 'gen', ARGV[1], 'data', ARGV[2])
@@ -143,7 +150,8 @@ CLAIM: Final = """
 if redis.call('SET', KEYS[1], '', 'NX', 'EX', ARGV[1]) then return {1} end
 return {0, redis.call('GET', KEYS[1])}
 """
-# KEYS: client, index. ARGV: digest, sealed client, keep, cap, client key prefix.
+# KEYS: client, index. ARGV: digest, sealed client, keep, cap, client key prefix. Drops the
+# table's excess: the oldest beyond the cap, the new one counted.
 ADD_CLIENT: Final = """
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
@@ -165,24 +173,18 @@ _decode_grant = msgspec.msgpack.Decoder(Grant)
 _decode_client = msgspec.msgpack.Decoder(RegisteredClient)
 
 
-class RedisGrantStore:
-    """A :class:`~sevdesk_mcp.http.oauth.store.GrantStore` on Redis (see the module docstring).
+class RedisGrants:
+    """A :class:`~sevdesk_mcp.http.oauth.store.GrantBackend` on Redis (see the module
+    docstring). Each method raises :class:`~sevdesk_mcp.errors.StateUnavailableError` if Redis
+    cannot be reached or a value does not open.
 
     :param state: the shared state (its client, key names and seal); the caller closes it.
-    :param clock: seconds since the epoch (when grants end; tests inject it).
-    :param max_clients: the cap of registered clients (tests lower it).
+    :param clock: seconds since the epoch (each key's time to live is counted from it).
     """
 
-    def __init__(
-        self,
-        state: SharedState,
-        clock: Callable[[], float] = time.time,
-        *,
-        max_clients: int = MAX_CLIENTS,
-    ) -> None:
+    def __init__(self, state: SharedState, clock: Callable[[], float] = time.time) -> None:
         self._state = state
         self._now = clock
-        self._max_clients = max_clients
         self._grants_index = state.keys.plain(GRANTS, "index")
         self._clients_index = state.keys.plain(CLIENTS, "index")
         self._add_grant = state.script(ADD_GRANT)
@@ -191,21 +193,16 @@ class RedisGrantStore:
         self._claim = state.script(CLAIM)
         self._add_client = state.script(ADD_CLIENT)
 
-    async def grant(self, grant_id: str) -> Grant | None:
-        """:returns: the live grant ``grant_id``, or ``None``.
-
-        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
-        """
+    async def get(self, grant_id: str) -> Grant | None:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.get`."""
         key = self._key(GRANT, grant_id)
         async with guard():
             sealed = _raw(await self._state.client.hget(key, "data"))
-        return self._live(key, sealed)
+        return self._opened(key, sealed)
 
-    async def grants(self) -> list[Grant]:
-        """:returns: every live grant, oldest first (ended ones are pruned from the index).
-
-        :raises StateUnavailableError: if Redis cannot be reached or a value does not open.
-        """
+    async def listed(self) -> list[Grant]:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.listed` (ended ones are
+        pruned from the index)."""
         client, index = self._state.client, self._grants_index
         async with guard():
             await client.zremrangebyscore(index, "-inf", int(self._now()))
@@ -215,14 +212,12 @@ class RedisGrantStore:
             for key in keys:
                 pipe.hget(key, "data")
             values = await pipe.execute() if keys else []
-        found = (self._live(key, _raw(v)) for key, v in zip(keys, values, strict=True))
-        return sorted((g for g in found if g is not None), key=lambda g: g.created)
+        found = (self._opened(key, _raw(v)) for key, v in zip(keys, values, strict=True))
+        return [g for g in found if g is not None]
 
-    async def add_grant(self, grant: Grant) -> None:
-        """Store a new grant; its key expires when it ends.
-
-        :raises StateUnavailableError: if Redis cannot be reached.
-        """
+    async def put(self, grant: Grant) -> None:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.put`: its key expires when
+        it ends."""
         key = self._key(GRANT, grant.id)
         args: list[Arg] = [self._generation(key, grant.generation), self._seal_grant(key, grant)]
         args += [self._ttl(grant.expires)]
@@ -230,41 +225,31 @@ class RedisGrantStore:
         async with guard():
             await self._add_grant(keys=[key, self._grants_index], args=args)
 
-    async def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
-        """:returns: the grant at ``generation + 1``; ``None`` if it is gone, or if
-        ``generation`` is not its current one (a replay: the family is revoked, atomically).
-
-        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
-        """
-        current = await self.grant(grant_id)
-        if current is None:
-            return None
-        rotated = msgspec.structs.replace(current, generation=generation + 1, expires=expires)
-        key = self._key(GRANT, grant_id)
-        args: list[Arg] = [self._generation(key, generation + 1), self._seal_grant(key, rotated)]
-        args += [self._ttl(expires), digest(grant_id), expires, int(self._now())]
-        args += [REVOCATION_KEEP_S, *self._state.seal.tags(f"{key}#gen", b"%d" % generation)]
+    async def swap(self, rotated: Grant, generation: int, revokes: str) -> Generation:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.swap`: one script comparing
+        the stored tag with the presented generation's tags."""
+        key = self._key(GRANT, rotated.id)
+        args: list[Arg] = [self._generation(key, rotated.generation)]
+        args += [self._seal_grant(key, rotated), self._ttl(rotated.expires)]
+        args += [digest(rotated.id), rotated.expires, int(self._now()), REVOCATION_KEEP_S]
+        args += [revokes, *self._state.seal.tags(f"{key}#gen", b"%d" % generation)]
         async with guard():
-            done = await self._rotate(keys=[key, *self._revocation_keys(grant_id)], args=args)
-        return rotated if int(done) == 1 else None
+            done = int(
+                await self._rotate(keys=[key, *self._revocation_keys(rotated.id)], args=args)
+            )
+        return "current" if done == 1 else "other" if done == 0 else "absent"
 
-    async def revoke(self, grant_id: str) -> bool:
-        """Delete the grant (its whole refresh family) and record the revocation.
-
-        :returns: whether it existed.
-        :raises StateUnavailableError: if Redis cannot be reached.
-        """
+    async def delete(self, grant_id: str, at: int) -> bool:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.delete`: one script."""
         keys = [self._key(GRANT, grant_id), *self._revocation_keys(grant_id)]
-        args: list[Arg] = [digest(grant_id), int(self._now()), REVOCATION_KEEP_S]
+        args: list[Arg] = [digest(grant_id), at, REVOCATION_KEEP_S]
         async with guard():
             existed = await self._revoke(keys=keys, args=args)
         return int(existed) == 1
 
     async def client(self, client_id: str) -> RegisteredClient | None:
-        """:returns: the registered client (its 90 days start again), or ``None``.
-
-        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
-        """
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.client` (its 90 days start
+        again)."""
         key = self._key(CLIENT, client_id)
         async with guard():
             sealed = _raw(await self._state.client.getex(key, ex=CLIENT_KEEP_S))
@@ -272,41 +257,31 @@ class RedisGrantStore:
             return None
         return _decoded(_decode_client, self._state.seal.open(key, sealed))
 
-    async def add_client(self, client: RegisteredClient) -> None:
-        """Store a registered client, dropping the oldest beyond the cap (one script).
-
-        :raises StateUnavailableError: if Redis cannot be reached.
-        """
+    async def add_client(self, client: RegisteredClient, cap: int) -> None:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.add_client`: one script."""
         key = self._key(CLIENT, client.client_id)
         sealed = self._state.seal.seal(key, msgspec.msgpack.encode(client))
         prefix = self._state.keys.plain(CLIENT, "")
-        args: list[Arg] = [digest(client.client_id), sealed, CLIENT_KEEP_S]
-        args += [self._max_clients, prefix]
+        args: list[Arg] = [digest(client.client_id), sealed, CLIENT_KEEP_S, cap, prefix]
         async with guard():
             await self._add_client(keys=[key, self._clients_index], args=args)
 
-    async def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
-        """:returns: ``(True, None)`` for the one first claim across every instance, then
-        ``(False, linked grant or None)``.
-
-        :raises StateUnavailableError: if Redis cannot be reached or the value does not open.
-        """
+    async def claim(self, code_id: str, expires: int) -> tuple[Claim, str | None]:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.claim`: ``SET NX`` in one
+        script, across every instance."""
         key = self._key(CODE, code_id)
         async with guard():
             # kept a clock skew longer: an instance whose clock is behind still finds the claim
             answer = await self._claim(keys=[key], args=[self._ttl(expires) + CLOCK_SKEW_S])
         if int(answer[0]) == 1:
-            return True, None
+            return "unclaimed", None
         sealed = _raw(answer[1]) if len(answer) > 1 else None
         if not sealed:
-            return False, None
-        return False, self._state.seal.open(key, sealed).decode("utf-8")
+            return "claimed", None
+        return "claimed", self._state.seal.open(key, sealed).decode("utf-8")
 
-    async def link_code(self, code_id: str, grant_id: str) -> None:
-        """Record the grant a claimed code created (nothing if the code is unknown or gone).
-
-        :raises StateUnavailableError: if Redis cannot be reached.
-        """
+    async def link(self, code_id: str, grant_id: str) -> None:
+        """See :meth:`~sevdesk_mcp.http.oauth.store.GrantBackend.link`."""
         key = self._key(CODE, code_id)
         sealed = self._state.seal.seal(key, grant_id.encode("utf-8"))
         async with guard():
@@ -331,11 +306,28 @@ class RedisGrantStore:
     def _seal_grant(self, key: str, grant: Grant) -> bytes:
         return self._state.seal.seal(key, msgspec.msgpack.encode(grant))
 
-    def _live(self, key: str, sealed: bytes | None) -> Grant | None:
+    def _opened(self, key: str, sealed: bytes | None) -> Grant | None:
         if sealed is None:
             return None
-        grant = _decoded(_decode_grant, self._state.seal.open(key, sealed))
-        return grant if grant.expires > self._now() else None
+        return _decoded(_decode_grant, self._state.seal.open(key, sealed))
+
+
+class RedisGrantStore(Grants):
+    """A :class:`~sevdesk_mcp.http.oauth.store.GrantStore` on Redis (see the module docstring).
+
+    :param state: the shared state (its client, key names and seal); the caller closes it.
+    :param clock: seconds since the epoch (when grants end; tests inject it).
+    :param max_clients: the cap of registered clients (tests lower it).
+    """
+
+    def __init__(
+        self,
+        state: SharedState,
+        clock: Callable[[], float] = time.time,
+        *,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
+        super().__init__(RedisGrants(state, clock), clock, max_clients=max_clients)
 
 
 def _raw(value: object) -> bytes | None:

@@ -1,4 +1,4 @@
-"""OAuth mode wired: the authorization server's routes beside ``/mcp``, bound and run.
+"""OAuth mode's routes: the authorization server's beside ``/mcp``, and the bound service.
 
 Routes (besides ``/mcp`` and ``/healthz``, as in bearer mode):
 
@@ -25,62 +25,42 @@ upload page its script), and ``Referrer-Policy: same-origin`` instead of ``no-re
 must refuse; cross-origin navigations still carry no referrer
 (:func:`~sevdesk_mcp.http.kit.headers.public_headers`).
 
-The grant store is the file store in ``SEVDESK_HTTP_STATE_DIR``, or Redis when the command line
-passes a shared state (``redis_store.grant_store_for``); when Redis cannot be reached, every
-route needing it answers 503 (the router answers every :class:`StateUnavailableError` so).
+The command line binds and wires them (``cli.oauth.bind_oauth_service``): the grant store (the
+file store in ``SEVDESK_HTTP_STATE_DIR``, or Redis with a shared state:
+``redis_store.grant_store_for``), the inbox and file pages (``http.web``) and the rate limits.
+When Redis cannot be reached, every route needing it answers 503 (the router answers every
+:class:`StateUnavailableError` so).
 """
 
 from __future__ import annotations
 
 import functools
-import logging
-import ssl
-import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
 import anyio
 import msgspec
 
-from sevdesk_mcp.config import Config
-from sevdesk_mcp.errors import HttpError, StartupError
+from sevdesk_mcp.errors import HttpError
 from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
-from sevdesk_mcp.http.connection import Exchange, Handler, Wiring
-from sevdesk_mcp.http.hardening import security_headers
-from sevdesk_mcp.http.kit.headers import public_headers
-from sevdesk_mcp.http.lifecycle import Lifecycle
+from sevdesk_mcp.http.connection import Exchange, Handler
 from sevdesk_mcp.http.limits import Limits
-from sevdesk_mcp.http.log import AccessLog
 from sevdesk_mcp.http.mcp_route import McpRoute
 from sevdesk_mcp.http.oauth import metadata
 from sevdesk_mcp.http.oauth.authorize import authorize_get
-from sevdesk_mcp.http.oauth.cimd import CimdFetcher
-from sevdesk_mcp.http.oauth.cimd_body import document_trust
-from sevdesk_mcp.http.oauth.clients import ClientResolver
 from sevdesk_mcp.http.oauth.consent import authorize_post
-from sevdesk_mcp.http.oauth.core import AuthServer, Identify
-from sevdesk_mcp.http.oauth.redis_store import grant_store_for
+from sevdesk_mcp.http.oauth.core import AuthServer
 from sevdesk_mcp.http.oauth.register import REGISTRATION_LIMITS, register_endpoint
 from sevdesk_mcp.http.oauth.revoke import revoke_endpoint
-from sevdesk_mcp.http.oauth.seal import Sealer
-from sevdesk_mcp.http.oauth.store import GrantStore
 from sevdesk_mcp.http.oauth.token import token_endpoint
 from sevdesk_mcp.http.oauth.verifier import GrantedAccess, OAuthVerifier
 from sevdesk_mcp.http.ratelimit import MemoryRateLimits, RateLimits
-from sevdesk_mcp.http.router import Route, Router
-from sevdesk_mcp.http.serve import HttpService, background, health_route, session_store
-from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
+from sevdesk_mcp.http.router import Route
+from sevdesk_mcp.http.serve import HttpService
 from sevdesk_mcp.http.sessions import SessionStore
-from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site, limits_for
-from sevdesk_mcp.http.web.hub import WebHub
-from sevdesk_mcp.http.web.routes import with_web
+from sevdesk_mcp.http.settings import Site
 from sevdesk_mcp.mcp.app import McpApp
 
 AccountApps = Callable[[GrantedAccess], Awaitable[Callable[[], McpApp]]]
-if TYPE_CHECKING:
-    from sevdesk_mcp.http.scaleout import SharedStores
-
-log = logging.getLogger("sevdesk_mcp.http")
 
 
 class OAuthMcpRoute:
@@ -142,15 +122,20 @@ class OAuthMcpRoute:
 def oauth_routes(
     server: AuthServer,
     mcp: OAuthMcpRoute,
-    lifecycle: Lifecycle,
-    shared: SharedStores | None = None,
+    health: Route,
+    registration: RateLimits | None = None,
 ) -> dict[str, Route]:
-    """:returns: every route of OAuth mode (those using the store answer 503 without it)."""
+    """:returns: every route of OAuth mode (those using the store answer 503 without it).
+
+    :param health: the route of ``GET /healthz`` (``serve.health_route``).
+    :param registration: the rate limit of ``/register`` per address (one in this process's
+        memory unless given).
+    """
     resource = metadata.document_handler(metadata.resource_metadata(server))
     authority = metadata.document_handler(metadata.server_metadata(server))
     routes = {
         "/mcp": Route(mcp.handlers()),
-        "/healthz": health_route(lifecycle, shared),
+        "/healthz": health,
         "/authorize": Route(
             {
                 "GET": functools.partial(authorize_get, server),
@@ -166,9 +151,7 @@ def oauth_routes(
     for path in metadata.SERVER_PATHS:
         routes[path] = _open_route(authority, "GET")
     if server.settings.registration:
-        limiter: RateLimits = MemoryRateLimits(REGISTRATION_LIMITS)
-        if shared is not None:
-            limiter = shared.rates(REGISTRATION_LIMITS, "register")
+        limiter = registration or MemoryRateLimits(REGISTRATION_LIMITS)
         routes["/register"] = _open_route(functools.partial(register_endpoint, server, limiter))
     return routes
 
@@ -207,115 +190,3 @@ class OAuthService(msgspec.Struct, frozen=True):
             await self.http.run(stop)
         finally:
             await self.server.store.aclose()
-
-
-class OAuthSeams(msgspec.Struct, frozen=True):
-    """Test seams of OAuth mode.
-
-    :param transport: the sevDesk transport (the fake's in tests; the network otherwise).
-    :param verify: TLS verification for metadata-document fetches (``True``: certifi's
-        authorities and those of ``SEVDESK_HTTP_OAUTH_CA_FILE``).
-    :param store: the grant store (the file store in the state directory otherwise; the
-        command line passes ``redis_store.grant_store_for(...)``).
-    """
-
-    verify: ssl.SSLContext | bool = True
-    store: GrantStore | None = None
-    clock: Callable[[], float] = time.time
-    web: WebHub | None = None  # the inbox and file pages (``http.web``), when wired
-    shared: SharedStores | None = None  # SEVDESK_HTTP_STATE_URL: every store on Redis
-
-
-async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit input
-    settings: HttpSettings,
-    config: Config,
-    *,
-    identify: Identify,
-    apps: AccountApps,
-    limits: Limits | None = None,
-    access_log: AccessLog | None = None,
-    seams: OAuthSeams | None = None,
-) -> OAuthService:
-    """Bind the configured address and wire OAuth mode.
-
-    :raises OSError: if the address cannot be bound.
-    :raises StartupError: if the state directory is unusable or locked by another process.
-    """
-    assert settings.oauth is not None  # load_http_settings sets it in OAuth mode
-    seams = seams or OAuthSeams()
-    limits = limits or Limits()
-    shared = seams.shared
-    store = seams.store or grant_store_for(settings.oauth, shared.state if shared else None)
-    try:
-        listeners = await open_listeners(settings.host, settings.port)
-    except OSError:
-        await store.aclose()
-        raise
-    port = bound_port(listeners)
-    site = derive_site(settings, port)
-    trust = seams.verify if seams.verify is not True else document_trust(settings.oauth.ca_pem)
-    fetcher = CimdFetcher(allow_loopback=settings.oauth.loopback_clients, verify=trust)
-    server = AuthServer(
-        site=site,
-        sealer=Sealer(settings.secrets),
-        store=store,
-        clients=ClientResolver(store, fetcher, settings.oauth.client_hosts),
-        allowed=config.tiers,
-        identify=identify,
-        settings=settings.oauth,
-        clock=seams.clock,
-    )
-    lifecycle = Lifecycle()
-    verifier = OAuthVerifier(server)
-    sessions = shared.sessions if shared is not None else session_store(settings, None)
-    rates = shared.rates(limits, "accounts") if shared is not None else None
-    mcp = OAuthMcpRoute(apps, limits, sessions, verifier, rates)
-    routes = with_web(
-        oauth_routes(server, mcp, lifecycle, shared), seams.web, server, settings.secrets[0]
-    )
-    client_rates = shared.rates(limits) if shared is not None else None
-    router = Router(routes, site, limits, auth=verifier, lifecycle=lifecycle, rates=client_rates)
-    headers = public_headers(security_headers(site))
-    wiring = Wiring(router, limits, headers, access_log or AccessLog(), lifecycle)
-    serving = HttpServer(listeners, wiring)
-    http = HttpService(site, port, serving, lifecycle, limits, background(shared))
-    return OAuthService(http, server, verifier)
-
-
-def serve_oauth(  # noqa: PLR0913 - each is a separate, explicit input
-    config: Config,
-    settings: HttpSettings,
-    *,
-    identify: Identify,
-    apps: AccountApps,
-    until_stopped: Callable[[Callable[[anyio.Event], Awaitable[None]]], Awaitable[None]],
-    web: WebHub | None = None,
-    shared: SharedStores | None = None,
-) -> int:
-    """Run OAuth mode until SIGTERM or SIGINT (the command line's ``--http``); ``web``: the
-    inbox and file pages; ``shared``: the stores on the shared state (``SEVDESK_HTTP_STATE_URL``),
-    which then hold the grants instead of ``SEVDESK_HTTP_STATE_DIR`` (the caller closes it).
-
-    :returns: 0.
-    :raises StartupError: if the address cannot be bound or the state directory is unusable.
-    """
-
-    async def run() -> None:
-        assert settings.oauth is not None  # load_http_settings sets it in OAuth mode
-        try:
-            service = await bind_oauth_service(
-                settings,
-                config,
-                identify=identify,
-                apps=apps,
-                limits=limits_for(settings),
-                seams=OAuthSeams(web=web, shared=shared),
-            )
-        except OSError as exc:
-            where = f"{settings.host}:{settings.port}"
-            raise StartupError(f"cannot listen on {where} ({exc.strerror or exc})") from None
-        log.info("serving MCP at %s (OAuth authentication)", service.site.mcp_url)
-        await until_stopped(service.run)
-
-    anyio.run(run)
-    return 0

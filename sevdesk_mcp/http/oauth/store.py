@@ -9,6 +9,11 @@ Rules:
    of twenty tasks redeeming one code, exactly one claims it (O05). The memory and file stores
    never await inside an operation, so each runs whole on the event loop's thread; the Redis
    store (``redis_store``) makes each one command or one Lua script.
+4. Every rule (a grant's end, what a refresh does by the generation found, a code's single
+   use, the cap of clients) is stated once, in :mod:`~sevdesk_mcp.http.oauth.grant_table`;
+   :class:`Grants` takes the decisions over a :class:`GrantBackend` (memory, file, Redis) that
+   only fetches and stores atomically, handed the table's row where Redis compares inside a
+   script.
 3. :class:`FileGrantStore` writes the whole state after every change to one file in the state
    directory (a temporary file, ``fsync``, then an atomic rename; mode 0600) and holds a lock on
    the directory, so a second process cannot share it by mistake. Several instances share
@@ -28,11 +33,12 @@ from typing import IO, Final, Protocol
 import msgspec
 
 from sevdesk_mcp.errors import StartupError
+from sevdesk_mcp.http.oauth import grant_table as table
+from sevdesk_mcp.http.oauth.grant_table import Claim, Generation, Rotate
 
 STATE_FILE: Final = "oauth-state.json"
 LOCK_FILE: Final = ".lock"
 MAX_CLIENTS: Final = 10_000
-REVOCATION_KEEP_S: Final = 90 * 24 * 3600
 
 
 class Grant(msgspec.Struct, frozen=True, kw_only=True):
@@ -162,10 +168,228 @@ class GrantStore(Protocol):
         ...
 
 
-class MemoryGrantStore:
-    """A :class:`GrantStore` in memory (tests, and the base of the file store).
+class GrantBackend(Protocol):
+    """Where grants, codes, clients and revocations are kept; it decides nothing (every rule
+    comes from :mod:`~sevdesk_mcp.http.oauth.grant_table`). Each method is atomic and may raise
+    :class:`~sevdesk_mcp.errors.StateUnavailableError` (Redis)."""
+
+    async def get(self, grant_id: str) -> Grant | None:
+        """:returns: the stored grant (whether it is live is the store's judgement)."""
+        ...
+
+    async def listed(self) -> list[Grant]:
+        """:returns: the stored grants (ended ones may be among them)."""
+        ...
+
+    async def put(self, grant: Grant) -> None:
+        """Store ``grant`` (kept at least until it ends)."""
+        ...
+
+    async def swap(self, rotated: Grant, generation: int, revokes: str) -> Generation:
+        """Compare the grant's generation with ``generation`` and, in the same atomic step,
+        store ``rotated`` if it is current, or revoke the family if it is another and
+        ``revokes`` is ``1`` (:func:`~sevdesk_mcp.http.oauth.grant_table.mismatch_revokes`).
+
+        :returns: what the compare found.
+        """
+        ...
+
+    async def delete(self, grant_id: str, at: int) -> bool:
+        """Delete the grant and record its revocation at ``at``.
+
+        :returns: whether it existed.
+        """
+        ...
+
+    async def client(self, client_id: str) -> RegisteredClient | None:
+        """:returns: the registered client, or ``None``."""
+        ...
+
+    async def add_client(self, client: RegisteredClient, cap: int) -> None:
+        """Store ``client`` and drop the oldest beyond ``cap``
+        (:func:`~sevdesk_mcp.http.oauth.grant_table.excess`), in one step."""
+        ...
+
+    async def claim(self, code_id: str, expires: int) -> tuple[Claim, str | None]:
+        """Claim the code in one atomic step if it is unclaimed (remembered until
+        ``expires``).
+
+        :returns: what was found, and the grant linked to an earlier claim.
+        """
+        ...
+
+    async def link(self, code_id: str, grant_id: str) -> None:
+        """Record the grant a claimed code created (nothing if it was never claimed)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Let go of what the backend holds; idempotent."""
+        ...
+
+
+class Grants:
+    """The one :class:`GrantStore`: every rule of
+    :mod:`~sevdesk_mcp.http.oauth.grant_table` over a :class:`GrantBackend`.
+
+    :param clock: seconds since the epoch (when grants end).
+    :param max_clients: the cap of registered clients (tests lower it).
+    """
+
+    def __init__(
+        self,
+        backend: GrantBackend,
+        clock: Callable[[], float] = time.time,
+        *,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
+        self._backend = backend
+        self.now = clock
+        self._max_clients = max_clients
+
+    async def grant(self, grant_id: str) -> Grant | None:
+        """See :meth:`GrantStore.grant`."""
+        found = await self._backend.get(grant_id)
+        return found if found is not None and table.live(found.expires, self.now()) else None
+
+    async def grants(self) -> list[Grant]:
+        """See :meth:`GrantStore.grants`."""
+        now = self.now()
+        listed = await self._backend.listed()
+        live = (g for g in listed if table.live(g.expires, now))
+        return sorted(live, key=lambda g: g.created)
+
+    async def add_grant(self, grant: Grant) -> None:
+        """See :meth:`GrantStore.add_grant`."""
+        await self._backend.put(grant)
+
+    async def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
+        """See :meth:`GrantStore.rotate`."""
+        current = await self.grant(grant_id)
+        if current is None:  # the row of "absent": nothing changes
+            return None
+        rotated = msgspec.structs.replace(current, generation=generation + 1, expires=expires)
+        found = await self._backend.swap(rotated, generation, table.mismatch_revokes())
+        return rotated if table.rotation(found) is Rotate.ROTATE else None
+
+    async def revoke(self, grant_id: str) -> bool:
+        """See :meth:`GrantStore.revoke`."""
+        return await self._backend.delete(grant_id, int(self.now()))
+
+    async def client(self, client_id: str) -> RegisteredClient | None:
+        """See :meth:`GrantStore.client`."""
+        return await self._backend.client(client_id)
+
+    async def add_client(self, client: RegisteredClient) -> None:
+        """See :meth:`GrantStore.add_client`."""
+        await self._backend.add_client(client, self._max_clients)
+
+    async def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
+        """See :meth:`GrantStore.claim_code`."""
+        found, linked = await self._backend.claim(code_id, expires)
+        return (True, None) if table.claims(found) else (False, linked)
+
+    async def link_code(self, code_id: str, grant_id: str) -> None:
+        """See :meth:`GrantStore.link_code`."""
+        await self._backend.link(code_id, grant_id)
+
+    async def aclose(self) -> None:
+        """See :meth:`GrantStore.aclose`."""
+        await self._backend.aclose()
+
+
+class MemoryGrants:
+    """A :class:`GrantBackend` in memory (and the base of the file backend).
 
     No operation awaits, so each one runs whole on the event loop's thread (atomic).
+
+    :param clock: seconds since the epoch (what is pruned, when revocations are recorded).
+    """
+
+    def __init__(self, state: State | None = None, clock: Callable[[], float] = time.time) -> None:
+        self._state = state or State()
+        self._now = clock
+
+    async def get(self, grant_id: str) -> Grant | None:
+        """See :meth:`GrantBackend.get`."""
+        return self._state.grants.get(grant_id)
+
+    async def listed(self) -> list[Grant]:
+        """See :meth:`GrantBackend.listed`."""
+        return list(self._state.grants.values())
+
+    async def put(self, grant: Grant) -> None:
+        """See :meth:`GrantBackend.put`."""
+        self._state.grants[grant.id] = grant
+        self._changed()
+
+    async def swap(self, rotated: Grant, generation: int, revokes: str) -> Generation:
+        """See :meth:`GrantBackend.swap`."""
+        stored = self._state.grants.get(rotated.id)
+        live = stored is not None and table.live(stored.expires, self._now())
+        found = table.generation(stored.generation if live and stored else None, generation)
+        if found == "current":
+            self._state.grants[rotated.id] = rotated
+            self._changed()
+        elif found == "other" and revokes == "1":
+            self._revoke(rotated.id, int(self._now()))
+        return found
+
+    async def delete(self, grant_id: str, at: int) -> bool:
+        """See :meth:`GrantBackend.delete`."""
+        return self._revoke(grant_id, at)
+
+    async def client(self, client_id: str) -> RegisteredClient | None:
+        """See :meth:`GrantBackend.client`."""
+        return self._state.clients.get(client_id)
+
+    async def add_client(self, client: RegisteredClient, cap: int) -> None:
+        """See :meth:`GrantBackend.add_client`."""
+        clients = self._state.clients
+        clients[client.client_id] = client  # an id registered again keeps its place
+        for oldest in list(clients)[: table.excess(len(clients), cap)]:
+            del clients[oldest]
+        self._changed()
+
+    async def claim(self, code_id: str, expires: int) -> tuple[Claim, str | None]:
+        """See :meth:`GrantBackend.claim`."""
+        used = self._state.codes.get(code_id)
+        if used is not None:
+            return "claimed", used.grant
+        self._prune()
+        self._state.codes[code_id] = CodeUse(expires=expires)
+        self._changed()
+        return "unclaimed", None
+
+    async def link(self, code_id: str, grant_id: str) -> None:
+        """See :meth:`GrantBackend.link`."""
+        use = self._state.codes.get(code_id)
+        if use is not None:
+            use.grant = grant_id
+            self._changed()
+
+    def _revoke(self, grant_id: str, at: int) -> bool:
+        existed = self._state.grants.pop(grant_id, None) is not None
+        self._state.revocations[grant_id] = at
+        self._changed()
+        return existed
+
+    def _prune(self) -> None:
+        now = int(self._now())
+        state = self._state
+        state.codes = {k: v for k, v in state.codes.items() if table.code_kept(v.expires, now)}
+        state.grants = {k: v for k, v in state.grants.items() if table.live(v.expires, now)}
+        kept = state.revocations.items()
+        state.revocations = {k: v for k, v in kept if table.revocation_kept(v, now)}
+
+    def _changed(self) -> None:
+        """Called after every change (the file backend writes)."""
+
+    async def aclose(self) -> None:
+        """Nothing to let go of in memory."""
+
+
+class MemoryGrantStore(Grants):
+    """A :class:`GrantStore` in memory (tests, ``grants list`` of a state file).
 
     :param clock: seconds since the epoch.
     :param max_clients: the cap of registered clients (tests lower it).
@@ -178,117 +402,21 @@ class MemoryGrantStore:
         *,
         max_clients: int = MAX_CLIENTS,
     ) -> None:
-        self._state = state or State()
-        self.now = clock
-        self._max_clients = max_clients
-
-    async def grant(self, grant_id: str) -> Grant | None:
-        """:returns: the live grant ``grant_id``, or ``None``."""
-        return self._live(grant_id)
-
-    async def grants(self) -> list[Grant]:
-        """:returns: every live grant, oldest first."""
-        now = self.now()
-        return sorted(
-            (g for g in self._state.grants.values() if g.expires > now), key=lambda g: g.created
-        )
-
-    async def add_grant(self, grant: Grant) -> None:
-        """Store a new grant."""
-        self._state.grants[grant.id] = grant
-        self._changed()
-
-    async def rotate(self, grant_id: str, generation: int, expires: int) -> Grant | None:
-        """:returns: the grant at ``generation + 1``, or ``None`` (gone, or a replay: revoked)."""
-        grant = self._live(grant_id)
-        if grant is None:
-            return None
-        if grant.generation != generation:
-            self._revoke(grant_id)
-            return None
-        rotated = msgspec.structs.replace(grant, generation=generation + 1, expires=expires)
-        self._state.grants[grant_id] = rotated
-        self._changed()
-        return rotated
-
-    async def revoke(self, grant_id: str) -> bool:
-        """:returns: whether the grant existed (it is gone now)."""
-        return self._revoke(grant_id)
-
-    async def client(self, client_id: str) -> RegisteredClient | None:
-        """:returns: the registered client, or ``None``."""
-        return self._state.clients.get(client_id)
-
-    async def add_client(self, client: RegisteredClient) -> None:
-        """Store a registered client, dropping the oldest beyond the cap."""
-        clients = self._state.clients
-        while clients and len(clients) >= self._max_clients:
-            del clients[next(iter(clients))]
-        clients[client.client_id] = client
-        self._changed()
-
-    async def claim_code(self, code_id: str, expires: int) -> tuple[bool, str | None]:
-        """:returns: ``(True, None)`` once, then ``(False, linked grant)``."""
-        used = self._state.codes.get(code_id)
-        if used is not None:
-            return False, used.grant
-        self._prune()
-        self._state.codes[code_id] = CodeUse(expires=expires)
-        self._changed()
-        return True, None
-
-    async def link_code(self, code_id: str, grant_id: str) -> None:
-        """Record the grant a claimed code created."""
-        use = self._state.codes.get(code_id)
-        if use is not None:
-            use.grant = grant_id
-            self._changed()
-
-    def _live(self, grant_id: str) -> Grant | None:
-        grant = self._state.grants.get(grant_id)
-        return grant if grant is not None and grant.expires > self.now() else None
-
-    def _revoke(self, grant_id: str) -> bool:
-        existed = self._state.grants.pop(grant_id, None) is not None
-        self._state.revocations[grant_id] = int(self.now())
-        self._changed()
-        return existed
-
-    def _prune(self) -> None:
-        now = int(self.now())
-        state = self._state
-        state.codes = {k: v for k, v in state.codes.items() if v.expires >= now}
-        state.grants = {k: v for k, v in state.grants.items() if v.expires > now}
-        keep = now - REVOCATION_KEEP_S
-        state.revocations = {k: v for k, v in state.revocations.items() if v > keep}
-
-    def _changed(self) -> None:
-        """Called after every change (the file store writes)."""
-
-    async def aclose(self) -> None:
-        """Nothing to let go of in memory."""
+        super().__init__(MemoryGrants(state, clock), clock, max_clients=max_clients)
 
 
-class FileGrantStore(MemoryGrantStore):
-    """A :class:`GrantStore` in one file of ``directory``, which it locks while open.
+class FileGrants(MemoryGrants):
+    """A :class:`GrantBackend` in one file of ``directory``, which it locks while open.
 
-    :param clock: seconds since the epoch.
-    :param max_clients: the cap of registered clients (tests lower it).
     :raises StartupError: if the directory cannot be used, is locked by another process, or
         its state file is unreadable.
     """
 
-    def __init__(
-        self,
-        directory: Path,
-        clock: Callable[[], float] = time.time,
-        *,
-        max_clients: int = MAX_CLIENTS,
-    ) -> None:
+    def __init__(self, directory: Path, clock: Callable[[], float] = time.time) -> None:
         self._dir = directory
         self._lock = _lock(directory)
         try:
-            super().__init__(_load(directory / STATE_FILE), clock, max_clients=max_clients)
+            super().__init__(_load(directory / STATE_FILE), clock)
         except StartupError:
             self.release()
             raise
@@ -311,6 +439,30 @@ class FileGrantStore(MemoryGrantStore):
     async def aclose(self) -> None:
         """Release the directory's lock."""
         self.release()
+
+
+class FileGrantStore(Grants):
+    """A :class:`GrantStore` in one file of ``directory``, which it locks while open.
+
+    :param clock: seconds since the epoch.
+    :param max_clients: the cap of registered clients (tests lower it).
+    :raises StartupError: if the directory cannot be used, is locked by another process, or
+        its state file is unreadable.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        clock: Callable[[], float] = time.time,
+        *,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
+        self._file = FileGrants(directory, clock)
+        super().__init__(self._file, clock, max_clients=max_clients)
+
+    def release(self) -> None:
+        """Release the directory's lock (synchronous: for paths with no event loop)."""
+        self._file.release()
 
 
 def read_state(path: Path) -> State:

@@ -7,7 +7,10 @@ Keys (``<ns>`` is the namespace):
   milliseconds); expires with the window.
 
 Counting and checking an attempt is one Lua script on the server's clock, so two instances
-cannot both admit the sixth try.
+cannot both admit the sixth try. The script is handed the limit and the window, and applies
+the rule of :mod:`~sevdesk_mcp.http.web.attempt_table` (a try counts while younger than the
+window; one more while fewer than the limit count; a refused try is not counted);
+``tests/shared/test_attempt_table_rows.py`` holds it to the table.
 
 The set is not tagged (:meth:`~sevdesk_mcp.shared.seal.Seal.tag`): it only throttles. Whoever
 can write to Redis can empty it (more tries for a client) or fill it (a client locked out for
@@ -20,7 +23,7 @@ from __future__ import annotations
 import secrets
 from typing import Final
 
-from sevdesk_mcp.http.web.attempts import SIGNIN_ATTEMPTS, SIGNIN_WINDOW_S
+from sevdesk_mcp.http.web.attempts import SIGNIN_ATTEMPTS, SIGNIN_WINDOW_S, SignInAttempts
 from sevdesk_mcp.shared.redis import SharedState, guard
 
 KIND: Final = "signin"
@@ -37,7 +40,26 @@ return 1
 """
 
 
-class RedisAttempts:
+class RedisTries:
+    """The tries of every instance (:class:`~sevdesk_mcp.http.web.attempts.AttemptBackend`)."""
+
+    def __init__(self, state: SharedState) -> None:
+        self._state = state
+        self._allow = state.script(_ALLOW)
+
+    async def count(self, client: str, limit: int, window_s: float) -> bool:
+        """See :meth:`~sevdesk_mcp.http.web.attempts.AttemptBackend.count`: one script.
+
+        :raises StateUnavailableError: if the shared state cannot be reached.
+        """
+        key = self._state.keys.key(KIND, client)
+        args: list[str | int] = [int(window_s * 1000), limit, secrets.token_hex(8)]
+        async with guard():
+            allowed = await self._allow(keys=[key], args=args)
+        return int(allowed) == 1
+
+
+class RedisAttempts(SignInAttempts):
     """The sign-in attempts of every instance (:class:`~sevdesk_mcp.http.web.attempts.Attempts`).
 
     :param state: the shared state.
@@ -50,18 +72,4 @@ class RedisAttempts:
         limit: int = SIGNIN_ATTEMPTS,
         window_s: float = SIGNIN_WINDOW_S,
     ) -> None:
-        self._state = state
-        self._limit = limit
-        self._window_ms = int(window_s * 1000)
-        self._allow = state.script(_ALLOW)
-
-    async def allow(self, client: str) -> bool:
-        """See :meth:`~sevdesk_mcp.http.web.attempts.Attempts.allow`.
-
-        :raises StateUnavailableError: if the shared state cannot be reached.
-        """
-        key = self._state.keys.key(KIND, client)
-        member = secrets.token_hex(8)
-        async with guard():
-            allowed = await self._allow(keys=[key], args=[self._window_ms, self._limit, member])
-        return int(allowed) == 1
+        super().__init__(RedisTries(state), limit=limit, window_s=window_s)

@@ -14,7 +14,9 @@ instances every instance derives it from the server secret
 session therefore stores nothing (the consent page starts one synchronously); signing out
 records the session id in :class:`SignOuts` until the session would have expired: this
 process's memory (:class:`MemorySignOuts`), or the shared state (``sessions_redis``), where one
-instance's sign-out ends the session on all of them.
+instance's sign-out ends the session on all of them. Which cookie carries a session and how
+long a sign-out is kept is decided once, in :mod:`~sevdesk_mcp.http.web.session_table`; the
+sign-outs only keep a session id for a time and answer whether it is still there.
 
 The cookie is ``SameSite=Strict``, ``HttpOnly``, ``Path=/``; ``__Host-`` and ``Secure`` over
 https. Every form of a session carries its CSRF token (256 bits, compared in constant time).
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hmac
 import secrets
 import threading
 import time
@@ -35,7 +36,9 @@ import msgspec
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from sevdesk_mcp.http.kit.forms import cookie, cookie_attributes
 from sevdesk_mcp.http.messages import Headers
+from sevdesk_mcp.http.web import session_table as table
 from sevdesk_mcp.safety.redact import Undisclosed
 
 SESSION_TTL_S: Final = 12 * 3600
@@ -58,23 +61,21 @@ class Session(Undisclosed, msgspec.Struct, frozen=True):
     expires: float
     person: str = ""
 
-    def csrf_ok(self, given: str | None) -> bool:
-        """:returns: whether a form's CSRF token is this session's."""
-        return given is not None and hmac.compare_digest(given.encode(), self.csrf.encode())
-
 
 class SignOuts(Protocol):
-    """The sessions signed out before their expiry: this process's, or the shared state's."""
+    """The sessions signed out before their expiry, this process's or the shared state's; it
+    decides nothing (how long one is kept comes from
+    :func:`~sevdesk_mcp.http.web.session_table.keep_s`)."""
 
-    async def add(self, session_id: str, until: float) -> None:
-        """Record that ``session_id`` is signed out (kept until ``until``, its expiry).
+    async def keep(self, session_id: str, ttl_s: float) -> None:
+        """Record that ``session_id`` is signed out, for ``ttl_s`` seconds.
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
         ...
 
     async def has(self, session_id: str) -> bool:
-        """:returns: whether ``session_id`` was signed out.
+        """:returns: whether ``session_id``'s sign-out is still kept.
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
@@ -82,7 +83,8 @@ class SignOuts(Protocol):
 
 
 class MemorySignOuts:
-    """The sign-outs of one process, kept until the sessions would have expired.
+    """The sign-outs of one process (:class:`SignOuts`); beyond :data:`MAX_SIGNOUTS` the ones
+    no longer kept are dropped.
 
     :param clock: seconds since the epoch (injectable for tests).
     """
@@ -92,13 +94,13 @@ class MemorySignOuts:
         self._lock = threading.Lock()
         self._until: dict[str, float] = {}
 
-    async def add(self, session_id: str, until: float) -> None:
-        """See :meth:`SignOuts.add`."""
+    async def keep(self, session_id: str, ttl_s: float) -> None:
+        """See :meth:`SignOuts.keep`."""
         with self._lock:
             now = self._clock()
             if len(self._until) >= MAX_SIGNOUTS:
                 self._until = {k: v for k, v in self._until.items() if v > now}
-            self._until[session_id] = until
+            self._until[session_id] = now + ttl_s
 
     async def has(self, session_id: str) -> bool:
         """See :meth:`SignOuts.has`."""
@@ -152,11 +154,11 @@ class SessionStore:
         nonce = secrets.token_bytes(12)
         sealed = nonce + self._aeads[0].encrypt(nonce, msgspec.json.encode(session), _AD)
         value = base64.urlsafe_b64encode(sealed).decode().rstrip("=")
-        return f"{self.cookie_name}={value}; {self.attributes(SESSION_TTL_S)}"
+        return f"{self.cookie_name}={value}; {cookie_attributes(SESSION_TTL_S, https=self.https)}"
 
     def clear_cookie(self) -> str:
         """:returns: the ``Set-Cookie`` value that removes the session cookie."""
-        return f"{self.cookie_name}=; {self.attributes(0)}"
+        return f"{self.cookie_name}=; {cookie_attributes(0, https=self.https)}"
 
     async def of(self, headers: Headers) -> Session | None:
         """:returns: the live session the request's one cookie carries (unexpired, not signed
@@ -164,18 +166,21 @@ class SessionStore:
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        value = cookie(headers, self.cookie_name)
+        value = cookie(headers.get_all("cookie"), self.cookie_name)
         session = self._open(value) if value is not None else None
-        if session is None or session.expires <= self._clock():
-            return None
-        return None if await self._signouts.has(session.id) else session
+        if session is None or not table.live(session.expires, self._clock()):
+            return None  # the sign-outs need not be asked (Rule 1)
+        signed_out = await self._signouts.has(session.id)
+        return session if table.admits(opened=True, live=True, signed_out=signed_out) else None
 
     async def end(self, session: Session) -> None:
         """Sign ``session`` out (on every instance sharing the sign-outs).
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        await self._signouts.add(session.id, session.expires)
+        ttl_s = table.keep_s(session.expires, self._clock())
+        if ttl_s is not None:
+            await self._signouts.keep(session.id, ttl_s)
 
     def _open(self, value: str) -> Session | None:
         try:
@@ -192,19 +197,3 @@ class SessionStore:
             except msgspec.DecodeError:
                 return None
         return None
-
-    def attributes(self, max_age_s: int) -> str:
-        """:returns: the attributes of a cookie of this site (``SameSite=Strict``)."""
-        secure = "; Secure" if self.https else ""
-        return f"Path=/; Max-Age={max_age_s}; HttpOnly; SameSite=Strict{secure}"
-
-
-def cookie(headers: Headers, name: str) -> str | None:
-    """:returns: the value of the cookie ``name`` if the request sent it exactly once."""
-    found = [
-        value.strip()
-        for header in headers.get_all("cookie")
-        for key, sep, value in (part.strip().partition("=") for part in header.split(";"))
-        if sep and key == name
-    ]
-    return found[0] if len(found) == 1 else None

@@ -20,7 +20,6 @@ Who a session is, its account and its expiry are in the sealed cookie, never in 
 from __future__ import annotations
 
 import math
-import time
 from typing import Final
 
 from sevdesk_mcp.shared.redis import SharedState, guard
@@ -34,19 +33,17 @@ class RedisSignOuts:
     def __init__(self, state: SharedState) -> None:
         self._state = state
 
-    async def add(self, session_id: str, until: float) -> None:
-        """See :meth:`~sevdesk_mcp.http.web.sessions.SignOuts.add`.
+    async def keep(self, session_id: str, ttl_s: float) -> None:
+        """See :meth:`~sevdesk_mcp.http.web.sessions.SignOuts.keep` (a key expiring then).
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """
-        ttl_ms = math.ceil((until - time.time()) * 1000)
-        if ttl_ms <= 0:
-            return
+        ttl_ms = math.ceil(ttl_s * 1000)
         async with guard():
             await self._state.client.set(self._state.keys.key(KIND, session_id), b"1", px=ttl_ms)
 
     async def has(self, session_id: str) -> bool:
-        """See :meth:`~sevdesk_mcp.http.web.sessions.SignOuts.has`.
+        """See :meth:`~sevdesk_mcp.http.web.sessions.SignOuts.has` (the key exists).
 
         :raises StateUnavailableError: if the shared state cannot be reached.
         """

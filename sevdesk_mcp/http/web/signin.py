@@ -16,7 +16,7 @@ import secrets
 from typing import Final
 
 from sevdesk_mcp.http.connection import Exchange
-from sevdesk_mcp.http.kit.forms import posted_form
+from sevdesk_mcp.http.kit.forms import cookie, cookie_attributes, posted_form
 from sevdesk_mcp.http.kit.guard import tokens_match
 from sevdesk_mcp.http.kit.lang import Lang, lang_of
 from sevdesk_mcp.http.kit.page import e, see_other, send_html
@@ -24,7 +24,6 @@ from sevdesk_mcp.http.kit.token import FIELD, checked_token, token_field
 from sevdesk_mcp.http.web.guard import NEXT, query_param, refuse, same_origin
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.render import document
-from sevdesk_mcp.http.web.sessions import cookie
 from sevdesk_mcp.http.web.text import TEXT
 from sevdesk_mcp.safety.redact import Secret
 
@@ -45,7 +44,7 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /signin`` (see the module docstring)."""
     lang = lang_of(exchange.request.headers)
     fields = await posted_form(exchange)
-    nonce = cookie(exchange.request.headers, SIGNIN_COOKIE)
+    nonce = cookie(exchange.request.headers.get_all("cookie"), SIGNIN_COOKIE)
     if (
         fields is None
         or not same_origin(exchange, hub.site)
@@ -65,7 +64,7 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
     if identity is None:
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 400)
         return
-    clear = f"{SIGNIN_COOKIE}=; {hub.sessions.attributes(0)}"
+    clear = f"{SIGNIN_COOKIE}=; {cookie_attributes(0, https=hub.sessions.https)}"
     session = hub.start_session(identity, Secret(token))  # the person of the token checked
     headers = (("set-cookie", session), ("set-cookie", clear))
     await see_other(exchange, next_path, headers)
@@ -110,6 +109,6 @@ async def _form_page(  # noqa: PLR0913, PLR0917 - the page's parts
         f'<div class="actions"><button type="submit" class="primary">{t["signin_button"]}'
         "</button></div></form>"
     )
-    attributes = hub.sessions.attributes(SIGNIN_COOKIE_TTL_S)
+    attributes = cookie_attributes(SIGNIN_COOKIE_TTL_S, https=hub.sessions.https)
     headers = (("set-cookie", f"{SIGNIN_COOKIE}={nonce}; {attributes}"),)
     await send_html(exchange, status, document(lang, t["signin_title"], content), headers)

@@ -12,7 +12,7 @@ from typing import Literal
 
 import msgspec
 
-from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.contacts.read import Untrusted
 from sevdesk_mcp.domain.reports.company import Fact
 
 Basis = Literal["cash", "accrual"]

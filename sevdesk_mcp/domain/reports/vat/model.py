@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import msgspec
 
-from sevdesk_mcp.domain.contacts import Untrusted
+from sevdesk_mcp.domain.contacts.read import Untrusted
 from sevdesk_mcp.domain.reports.books import DocumentFigure
 from sevdesk_mcp.domain.reports.vat.basis import Assumption
 

@@ -1,0 +1,1 @@
+"""Check accounts, balances and transactions, and booking a payment on a document."""

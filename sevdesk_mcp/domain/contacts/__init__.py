@@ -1,0 +1,1 @@
+"""Contacts: reading them with addresses and communication ways, creating and updating them."""

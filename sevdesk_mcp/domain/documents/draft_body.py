@@ -1,0 +1,199 @@
+"""The body of a document draft for sevDesk's Factory endpoints (``saveInvoice``,
+``saveCreditNote``, ``saveOrder``, ``docs/sevdesk-api.md`` §2.4-2.6, §5.2) and the preview facts
+that describe it, after the checks of :mod:`sevdesk_mcp.domain.documents.draft_checks`.
+
+sevDesk does not copy the contact's address onto a document (Q24), so the billing address is
+sent; dates go out as ``dd.mm.yyyy`` and delivery dates as Unix seconds at Berlin midnight
+(Q18); every relation carries its ``objectName`` (Q38).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Final, Literal
+
+import msgspec
+
+from sevdesk_mcp.domain.documents import draft_checks as checks
+from sevdesk_mcp.domain.documents.draft_lines import Line, position_body, sums_facts
+from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
+from sevdesk_mcp.domain.documents.writes import KIND_WORDS, read_document
+from sevdesk_mcp.domain.lifecycle_table import INITIAL, Step, refusal
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.writes import ref
+from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.jsontypes import JsonObject
+from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.sevdesk import dates, wire
+from sevdesk_mcp.sevdesk.paths import api_path
+from sevdesk_mcp.sevdesk.wire_documents import Document
+
+CreditNoteCategory = Literal["underachievement", "provision"]
+OrderType = Literal["AN", "AB", "LI"]
+DEFAULT_DAYS: Final = 14
+KEY: Final = {"invoice": "invoice", "credit_note": "creditNote", "order": "order"}
+_DATE: Final = {"invoice": "invoiceDate", "credit_note": "creditNoteDate", "order": "orderDate"}
+
+
+class Draft(msgspec.Struct, frozen=True):
+    """A document draft to create, or the full new state of one to change."""
+
+    kind: KindName
+    contact_id: int
+    day: dt.date
+    lines: tuple[Line, ...]
+    tax_rule_id: int = 1
+    header: str | None = None
+    head_text: str | None = None
+    foot_text: str | None = None
+    payment_days: int | None = None
+    delivery_day: dt.date | None = None
+    source_invoice_id: int | None = None
+    category: CreditNoteCategory = "underachievement"
+    order_type: OrderType = "AN"
+    allow_duplicate: bool = False
+
+
+async def document_body(
+    client: SevdeskPort, draft: Draft, current: Document | None
+) -> tuple[JsonObject, list[Fact]]:
+    provision = draft.kind == "credit_note" and draft.category == "provision"
+    rates = [line.tax_rate for line in draft.lines]
+    rule = await checks.tax_rule_name(client, draft.tax_rule_id, rates, provision=provision)
+    to = await checks.recipient(client, draft.contact_id)
+    user = await checks.signing_user(client)
+    source = await _source_invoice(client, draft, rates)
+    top = _top(draft, to, user, rule, current)
+    facts = [
+        Fact("Document", KIND_WORDS[draft.kind]),
+        Fact("Contact", f"{fence(to.name)} (id {to.contact_id})"),
+        Fact("Address", to.lines() if to.street else "(the contact has no address on file)"),
+        Fact("Date", draft.day.isoformat()),
+        Fact("Tax rule", f"{draft.tax_rule_id} {rule}"),
+    ]
+    if source is not None:
+        top["refSrcInvoice"] = ref(source.id, "Invoice")
+        facts.append(Fact("Corrects invoice", source.number() or f"draft {source.id}"))
+    if draft.kind == "invoice":
+        days = _days(draft, to)
+        top["timeToPay"] = days
+        facts.append(Fact("Payment term", f"{days} days"))
+    facts += _text_facts(draft)
+    facts += sums_facts(draft.lines)
+    model = KINDS[draft.kind].model
+    body: JsonObject = {
+        KEY[draft.kind]: top,
+        f"{KEY[draft.kind]}PosSave": [position_body(line, f"{model}Pos") for line in draft.lines],
+        f"{KEY[draft.kind]}PosDelete": None,
+    }
+    return body, facts
+
+
+def _top(
+    draft: Draft, to: checks.Recipient, user: int, rule: str, current: Document | None
+) -> JsonObject:
+    model = KINDS[draft.kind].model
+    top: JsonObject = {
+        "objectName": model,
+        "mapAll": True,
+        "contact": ref(draft.contact_id, "Contact"),
+        "contactPerson": ref(user, "SevUser"),
+        _DATE[draft.kind]: dates.dotted(draft.day),
+        "status": INITIAL[draft.kind],
+        "currency": "EUR",
+        "taxRule": ref(draft.tax_rule_id, "TaxRule"),
+        "taxRate": 0,  # "not used anymore": each position carries its rate (§2.4)
+        "taxText": rule,
+        "showNet": True,
+        "smallSettlement": draft.tax_rule_id == checks.SMALL_BUSINESS_RULE,
+        "header": draft.header or "",
+        "headText": draft.head_text or "",
+        "footText": draft.foot_text or "",
+        "addressName": to.name,
+        "addressStreet": to.street or "",
+        "addressZip": to.zip or "",
+        "addressCity": to.city or "",
+    }
+    if to.country_id is not None:
+        top["addressCountry"] = ref(to.country_id, "StaticCountry")
+    if current is not None:
+        top["id"] = current.id
+    top.update(_kind_fields(draft, current))
+    return top
+
+
+def _kind_fields(draft: Draft, current: Document | None) -> JsonObject:
+    delivery = draft.delivery_day or draft.day
+    if draft.kind == "invoice":
+        return {"invoiceType": "RE", "discount": 0, "deliveryDate": dates.unix_start(delivery)}
+    if draft.kind == "order":
+        return {"orderType": draft.order_type, "version": 0}
+    fields: JsonObject = {
+        "creditNoteType": "CN",
+        "bookingCategory": draft.category.upper(),
+        "deliveryDate": dates.unix_start(delivery),
+    }
+    if current is not None and current.creditNoteNumber:
+        fields["creditNoteNumber"] = current.creditNoteNumber
+    return fields
+
+
+async def _source_invoice(
+    client: SevdeskPort, draft: Draft, rates: list[Decimal]
+) -> Document | None:
+    if draft.kind != "credit_note" or draft.category != "underachievement":
+        return None
+    if draft.source_invoice_id is None:
+        raise ToolError(
+            "A credit note for a reduced or returned delivery (underachievement) needs "
+            "source_invoice_id: the invoice it corrects. For a commission credit note use "
+            "credit_note_category=provision."
+        )
+    invoice = await read_document(client, "invoice", draft.source_invoice_id)
+    if refusal("invoice", invoice.status, Step.CREDIT_NOTE, f"Invoice {invoice.id}") is not None:
+        raise ToolError(
+            f"Invoice {invoice.id} is a draft; a credit note can only correct a finalized "
+            "invoice. Change or delete the draft instead."
+        )
+    used = await _position_rates(client, invoice.id)
+    other = sorted({r for r in rates if r not in used})
+    if used and other:
+        raise ToolError(
+            f"Invoice {invoice.number() or invoice.id} has positions at "
+            f"{', '.join(f'{r.normalize():f} %' for r in sorted(used))} only; every position "
+            "of its credit note must use one of those rates (sevDesk code 456)."
+        )
+    return invoice
+
+
+def _days(draft: Draft, to: checks.Recipient) -> int:
+    if draft.payment_days is not None:
+        return draft.payment_days
+    return to.default_days if to.default_days is not None else DEFAULT_DAYS
+
+
+def _text_facts(draft: Draft) -> list[Fact]:
+    facts = []
+    if draft.delivery_day is not None and draft.kind != "order":
+        facts.append(Fact("Delivery date", draft.delivery_day.isoformat()))
+    for name, value in (
+        ("Header", draft.header),
+        ("Head text", draft.head_text),
+        ("Foot text", draft.foot_text),
+    ):
+        if value:
+            facts.append(Fact(name, value))
+    return facts
+
+
+async def _position_rates(client: SevdeskPort, invoice_id: int) -> set[Decimal]:
+    path = api_path("Invoice", invoice_id, "getPositions")
+    page = await client.get_all(path, max_items=1000)
+    return {p.taxRate for p in wire.parse_all(page.items, _Rate) if p.taxRate is not None}
+
+
+class _Rate(msgspec.Struct, frozen=True):
+    id: int
+    taxRate: Decimal | None = None

@@ -1,0 +1,2 @@
+"""Articles (parts): reading them with prices and stock, their numbers, creating and
+updating them."""

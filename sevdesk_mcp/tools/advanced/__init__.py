@@ -1,0 +1,1 @@
+"""The advanced toolset: the generic read."""

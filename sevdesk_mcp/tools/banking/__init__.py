@@ -1,0 +1,1 @@
+"""The banking toolset: accounts and transactions, reconciliation suggestions and bookings."""

@@ -1,0 +1,1 @@
+"""The documents toolset: reading, drafts and binding steps, payments and reversals."""

@@ -1,0 +1,1 @@
+"""E-invoice tools: read, suggest a receipt, file, preflight."""

@@ -1,0 +1,168 @@
+"""Toolset ``vouchers``, e-invoices: read and check an XRechnung or ZUGFeRD file (read), suggest
+a receipt from it (read), file it as a receipt draft with the file as its document (write);
+and the outgoing preflight of a draft invoice against the XRechnung rules (read).
+
+The logic is in :mod:`sevdesk_mcp.domain.einvoice`; files are read only through the call's
+``ToolContext.files`` (a local path, or over HTTP an upload reference ``upload:<id>``);
+parsing runs in a worker thread under the reader's caps.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import anyio
+import msgspec
+
+from sevdesk_mcp.domain.documents.lifecycle import VoucherWritten
+from sevdesk_mcp.domain.einvoice import filing, preflight
+from sevdesk_mcp.domain.einvoice import report as reports
+from sevdesk_mcp.domain.einvoice.voucher import VoucherSuggestion, suggest_voucher
+from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.writes import Prepared
+from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.receipts.suggest import company_of
+from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, WRITE_ANNOTATIONS, DryRun, SevdeskId
+from sevdesk_mcp.tools.write_flow import PrepareContext, WithContext, define_write_tool, plan_only
+
+Path = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1024,
+        description="The XML or PDF: absolute, or relative to SEVDESK_FILE_DIRS; over HTTP the "
+        "upload:<id> of sevdesk_request_upload",
+    ),
+]
+Account = Annotated[str, msgspec.Meta(max_length=8, pattern="^[0-9]{4,8}$")]
+
+
+class FileInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of the e-invoice read tools."""
+
+    path: Path
+
+
+class FileDraftInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_file_einvoice``."""
+
+    path: Path
+    account_numbers: (
+        Annotated[list[Account], msgspec.Meta(max_length=20, description="One per position")] | None
+    ) = None
+    supplier_id: SevdeskId | None = None
+    allow_invalid: bool = False
+    allow_duplicate: bool = False
+    dryRun: DryRun = False
+
+
+class PreflightInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Arguments of ``sevdesk_preflight_einvoice``."""
+
+    invoice_id: Annotated[SevdeskId, msgspec.Meta(description="A draft invoice")]
+
+
+async def _read(args: FileInput, ctx: ToolContext) -> reports.EInvoiceReport:
+    local = (await ctx.files.fetch(args.path)).read(args.path)
+    read, result = await anyio.to_thread.run_sync(reports.read_local, local)
+    return reports.report(local, read, result)
+
+
+async def _suggest(args: FileInput, ctx: ToolContext) -> VoucherSuggestion:
+    client = ctx.account.require_client()
+    local = (await ctx.files.fetch(args.path)).read(args.path)
+    read, _ = await anyio.to_thread.run_sync(reports.read_local, local)
+    company = company_of(ctx.account.config.tax, None, ctx.account.today())
+    return await suggest_voucher(client, read.invoice, company)
+
+
+async def _prepare_file(
+    args: FileDraftInput, client: SevdeskPort, context: PrepareContext
+) -> Prepared[filing.FilingPlan]:
+    asked = filing.Filing(
+        path=args.path,
+        account_numbers=args.account_numbers,
+        supplier_id=args.supplier_id,
+        allow_invalid=args.allow_invalid,
+        allow_duplicate=args.allow_duplicate,
+    )
+    return await filing.prepare_filing(client, await context.files.fetch(args.path), asked)
+
+
+async def _preflight(args: PreflightInput, ctx: ToolContext) -> preflight.Preflight:
+    client = ctx.account.require_client()
+    return await preflight.preflight(client, args.invoice_id)
+
+
+READ_EINVOICE = define_tool(
+    name="sevdesk_read_einvoice",
+    title="Read and check an e-invoice",
+    description=(
+        "Reads a received e-invoice (XRechnung UBL/CII XML or ZUGFeRD/Factur-X PDF) from "
+        "SEVDESK_FILE_DIRS (over HTTP: an upload reference) and checks it against EN 16931 "
+        "and, for XRechnung, the BR-DE rules: each finding has the official rule id, "
+        "severity, a sentence and the XPath. "
+        "Unsafe files (DTDs, entities, bombs, encryption) are refused."
+    ),
+    toolset="vouchers",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=FileInput,
+    output=reports.EInvoiceReport,
+    handler=_read,
+    local_files="read",
+)
+
+SUGGEST_EINVOICE_VOUCHER = define_tool(
+    name="sevdesk_suggest_einvoice_receipt",
+    title="Suggest a receipt from an e-invoice",
+    description=(
+        "Proposes the receipt for a received e-invoice: supplier matched by VAT id, IBAN or "
+        "name (or new), positions per VAT rate (split where lines differ in nature) with "
+        "booking accounts from the company's history, the receipt guidance and receipt "
+        "words, the tax rule (reverse charge and intra-EU named) and what blocks filing."
+    ),
+    toolset="vouchers",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=FileInput,
+    output=VoucherSuggestion,
+    handler=_suggest,
+    local_files="read",
+)
+
+FILE_EINVOICE = define_write_tool(
+    name="sevdesk_file_einvoice",
+    title="File an e-invoice as a receipt draft",
+    description=(
+        "Uploads a checked e-invoice and creates a receipt draft with it as the document, "
+        "positions as sevdesk_suggest_einvoice_receipt shows (or account_numbers). Refused "
+        "if it breaks EN 16931 unless allow_invalid. Finalize with sevdesk_finalize_receipt."
+    ),
+    toolset="vouchers",
+    tier=Tier.WRITE,
+    annotations=WRITE_ANNOTATIONS,
+    input=FileDraftInput,
+    output=VoucherWritten,
+    prepare=WithContext(_prepare_file, reads_files=True),
+    execute=plan_only(filing.execute_filing),
+    locks=lambda a: ("receipts/new",),
+)
+
+PREFLIGHT_EINVOICE = define_tool(
+    name="sevdesk_preflight_einvoice",
+    title="Check an invoice for XRechnung",
+    description=(
+        "Checks a draft invoice before it is finalized as an e-invoice: buyer reference "
+        "(Leitweg-ID), buyer address, payment method, tax breakdown and sums, as the "
+        "XRechnung rules (BR-DE) and EN 16931 need. Nothing is changed."
+    ),
+    toolset="documents",
+    tier=Tier.READ,
+    annotations=READ_ANNOTATIONS,
+    input=PreflightInput,
+    output=preflight.Preflight,
+    handler=_preflight,
+)
+
+TOOLS = (READ_EINVOICE, SUGGEST_EINVOICE_VOUCHER, FILE_EINVOICE, PREFLIGHT_EINVOICE)

@@ -1,0 +1,1 @@
+"""Exports: CSV, the DATEV file, the enshrined DATEV export."""

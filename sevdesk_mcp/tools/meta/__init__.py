@@ -1,0 +1,1 @@
+"""The server's own tools: status and permissions, the account, reference data."""

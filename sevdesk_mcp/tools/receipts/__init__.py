@@ -1,0 +1,1 @@
+"""The vouchers toolset: receipts read, suggested, uploaded, drafted and finalized."""

@@ -1,0 +1,1 @@
+"""The reports toolset: open items, cash position, changes, VAT return, ZM, OSS, EÜR."""

@@ -37,7 +37,7 @@ from sevdesk_mcp.domain.receipts.booking import (
     Treatment,
     booking,
 )
-from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, foreign_warning, owed_fact
+from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, buyer_notes
 from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine, checked_lines, totals
 from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
@@ -283,7 +283,10 @@ async def _body(client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None
         number=draft.receipt_number,
         rows=rows,
     )
-    return await _owed(client, built, receipt)
+    notes = await buyer_notes(client, receipt)
+    return msgspec.structs.replace(
+        built, facts=[*built.facts, *notes.facts], warnings=[*notes.warnings, *built.warnings]
+    )
 
 
 def _row(line: ReceiptLine, account: Account) -> Row:
@@ -295,21 +298,6 @@ def _row(line: ReceiptLine, account: Account) -> Row:
         account_id=account.id,
         account_number=account.number,
     )
-
-
-async def _owed(client: SevdeskPort, built: _Built, receipt: Receipt) -> _Built:
-    """:returns: ``built`` with the VAT owed as a buyer, or the warning for a foreign receipt
-    entered without reverse charge.
-
-    :raises UpstreamError: if the supplier cannot be read.
-    """
-    owed = owed_fact(receipt)
-    if owed is not None:
-        return msgspec.structs.replace(built, facts=[*built.facts, owed])
-    abroad = await foreign_warning(client, receipt)
-    if abroad is None:
-        return built
-    return msgspec.structs.replace(built, warnings=[abroad, *built.warnings])
 
 
 def _pinned(draft: ReceiptDraft) -> str | None:

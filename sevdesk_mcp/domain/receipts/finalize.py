@@ -36,7 +36,7 @@ from sevdesk_mcp.domain.receipts.drafts import (
     draft_voucher,
     position_body,
 )
-from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, foreign_warning, owed_fact
+from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, buyer_notes
 from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine
 from sevdesk_mcp.domain.receipts.vouchers import MAX_POSITIONS
@@ -116,7 +116,9 @@ async def prepare_finalize(client: SevdeskPort, voucher_id: int) -> Prepared[Fin
     }
     preview = _preview(head, shown, rows, attached, book)
     if version == "2.0" and kind == "expense" and head.taxRule:
-        preview = await _owed(client, preview, _receipt(head, head.taxRule.id, rows, accounts))
+        notes = await buyer_notes(client, _receipt(head, head.taxRule.id, rows, accounts))
+        facts, warnings = [*preview.facts, *notes.facts], [*notes.warnings, *preview.warnings]
+        preview = msgspec.structs.replace(preview, facts=facts, warnings=warnings)
     return Prepared(preview, FinalizePlan(voucher_id, body))
 
 
@@ -132,21 +134,6 @@ def _receipt(head: Head, rule: int, rows: list[VoucherPos], accounts: list[Accou
             for p, a in zip(rows, accounts, strict=True)
         ],
     )  # fmt: skip
-
-
-async def _owed(client: SevdeskPort, preview: Preview, receipt: Receipt) -> Preview:
-    """:returns: ``preview`` with the VAT owed as a buyer, or the warning for a foreign
-    receipt entered without reverse charge.
-
-    :raises UpstreamError: if the supplier cannot be read.
-    """
-    owed = owed_fact(receipt)
-    if owed is not None:
-        return msgspec.structs.replace(preview, facts=[*preview.facts, owed])
-    abroad = await foreign_warning(client, receipt)
-    if abroad is None:
-        return preview
-    return msgspec.structs.replace(preview, warnings=[abroad, *preview.warnings])
 
 
 async def execute_finalize(

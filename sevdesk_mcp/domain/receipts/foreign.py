@@ -56,6 +56,27 @@ class Receipt(msgspec.Struct, frozen=True, kw_only=True):
     rows: list[Row]
 
 
+class BuyerNotes(msgspec.Struct, frozen=True, kw_only=True):
+    """What a receipt's preview adds about VAT owed as a buyer: facts, and warnings to put
+    first."""
+
+    facts: list[Fact] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+async def buyer_notes(client: SevdeskPort, receipt: Receipt) -> BuyerNotes:
+    """:returns: the VAT the company owes as the buyer (reverse charge, intra-EU acquisition),
+    else the warning for a foreign receipt entered without reverse charge, else nothing.
+
+    :raises UpstreamError: if the supplier cannot be read.
+    """
+    owed = owed_fact(receipt)
+    if owed is not None:
+        return BuyerNotes(facts=[owed])
+    abroad = await foreign_warning(client, receipt)
+    return BuyerNotes(warnings=[abroad] if abroad else [])
+
+
 def owed_fact(receipt: Receipt) -> Fact | None:
     """:returns: the preview's line about the VAT the company owes as the buyer, for a receipt
     under reverse charge or as an intra-EU acquisition; ``None`` otherwise."""

@@ -10,6 +10,7 @@ import pytest
 from sevdesk_mcp.http import ratelimit_table as rates
 from sevdesk_mcp.http.limits import Limits as HttpLimits
 from sevdesk_mcp.http.oauth import grant_table as grants
+from sevdesk_mcp.http.sessions import session_table as mcp_sessions
 from sevdesk_mcp.http.web import attempt_table as attempts
 from sevdesk_mcp.http.web import session_table as web_sessions
 from sevdesk_mcp.safety import approval_table as approvals
@@ -316,3 +317,48 @@ def test_a_bucket_is_kept_until_it_would_be_full_and_a_second_more() -> None:
     limits = HttpLimits(rate_per_s=2, rate_burst=10)
     assert rates.keep_ms(limits) == 6_000
     assert rates.script_args(limits) == ("2.0", "10", "6000")
+
+
+# MCP sessions: running, within the lease, now -> busy
+@pytest.mark.parametrize(
+    ("active", "busy_until", "now", "busy"),
+    [(1, 10.0, 9.0, True), (1, 10.0, 10.0, False), (0, 10.0, 9.0, False), (0, 0.0, 9.0, False)],
+)
+def test_a_session_is_busy_only_while_running_within_its_lease(
+    active: int, busy_until: float, now: float, busy: bool
+) -> None:
+    assert mcp_sessions.busy(active, busy_until, now) is busy
+    assert mcp_sessions.lease_until(5.0) == 5.0 + mcp_sessions.BUSY_LEASE_S
+    assert mcp_sessions.lease_ms() == 900_000
+    assert mcp_sessions.busy_flags() == ["1", "0", "0", "0"]
+
+
+def test_a_session_expires_at_its_idle_time_busy_or_not() -> None:
+    assert not mcp_sessions.expired(100.0, 129.0, 30.0)
+    assert mcp_sessions.expired(100.0, 130.0, 30.0)
+    assert mcp_sessions.BUSY_LEASE_S < 30 * 60.0  # a lease never outlives an idle session
+
+
+@pytest.mark.parametrize(
+    ("count", "idle_one", "step"),
+    [
+        (1, True, mcp_sessions.Create.ROOM),
+        (1, False, mcp_sessions.Create.ROOM),
+        (2, True, mcp_sessions.Create.EVICT),
+        (3, False, mcp_sessions.Create.REFUSE),
+    ],
+)
+def test_each_cap_makes_room_evicts_or_refuses(
+    count: int, idle_one: bool, step: mcp_sessions.Create
+) -> None:
+    assert mcp_sessions.create(count, 2, idle_one=idle_one) is step
+
+
+def test_the_caps_order_refusals_victim_and_end() -> None:
+    assert get_args(mcp_sessions.Cap) == mcp_sessions.CAPS
+    assert [mcp_sessions.REFUSE[c] for c in mcp_sessions.CAPS] == [429, 429, 503]
+    assert mcp_sessions.limits(100, 4, 10_000) == (100, 400, 10_000)
+    assert mcp_sessions.create_args((1, 4, 9)) == [1, 4, 9]
+    assert mcp_sessions.victim([("a", True), ("b", False), ("c", False)]) == "b"
+    assert mcp_sessions.victim([("a", True)]) is None
+    assert mcp_sessions.ends(same_principal=True) and not mcp_sessions.ends(same_principal=False)

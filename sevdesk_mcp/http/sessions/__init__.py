@@ -9,14 +9,17 @@ uses), the client's requests in flight (for ``notifications/cancelled``), its re
 subscriptions and the events of its GET stream, kept in a bounded replay buffer for
 ``Last-Event-ID``.
 
-Rules of the store:
+Rules of the store (``session_table``, one for both stores):
 
 - a session id presented by another principal is unknown (404), exactly like an id that never
   existed, ended or expired;
-- a session unused for :data:`SESSION_IDLE_S` expires (not while a request of it runs);
-- at most :data:`MAX_SESSIONS_PER_PRINCIPAL` per principal: the least recently used idle one
-  of that principal is ended for a new one (429 if every one is busy); at most
-  :data:`MAX_SESSIONS` in all (503 once the expired ones are gone);
+- a session unused for :data:`SESSION_IDLE_S` expires; the start and end of a request or GET
+  stream are uses, and none runs longer than the request deadline;
+- a session is busy while a request or GET stream of it runs, within a busy lease
+  (``session_table.BUSY_LEASE_S``) of the last one to start;
+- at most :data:`MAX_SESSIONS_PER_PRINCIPAL` per principal, 4 times that per account, and
+  :data:`MAX_SESSIONS` in all: at each cap the least recently used idle session is ended for a
+  new one (429, 429, 503 if every one is busy);
 - ending a session (``DELETE /mcp``, expiry, eviction) fails the server's waiting requests (the
   call waiting for an approval learns it was not given), cancels its running requests and closes
   its GET stream.

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 
 import anyio
 from anyio.abc import TaskStatus
 
+from sevdesk_mcp.http.sessions import session_table as table
 from sevdesk_mcp.http.sessions.session import (
     ACCOUNT_FACTOR,
     ID_BYTES,
@@ -17,14 +19,35 @@ from sevdesk_mcp.http.sessions.session import (
     SESSION_IDLE_S,
     Session,
     account_of,
-    all_busy,
-    server_full,
+    refused,
     updated,
 )
 
 
+class LocalSession(Session):
+    """A session of :class:`MemorySessionStore`: its start and end of a request or GET stream
+    are uses, and the start renews its busy lease (``session_table``, Rules 1 and 2)."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: MemorySessionStore, session_id: str, principal: str) -> None:
+        super().__init__(session_id, principal, store.now())
+        self._store = store
+
+    @asynccontextmanager
+    async def holding(self) -> AsyncIterator[None]:
+        """See :meth:`Session.holding`; busy for the table's lease at most."""
+        self._store.hold(self)
+        try:
+            async with super().holding():
+                yield
+        finally:
+            self._store.used(self)
+
+
 class MemorySessionStore:
-    """Sessions in this process's memory.
+    """Sessions in this process's memory; every decision is ``session_table``'s, taken under
+    the event loop (nothing awaits between a fetch and its store).
 
     :param clock: monotonic seconds; injectable for tests.
     """
@@ -38,14 +61,17 @@ class MemorySessionStore:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._idle_s = idle_s
-        self._max = max_sessions
-        self._per_principal = per_principal
+        self._caps = table.limits(per_principal, ACCOUNT_FACTOR, max_sessions)
         self._clock = clock
         self._sessions: dict[str, Session] = {}  # least recently used first
         self._owned: dict[str, dict[str, Session]] = {}
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+    def now(self) -> float:
+        """:returns: the store's clock."""
+        return self._clock()
 
     async def create(self, principal: str) -> Session:
         """See :meth:`SessionStore.create`.
@@ -61,15 +87,17 @@ class MemorySessionStore:
         """
         now = self._clock()
         self._sweep(now)
-        owned = self._owned.get(principal, {})
-        if len(owned) >= self._per_principal:
-            self._evict(owned)
-        accounts = self._of_account(principal)
-        if len(accounts) >= self._per_principal * ACCOUNT_FACTOR:
-            self._evict(accounts)  # many grants of one account cannot crowd out others
-        if len(self._sessions) >= self._max:
-            self._evict_any()
-        session = Session(secrets.token_urlsafe(ID_BYTES), principal, now)
+        for cap, limit in zip(table.CAPS, self._caps, strict=True):
+            counted = self._count(cap, principal)
+            if counted < limit:  # Create.ROOM either way: nobody to look for
+                continue
+            members = self._members(cap, principal)
+            evicted = table.victim((s.id, self._busy(s, now)) for s in members)
+            step = table.create(counted, limit, idle_one=evicted is not None)
+            if step is table.Create.REFUSE or evicted is None:
+                raise refused(cap, self._caps)
+            self._remove(self._sessions[evicted])
+        session = LocalSession(self, secrets.token_urlsafe(ID_BYTES), principal)
         self._sessions[session.id] = session
         self._owned.setdefault(principal, {})[session.id] = session
         return session
@@ -80,7 +108,7 @@ class MemorySessionStore:
         if session is None or session.principal != principal:
             return None
         now = self._clock()
-        if self._expired(session, now):
+        if table.expired(session.last_seen, now, self._idle_s):
             self._remove(session)
             return None
         self._touch(session, now)
@@ -88,13 +116,12 @@ class MemorySessionStore:
 
     async def save(self, session: Session) -> None:
         """See :meth:`SessionStore.save` (the session is this store's own object)."""
-        if self._sessions.get(session.id) is session:
-            self._touch(session, self._clock())
+        self.used(session)
 
     async def end(self, session_id: str, principal: str) -> bool:
         """See :meth:`SessionStore.end`."""
         session = self._sessions.get(session_id)
-        if session is None or session.principal != principal:
+        if session is None or not table.ends(same_principal=session.principal == principal):
             return False
         self._remove(session)
         return True
@@ -118,52 +145,53 @@ class MemorySessionStore:
         task_status.started()
         await anyio.sleep_forever()
 
+    def hold(self, session: Session) -> None:
+        """A request or GET stream of ``session`` starts: a use, and the busy lease renewed."""
+        now = self._clock()
+        session.busy_until = table.lease_until(now)
+        if self._sessions.get(session.id) is session:
+            self._touch(session, now)
+
+    def used(self, session: Session) -> None:
+        """``session`` was used now (if it is still this store's)."""
+        if self._sessions.get(session.id) is session:
+            self._touch(session, self._clock())
+
     def _touch(self, session: Session, now: float) -> None:
         session.last_seen = now
         del self._sessions[session.id]  # to the end: most recently used
         self._sessions[session.id] = session
 
-    def _expired(self, session: Session, now: float) -> bool:
-        return session.active == 0 and now - session.last_seen > self._idle_s
+    @staticmethod
+    def _busy(session: Session, now: float) -> bool:
+        return table.busy(session.active, session.busy_until, now)
 
     def _sweep(self, now: float) -> None:
         """End expired sessions, oldest first, up to the first one still fresh."""
         for session in list(self._sessions.values()):
-            if self._expired(session, now):
-                self._remove(session)
-            elif session.active == 0:
+            if not table.expired(session.last_seen, now, self._idle_s):
                 return
+            self._remove(session)
 
-    def _of_account(self, principal: str) -> dict[str, Session]:
-        """:returns: the sessions of every principal of ``principal``'s sevDesk account (an
-        OAuth principal is ``oauth:<account>:<grant>``; any other is its own account)."""
+    def _count(self, cap: table.Cap, principal: str) -> int:
+        """:returns: how many sessions ``cap`` counts for a new session of ``principal``."""
+        if cap == "server":
+            return len(self._sessions)
+        if cap == "principal":
+            return len(self._owned.get(principal, {}))
         account = account_of(principal)
-        return {
-            sid: session
-            for owner, sessions in self._owned.items()
-            if account_of(owner) == account
-            for sid, session in sessions.items()
-        }
+        return sum(len(s) for owner, s in self._owned.items() if account_of(owner) == account)
 
-    def _evict_any(self) -> None:
-        """End the least recently used idle session of the server.
-
-        :raises HttpError: 503 if every session is busy.
-        """
-        idle = next((s for s in self._sessions.values() if s.active == 0), None)  # LRU first
-        if idle is None:
-            raise server_full(self._max)
-        self._remove(idle)
-
-    def _evict(self, owned: dict[str, Session]) -> None:
-        """End the least recently used idle session of ``owned``.
-
-        :raises HttpError: 429 if every one is busy.
-        """
-        idle = [s for s in owned.values() if s.active == 0]
-        if not idle:
-            raise all_busy(self._per_principal)
-        self._remove(min(idle, key=lambda s: s.last_seen))
+    def _members(self, cap: table.Cap, principal: str) -> Iterator[Session]:
+        """:returns: the sessions ``cap`` counts for a new session of ``principal``, least
+        recently used first (an OAuth principal is ``oauth:<account>:<grant>``; any other is
+        its own account)."""
+        if cap == "server":
+            return iter(self._sessions.values())
+        if cap == "principal":
+            return (s for s in self._sessions.values() if s.principal == principal)
+        account = account_of(principal)
+        return (s for s in self._sessions.values() if account_of(s.principal) == account)
 
     def _remove(self, session: Session) -> None:
         self._sessions.pop(session.id, None)

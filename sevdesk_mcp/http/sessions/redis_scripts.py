@@ -1,5 +1,7 @@
 """The Lua scripts of the Redis session store: each runs atomically in Redis, reading Redis's
-own clock (``TIME``), so the instances' clocks do not matter. They name keys they derive from
+own clock (``TIME``), so the instances' clocks do not matter. What they decide is
+``session_table``'s: the create script is handed the caps in the table's order and the busy
+rule as flags, the touch script the busy lease. They name keys they derive from
 their arguments: one Redis server, not a cluster."""
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ local function remove(ns, all, d)
 end
 """
 
-# KEYS: all, owner, account, record, meta; ARGV: idle ms, per principal, per account, max,
-# new digest, sealed record, key prefix. Returns {0, evicted...} or {429} or {503}.
+# KEYS: all, owner, account, record, meta; ARGV: idle ms, the caps in session_table.CAPS order
+# (principal, account, server), new digest, sealed record, key prefix, then session_table's
+# busy_flags() (busy for running/within lease: yes/yes, yes/no, no/yes, no/no). Returns
+# {0, evicted...}, or {i} for the cap i (1-based, the table's order) whose sessions are all busy.
 CREATE: Final = (
     _LUA_NOW
     + _LUA_REMOVE
@@ -33,7 +37,8 @@ local idle = tonumber(ARGV[1])
 local ns = ARGV[7]
 local function busy(d)
   local m = redis.call('HMGET', ns .. 'session-meta:' .. d, 'active', 'busy_until')
-  return tonumber(m[1] or '0') > 0 and tonumber(m[2] or '0') > now
+  local row = (tonumber(m[1] or '0') > 0 and 0 or 2) + (tonumber(m[2] or '0') > now and 0 or 1)
+  return ARGV[8 + row] == '1'
 end
 local function evict(z)
   for _, d in ipairs(redis.call('ZRANGE', z, 0, -1)) do
@@ -43,11 +48,11 @@ local function evict(z)
 end
 for i = 1, 3 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - idle) end
 local evicted = {}
-local caps = {{KEYS[2], ARGV[2], 429}, {KEYS[3], ARGV[3], 429}, {KEYS[1], ARGV[4], 503}}
-for _, cap in ipairs(caps) do
+local caps = {{KEYS[2], ARGV[2]}, {KEYS[3], ARGV[3]}, {KEYS[1], ARGV[4]}}
+for i, cap in ipairs(caps) do
   if redis.call('ZCARD', cap[1]) >= tonumber(cap[2]) then
     local d = evict(cap[1])
-    if not d then return {cap[3]} end
+    if not d then return {i} end
     table.insert(evicted, d)
   end
 end

@@ -1,8 +1,9 @@
 """Sessions of 2025-era clients shared by instances on Redis (``SEVDESK_HTTP_STATE_URL``).
 
-The same rules as :class:`~sevdesk_mcp.http.sessions.memory.MemorySessionStore` (ids of 256
-random bits, a session of another principal is unknown, idle expiry, caps per principal, per
-account and overall with the least recently used idle session ended for a new one), with the
+The rules of ``session_table``, as in
+:class:`~sevdesk_mcp.http.sessions.memory.MemorySessionStore` (ids of 256 random bits, a
+session of another principal is unknown, idle expiry, caps per principal, per account and
+overall with the least recently used idle session ended for a new one), with the
 record in Redis so that any instance serves any request of a session. A request or GET stream
 renews its session when it starts and when it ends, and none outlives the request deadline
 (far below the idle time), so a session does not expire under a running request. What runs
@@ -19,7 +20,8 @@ appears in Redis in the clear; every key expires):
 - ``<ns>:session-meta:<sid>``: a hash, nothing secret: ``owner`` and ``account`` (the names of
   the two sorted sets below the session is in), ``active`` (requests and GET streams running)
   and ``busy_until`` (Redis time in ms until which ``active`` counts: a count left behind by an
-  instance that died stops protecting the session from eviction after :data:`BUSY_LEASE_S`),
+  instance that died stops protecting the session from eviction after the table's
+  ``BUSY_LEASE_S``; ``session_table`` Rule 1, the same rule as in one process),
   ``seq`` (the last event id of the GET stream), ``sent`` (the last event a GET stream sent),
   ``gen`` (the generation of the GET stream: a newer stream ends the older, on any instance).
   Expires with the record.
@@ -77,6 +79,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from sevdesk_mcp.errors import HttpError, StateUnavailableError
+from sevdesk_mcp.http.sessions import session_table as table
 from sevdesk_mcp.http.sessions.redis_routing import SessionRouter
 from sevdesk_mcp.http.sessions.redis_scripts import (
     APPEND,
@@ -96,8 +99,7 @@ from sevdesk_mcp.http.sessions.session import (
     SESSION_IDLE_S,
     Session,
     account_of,
-    all_busy,
-    server_full,
+    refused,
     updated,
 )
 from sevdesk_mcp.mcp import jsonrpc
@@ -108,7 +110,6 @@ from sevdesk_mcp.shared.keys import digest
 from sevdesk_mcp.shared.redis import SharedState, guard
 from sevdesk_mcp.shared.seal import DAMAGED
 
-BUSY_LEASE_S: Final = 15 * 60.0
 NOT_ROUTING: Final = (
     "the shared state (Redis at SEVDESK_HTTP_STATE_URL) does not deliver the client's answers "
     "to this instance right now; the server cannot ask the client, try again shortly"
@@ -137,7 +138,7 @@ class RedisSessionStore:
     ) -> None:
         self._state = state
         self._idle_ms = max(1, round(idle_s * 1000))
-        self._caps = (per_principal, per_principal * ACCOUNT_FACTOR, max_sessions)
+        self._caps = table.limits(per_principal, ACCOUNT_FACTOR, max_sessions)
         self.router = SessionRouter(state)
         self._scripts = {
             name: state.script(source)
@@ -195,12 +196,11 @@ class RedisSessionStore:
         """
         session = SharedSession(self, secrets.token_urlsafe(ID_BYTES), principal)
         keys = self._session_keys(session.hashed, principal)
-        args = [self._idle_ms, *self._caps, session.hashed, self._sealed(keys[3], session)]
-        outcome = await self._run("create", keys[:5], [*args, f"{self._state.keys.namespace}:"])
-        if outcome[0] == 429:
-            raise all_busy(self._caps[0])
-        if outcome[0] == 503:
-            raise server_full(self._caps[2])
+        args = [self._idle_ms, *table.create_args(self._caps), session.hashed]
+        args += [self._sealed(keys[3], session), f"{self._state.keys.namespace}:"]
+        outcome = await self._run("create", keys[:5], [*args, *table.busy_flags()])
+        if outcome[0] != 0:
+            raise refused(table.CAPS[int(outcome[0]) - 1], self._caps)
         for evicted in outcome[1:]:
             await self.router.ended(evicted.decode("ascii"))
         return session
@@ -248,7 +248,7 @@ class RedisSessionStore:
         :raises StateUnavailableError: if Redis cannot be reached.
         """
         session = await self._read(session_id)
-        if session is None or session.get("p") != principal:
+        if session is None or not table.ends(same_principal=session.get("p") == principal):
             return False
         session_digest = digest(session_id)
         all_key = self._state.keys.plain("sessions", "all")
@@ -465,8 +465,7 @@ class RedisSessionStore:
         :raises StateUnavailableError: if Redis cannot be reached.
         """
         keys = self._session_keys(session_digest, principal)
-        lease_ms = round(BUSY_LEASE_S * 1000)
-        args = [self._idle_ms, session_digest, sealed, busy, lease_ms]
+        args = [self._idle_ms, session_digest, sealed, busy, table.lease_ms()]
         return bool(await self._run("touch", keys, args))
 
     def _wait(self, waits: str, request_id: str) -> bytes:

@@ -13,6 +13,7 @@ from anyio.abc import TaskStatus
 
 from sevdesk_mcp.errors import INVALID_PARAMS, HttpError, ProtocolError
 from sevdesk_mcp.http.auth import oauth_account
+from sevdesk_mcp.http.sessions.session_table import REFUSE, Cap
 from sevdesk_mcp.mcp import jsonrpc
 from sevdesk_mcp.mcp.envelope import Handshake
 from sevdesk_mcp.mcp.pending import ID_PREFIX, PendingRequests, Send
@@ -45,6 +46,15 @@ def all_busy(cap: int) -> HttpError:
 def server_full(cap: int) -> HttpError:
     """:returns: the 503 for a server whose sessions are all busy at its cap."""
     return HttpError(503, SERVER_FULL.format(cap=cap), headers=(("retry-after", "60"),))
+
+
+def refused(cap: Cap, caps: tuple[int, int, int]) -> HttpError:
+    """:returns: the refusal of a new session at ``cap`` whose sessions are all busy: its
+    :data:`~sevdesk_mcp.http.sessions.session_table.REFUSE` status (``caps`` in the table's
+    order)."""
+    if REFUSE[cap] == 503:
+        return server_full(caps[2])
+    return all_busy(caps[0])
 
 
 def updated(uri: str) -> JsonObject:
@@ -135,6 +145,7 @@ class Session:
     __slots__ = (
         "_events",
         "_next_event",
+        "busy_until",
         "delivered",
         "handshake",
         "here",
@@ -155,6 +166,7 @@ class Session:
         self.subscribed: set[str] | None = None
         self.here = here if here is not None else Presence()
         self.last_seen = now
+        self.busy_until = 0.0  # until when ``active`` counts (session_table, Rule 1)
         self.delivered = 0  # the last event id a GET stream sent
         self._events: deque[tuple[int, bytes]] | None = None
         self._next_event = 1
@@ -231,8 +243,8 @@ class Session:
 
     @asynccontextmanager
     async def holding(self) -> AsyncIterator[None]:
-        """Count the session as busy (a request or a GET stream runs): it neither expires nor is
-        evicted meanwhile.
+        """Count the session as running here (a request or a GET stream); a store's session
+        also renews its use and busy lease, so it is not evicted meanwhile (``session_table``).
 
         :raises StateUnavailableError: if a shared store cannot be reached.
         """

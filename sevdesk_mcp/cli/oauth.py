@@ -194,7 +194,7 @@ async def bind_oauth_service(  # noqa: PLR0913 - each is a separate, explicit in
     routes = with_web(routes, seams.web, server, settings.secrets[0])
     client_rates = shared.rates(limits) if shared is not None else None
     router = Router(routes, site, limits, auth=verifier, lifecycle=lifecycle, rates=client_rates)
-    headers = public_headers(security_headers(site))
+    headers = public_headers(security_headers(site), scripts=seams.web is not None)
     wiring = Wiring(router, limits, headers, access_log or AccessLog(), lifecycle)
     serving = HttpServer(listeners, wiring)
     http = HttpService(site, port, serving, lifecycle, limits, background(shared))

@@ -279,6 +279,8 @@ async def test_consent_needs_its_own_page_cookie_and_csrf_and_cannot_be_framed(
     assert "SameSite=Strict" in cookie and "HttpOnly" in cookie
     assert page_a.headers["x-frame-options"] == "DENY"
     assert "frame-ancestors 'none'" in page_a.headers["content-security-policy"]
+    # without the web pages nothing serves a script, so the policy allows none
+    assert "script-src" not in page_a.headers["content-security-policy"]
 
 
 @pytest.mark.threat("O10")

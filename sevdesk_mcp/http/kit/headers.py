@@ -21,7 +21,10 @@ from sevdesk_mcp.http.messages import HeaderList
 _FIRST: Final = ("default-src 'none'", f"style-src 'sha256-{STYLE_HASH}'")
 _LAST: Final = ("frame-ancestors 'none'", "base-uri 'none'")
 PUBLIC_CSP: Final = "; ".join((*_FIRST, "script-src 'self'", *_LAST))
-"""The CSP of every answer of the main listener in OAuth mode."""
+"""The CSP of every answer of the main listener in OAuth mode with the web pages."""
+CONSENT_CSP: Final = "; ".join((*_FIRST, *_LAST))
+"""The CSP of the main listener in OAuth mode without the web pages: the consent page serves
+no script, so none is allowed."""
 LOCAL_CSP: Final = "; ".join((*_FIRST, "form-action 'self'", *_LAST))
 """The CSP of every answer of the local approval page's listener."""
 
@@ -39,11 +42,16 @@ LOCAL_HEADERS: Final = (
 _REPLACED: Final = ("content-security-policy", "referrer-policy")
 
 
-def public_headers(base: HeaderList) -> HeaderList:
+def public_headers(base: HeaderList, *, scripts: bool = True) -> HeaderList:
     """:returns: the main listener's headers of every answer (``hardening.security_headers``)
     for OAuth mode, where pages are served: :data:`PUBLIC_CSP` instead of the API's stricter
     one, and ``Referrer-Policy: same-origin`` instead of ``no-referrer`` (under ``no-referrer``
     browsers send ``Origin: null`` with a form, which the same-origin check must refuse;
-    cross-origin navigations still carry no referrer)."""
+    cross-origin navigations still carry no referrer).
+
+    :param scripts: whether pages with a script are served (the web pages); without them the
+        policy allows no script (:data:`CONSENT_CSP`).
+    """
     kept = [header for header in base if header[0] not in _REPLACED]
-    return [*kept, ("content-security-policy", PUBLIC_CSP), ("referrer-policy", "same-origin")]
+    policy = PUBLIC_CSP if scripts else CONSENT_CSP
+    return [*kept, ("content-security-policy", policy), ("referrer-policy", "same-origin")]

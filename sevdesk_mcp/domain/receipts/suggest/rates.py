@@ -30,7 +30,6 @@ _SEVEN_FARES: Final = tuple(
 _FLIGHTS: Final = tuple(phrase(p) for p in ("flug", "flugticket", "flight", "lufthansa"))
 _EXEMPT_POST: Final = (phrase("deutsche post"), phrase("briefmarke"), phrase("briefmarken"),
                        phrase("internetmarke"), phrase("briefporto"))  # fmt: skip
-_FOOD: Final = tuple(phrase(p) for p in ("speisen", "essen", "mittagessen", "abendessen"))
 
 
 def usual_rate(case: Case, said: tuple[str, ...], day: dt.date | None) -> Decimal | None:

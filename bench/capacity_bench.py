@@ -28,9 +28,11 @@ counts). It runs twice: "idle" right after the first sign-in of ``--accounts-idl
 and two sessions, and "full" with every account, session and stream; added p99 is full minus
 idle, and the full p99 itself is what the server adds to a request.
 
-Limits the numbers meet (``sevdesk_mcp/http/limits.py``, fixed for operators): at most 256
-connections and 128 requests in flight per instance; an open GET stream holds both, so one
-instance holds at most about 120 streams at once, whatever the memory allows.
+Limits the numbers meet (``sevdesk_mcp/http/limits.py``): an open GET stream holds a
+connection and one of the stream places (half the connections), not a place among the 128
+requests in flight; the bench sets ``SEVDESK_HTTP_MAX_CONNECTIONS`` to twice the streams plus
+the load's connections (at least the default 256), and the server raises its open-files limit
+to match.
 """
 
 from __future__ import annotations
@@ -184,7 +186,7 @@ class Server:
 
 
 @contextmanager
-def oauth_server(api_url: str, state_url: str | None) -> Iterator[Server]:
+def oauth_server(api_url: str, state_url: str | None, max_connections: int) -> Iterator[Server]:
     """:yields: a running OAuth-mode instance (stopped after)."""
     port = free_port()
     state_dir = tempfile.mkdtemp(prefix="bench-capacity-")
@@ -200,7 +202,8 @@ def oauth_server(api_url: str, state_url: str | None) -> Iterator[Server]:
         "SEVDESK_RATE_PER_S": "1000",
         "SEVDESK_HTTP_RATE_PER_S": "100000",
         "SEVDESK_HTTP_INFLIGHT_PER_CLIENT": "128",
-        "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT": "256",
+        "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT": str(max_connections),
+        "SEVDESK_HTTP_MAX_CONNECTIONS": str(max_connections),
     }
     env.pop("SEVDESK_API_TOKEN", None)
     if state_url is not None:
@@ -529,10 +532,18 @@ async def measure(server: Server, options: Options) -> dict[str, float]:
     return figures
 
 
+def _connections(options: Options) -> int:
+    """:returns: connections the instance needs: each stream counts twice (half the connections
+    may be streams), plus the load's and a margin; at least the default 256."""
+    return max(256, 2 * options.streams + options.connections + 32)
+
+
 def one_round(state: str, options: Options, redis_url: str | None) -> dict[str, float]:
     with (
         fake_process(options.accounts) as api_url,
-        oauth_server(api_url, redis_url if state == "redis" else None) as server,
+        oauth_server(
+            api_url, redis_url if state == "redis" else None, _connections(options)
+        ) as server,
     ):
         return asyncio.run(measure(server, options))
 

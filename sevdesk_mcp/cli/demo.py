@@ -11,16 +11,32 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-import httpx
-
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.cli.run import PROG, freeze_long_lived, pacer_of, write_gate
 from sevdesk_mcp.config import Config
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 
 if TYPE_CHECKING:
+    import httpx
+    from httpx import AsyncBaseTransport as _Transport
+
     from sevdesk_mcp.cli.scaleout import SharedStores
     from sevdesk_mcp.fake import FakeSevdesk
+else:
+
+    class _Transport:
+        """httpx's ``AsyncBaseTransport`` without importing httpx at start-up: the demo books'
+        transports subclass it, and httpx, which only calls these methods, is imported with
+        the first request (``sevdesk.client._Pool``)."""
+
+        async def __aenter__(self) -> _Transport:
+            return self
+
+        async def __aexit__(self, *_: object) -> None:
+            await self.aclose()
+
+        async def aclose(self) -> None:
+            return None
 
 
 DEMO_API_URL: Final = "https://demo.sevdesk.invalid/api/v1"  # never resolved: served in memory
@@ -87,7 +103,7 @@ def demo_books() -> LazyDemoBooks:
     return books
 
 
-class LazyDemoBooks(httpx.AsyncBaseTransport):
+class LazyDemoBooks(_Transport):
     """The demo books as an httpx transport, built on the first request that needs them.
 
     Importing the fake and building the books takes about 35 ms; ``initialize`` and
@@ -121,7 +137,7 @@ class LazyDemoBooks(httpx.AsyncBaseTransport):
         return _LazyFiles(self)
 
 
-class _LazyFiles(httpx.AsyncBaseTransport):
+class _LazyFiles(_Transport):
     """The demo books' export file storage (DATEV downloads), built on the first download."""
 
     def __init__(self, books: LazyDemoBooks) -> None:

@@ -45,7 +45,35 @@ def http_setup(env: Mapping[str, str]) -> HttpSetup:
     config = load_config(env)
     settings = load_http_settings(env)
     require_auth(settings)
+    open_files_for(settings.max_connections)
     return HttpSetup(config, settings, shared_state(settings, config))
+
+
+FILES_BESIDE_CONNECTIONS = 64  # the listener, logs, the audit log, Redis, sevDesk, the pages
+
+
+def open_files_for(connections: int) -> None:
+    """Raise this process's soft limit of open files so ``connections`` fit (one file each),
+    as far as the hard limit allows; say so on the log when it does not."""
+    try:
+        import resource  # noqa: PLC0415 - POSIX only, and only for --http
+    except ImportError:  # pragma: no cover - Windows has no such limit to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = connections + FILES_BESIDE_CONNECTIONS
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return
+    target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    if target < needed:
+        log.warning(
+            "SEVDESK_HTTP_MAX_CONNECTIONS=%d needs %d open files, the hard limit allows %d: "
+            "raise it (ulimit -Hn, LimitNOFILE= in systemd) or lower the setting",
+            connections,
+            needed,
+            hard,
+        )
 
 
 def shared_state(settings: HttpSettings, config: Config) -> SharedStores | None:

@@ -1,8 +1,8 @@
 """Every limit and deadline of the HTTP server, with its unit in the name.
 
-They are fixed for operators (``docs/remote.md`` lists them) except the per-client ones
-``settings.limits_for`` takes from the environment; tests build smaller :class:`Limits`
-to reach each rule quickly.
+They are fixed for operators (``docs/remote.md`` lists them) except the per-client ones and the
+number of connections, which ``settings.limits_for`` takes from the environment; tests build
+smaller :class:`Limits` to reach each rule quickly.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ from sevdesk_mcp.mcp.shutdown import SHUTDOWN_GRACE_S
 KIB: Final = 1024
 MIB: Final = 1024 * KIB
 
-MAX_CONNECTIONS: Final = 256
+MAX_CONNECTIONS: Final = 256  # the default; SEVDESK_HTTP_MAX_CONNECTIONS raises it
+MAX_CONNECTIONS_LIMIT: Final = 16_384
+# An open GET stream of a 2025-era session waits, it does not work: it holds a connection and
+# one of the stream places (at most half the connections), not a place among the requests in
+# flight, so a few hundred idle streams never crowd out the requests that do work.
+STREAMS_SHARE: Final = 2
 # One address may hold an eighth of the connections, so at least eight addresses are needed to
 # fill the server (threat H08). 32 is twice the per-client in-flight cap: a client can run its 16
 # requests and still keep as many idle keep-alive connections (browsers open 6 per host, SDK
@@ -52,6 +57,8 @@ class Limits(msgspec.Struct, frozen=True):
     :param receive_deadline_s: time from a request's first byte to the end of its body.
     :param keepalive_idle_s: how long an idle connection waits for its next request.
     :param request_deadline_s: time a handler has to produce its whole response.
+    :param max_streams: long-lived answers (a session's ``GET`` stream) open at once; they do
+        not count among the requests in flight.
     :param rate_per_s: tokens a client regains per second; ``rate_burst`` is the bucket size.
     :param linger_s: how long a connection the server closes keeps draining what the client
         still sends (so the kernel does not reset it before the client read the answer);
@@ -74,6 +81,7 @@ class Limits(msgspec.Struct, frozen=True):
     rate_burst: int = RATE_BURST
     max_inflight_per_client: int = MAX_INFLIGHT_PER_CLIENT
     max_inflight: int = MAX_INFLIGHT
+    max_streams: int = MAX_CONNECTIONS // STREAMS_SHARE
     max_tracked_clients: int = MAX_TRACKED_CLIENTS
     linger_s: float = LINGER_S
     linger_idle_s: float = LINGER_IDLE_S

@@ -65,6 +65,7 @@ __all__ = ["SSE_HEADERS", "SSE_TYPE", "HttpPeer", "McpRoute", "SessionPeer"]
 log = logging.getLogger("sevdesk_mcp.http")
 
 MCP_HEADER_PREFIX: Final = "mcp-"
+STREAM_METHODS: Final = frozenset({"GET"})  # a session's GET is its long-lived event stream
 SEND_FAILED: Final = "the connection failed while answering"
 NO_STREAM: Final = (
     "The client takes no event stream on this request (its Accept header lacks "

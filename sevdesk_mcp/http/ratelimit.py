@@ -103,24 +103,43 @@ class MemoryRateLimits:
 
 
 class InflightLimiter:
-    """Counts requests in flight per client key and overall.
+    """Counts requests in flight per client key and overall, and the open streams apart.
 
     :ivar total: the number of requests in flight.
+    :ivar streams: the number of long-lived streams open (a session's ``GET``).
     """
 
     def __init__(self, limits: Limits) -> None:
         self._per_client = limits.max_inflight_per_client
         self._total = limits.max_inflight
+        self._max_streams = limits.max_streams
         self._counts: dict[str, int] = {}
         self.total = 0
+        self.streams = 0
 
-    def slot(self, key: str) -> InflightSlot:
-        """:returns: a slot for one request of ``key``, held while its ``with`` block runs.
+    def slot(self, key: str, *, stream: bool = False) -> InflightSlot | StreamSlot:
+        """:returns: a slot for one request of ``key``, held while its ``with`` block runs: among
+        the requests in flight, or for a ``stream`` among the open streams.
 
         Entering it raises :class:`HttpError`: 429 if the client has too many requests running,
-        503 if the server has.
+        503 if the server has (or has as many streams open as it keeps).
         """
-        return InflightSlot(self, key)
+        return StreamSlot(self) if stream else InflightSlot(self, key)
+
+    def open_stream(self) -> None:
+        """Count one more open stream.
+
+        :raises HttpError: 503 if as many streams are open as the server keeps.
+        """
+        if self.streams >= self._max_streams:
+            raise HttpError(
+                503, "Too many event streams are open; retry shortly.", headers=RETRY_SOON
+            )
+        self.streams += 1
+
+    def close_stream(self) -> None:
+        """Count one open stream less."""
+        self.streams -= 1
 
     def take(self, key: str) -> None:
         """Count one more request of ``key`` in flight.
@@ -161,3 +180,19 @@ class InflightSlot:
 
     def __exit__(self, *exc_info: object) -> None:
         self._limiter.give_back(self._key)
+
+
+class StreamSlot:
+    """One long-lived stream's place among the open streams."""
+
+    __slots__ = ("_limiter",)
+
+    def __init__(self, limiter: InflightLimiter) -> None:
+        self._limiter = limiter
+
+    def __enter__(self) -> None:
+        """:raises HttpError: 503 (see :meth:`InflightLimiter.open_stream`)."""
+        self._limiter.open_stream()
+
+    def __exit__(self, *_: object) -> None:
+        self._limiter.close_stream()

@@ -70,6 +70,7 @@ class Route(msgspec.Struct, frozen=True):
     open_access: bool = False  # no Host, Origin, auth, rate or in-flight rules (health checks)
     public: bool = False  # no authentication (the OAuth endpoints check their own credentials)
     cross_origin: bool = False  # no Origin rule: no cookies, answered with CORS (OAuth)
+    streams: frozenset[str] = frozenset()  # methods answered with a long-lived stream
 
 
 class Router:
@@ -137,7 +138,8 @@ class Router:
             exchange.notes["principal"] = principal.principal
         reset = CURRENT_PRINCIPAL.set(principal)
         try:
-            with self.inflight.slot(key):
+            streams = request.method in route.streams
+            with self.inflight.slot(key, stream=streams):
                 await handler(exchange)
         finally:
             CURRENT_PRINCIPAL.reset(reset)

@@ -38,7 +38,7 @@ from sevdesk_mcp.http.hardening import security_headers
 from sevdesk_mcp.http.lifecycle import Lifecycle
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.mcp_route import McpRoute
+from sevdesk_mcp.http.mcp_route import STREAM_METHODS, McpRoute
 from sevdesk_mcp.http.messages import JSON_TYPE
 from sevdesk_mcp.http.router import Route, Router
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
@@ -171,7 +171,10 @@ async def bind_service(  # noqa: PLR0913 - each is a separate, explicit input
         sessions=session_store(settings, sessions),
     )
     router = Router(
-        {"/mcp": Route(mcp.handlers()), "/healthz": health_route(lifecycle, shared)},
+        {
+            "/mcp": Route(mcp.handlers(), streams=STREAM_METHODS),
+            "/healthz": health_route(lifecycle, shared),
+        },
         site,
         limits,
         auth=auth,

@@ -24,11 +24,13 @@ from sevdesk_mcp.config import flag, is_loopback, is_safe_url, read_secret_file,
 from sevdesk_mcp.errors import ConfigError
 from sevdesk_mcp.http.limits import (
     MAX_CONNECTIONS,
+    MAX_CONNECTIONS_LIMIT,
     MAX_CONNECTIONS_PER_CLIENT,
     MAX_INFLIGHT,
     MAX_INFLIGHT_PER_CLIENT,
     RATE_BURST,
     RATE_PER_S,
+    STREAMS_SHARE,
     Limits,
 )
 from sevdesk_mcp.http.oauth.settings import OAuthSettings, load_oauth_settings
@@ -74,6 +76,9 @@ class HttpSettings(msgspec.Struct, frozen=True):
     :param connections_per_client: connections one client address may hold at once; ``None``
         for the default, which is :data:`MAX_CONNECTIONS` behind trusted proxies (every
         connection then comes from a proxy) and :data:`MAX_CONNECTIONS_PER_CLIENT` otherwise.
+    :param max_connections: connections served at once (``SEVDESK_HTTP_MAX_CONNECTIONS``); half
+        of them may be open ``GET`` streams. Each needs a file descriptor: the server raises its
+        soft limit as far as the hard limit allows.
     :param state_url: the Redis URL of the state several instances share
         (``SEVDESK_HTTP_STATE_URL``); ``None``: every store in this process.
     :param state_namespace: the prefix of every key in Redis (``SEVDESK_HTTP_STATE_NAMESPACE``).
@@ -90,6 +95,7 @@ class HttpSettings(msgspec.Struct, frozen=True):
     rate_per_s: int = int(RATE_PER_S)
     inflight_per_client: int = MAX_INFLIGHT_PER_CLIENT
     connections_per_client: int | None = None
+    max_connections: int = MAX_CONNECTIONS
     oauth: OAuthSettings | None = None
     files: bool = True  # SEVDESK_HTTP_FILES: uploads and download links (OAuth mode, issue 23)
     sessions: bool = True
@@ -139,7 +145,10 @@ def load_http_settings(env: Mapping[str, str]) -> HttpSettings:
             env, "SEVDESK_HTTP_INFLIGHT_PER_CLIENT", MAX_INFLIGHT_PER_CLIENT, 1, MAX_INFLIGHT
         ),
         connections_per_client=_optional_int(
-            env, "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT", 1, MAX_CONNECTIONS
+            env, "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT", 1, MAX_CONNECTIONS_LIMIT
+        ),
+        max_connections=_int(
+            env, "SEVDESK_HTTP_MAX_CONNECTIONS", MAX_CONNECTIONS, 16, MAX_CONNECTIONS_LIMIT
         ),
         oauth=load_oauth_settings(env) if auth == "oauth" else None,
         sessions=flag(
@@ -202,14 +211,17 @@ def _files(env: Mapping[str, str]) -> bool:
 def limits_for(settings: HttpSettings) -> Limits:
     """:returns: the server limits with the operator's per-client rate, in-flight and
     connection caps."""
+    total = settings.max_connections
     connections = settings.connections_per_client
     if connections is None:
-        connections = MAX_CONNECTIONS if settings.trust_proxy else MAX_CONNECTIONS_PER_CLIENT
+        connections = total if settings.trust_proxy else MAX_CONNECTIONS_PER_CLIENT
     return Limits(
+        max_connections=total,
+        max_streams=total // STREAMS_SHARE,
         rate_per_s=float(settings.rate_per_s),
         rate_burst=max(RATE_BURST, settings.rate_per_s),
         max_inflight_per_client=settings.inflight_per_client,
-        max_connections_per_client=connections,
+        max_connections_per_client=min(connections, total),
     )
 
 

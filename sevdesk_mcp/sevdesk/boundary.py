@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Final
+from typing import TYPE_CHECKING
 
-import httpx
 import msgspec
 
 from sevdesk_mcp.errors import (
@@ -19,7 +18,8 @@ from sevdesk_mcp.errors import (
     UpstreamTimeoutError,
 )
 
-_NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+if TYPE_CHECKING:
+    import httpx
 
 
 class Call(msgspec.Struct):
@@ -46,6 +46,8 @@ def map_exceptions(call: Call, budget_s: float) -> Iterator[None]:
 
     :raises UpstreamError: the classified failure.
     """
+    import httpx  # noqa: PLC0415 - httpx is imported with the first request, not at start-up
+
     try:
         yield
     except httpx.InvalidURL:  # built before sending: never reached sevDesk
@@ -67,7 +69,10 @@ def _translated(
     exc: httpx.HTTPError | httpx.StreamError | TimeoutError, call: Call, budget_s: float
 ) -> UpstreamError:
     """:returns: our error for an httpx error or the end of the budget (never their text)."""
-    if isinstance(exc, _NOT_SENT) and call.write:
+    import httpx  # noqa: PLC0415 - imported by the time a request failed
+
+    not_sent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+    if isinstance(exc, not_sent) and call.write:
         return UnavailableError(
             "sevDesk could not be reached; nothing was sent or changed. Try again later."
         )

@@ -41,10 +41,9 @@ import secrets
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import anyio
-import httpx
 import msgspec
 
 from sevdesk_mcp import __version__
@@ -71,11 +70,12 @@ from sevdesk_mcp.sevdesk.paths import QueryValue, check_path, encode_query, mini
 from sevdesk_mcp.sevdesk.together import in_order
 from sevdesk_mcp.sevdesk.witness import Witness
 
+if TYPE_CHECKING:
+    import httpx
+
 MiB: Final = 1024 * 1024
 USER_AGENT: Final = f"mcp-server-sevdesk/{__version__}"
 _RETRY_STATUSES: Final = frozenset({502, 503, 504})
-_TRANSIENT: Final = (httpx.TransportError, httpx.DecodingError)  # a read may try once more
-_RETRIED: Final = (*_TRANSIENT, UnavailableError, RateLimitedError)
 _jitter = secrets.SystemRandom()
 R = TypeVar("R")
 
@@ -137,23 +137,13 @@ class SevdeskClient:
         self._pacer = pacer or Pacer()
         self._limits = limits
         self._reference = reference or ReferenceCache()
-        self._http = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"),
-            headers={
-                "Authorization": token.reveal(),
-                "User-Agent": USER_AGENT,
-                "Accept": "application/json",
-            },
-            follow_redirects=False,
-            trust_env=False,
-            proxy=proxy,
-            transport=transport,
-            verify=tls_context() if transport is None else True,
-            timeout=httpx.Timeout(limits.read_s, connect=limits.connect_s),
+        self._base_url = base_url.rstrip("/")
+        self._pool = _Pool(
+            lambda: _http_client(self._base_url, token, limits, transport=transport, proxy=proxy)
         )
 
     def __repr__(self) -> str:
-        return f"SevdeskClient({self._http.base_url})"
+        return f"SevdeskClient({self._base_url})"
 
     def view(
         self, *, gate: WriteGate, stamp: Tier | None, witness: Witness | None = None
@@ -186,7 +176,7 @@ class SevdeskClient:
         :raises UnavailableError: if closing a connection failed.
         """
         with map_exceptions(Call("CLOSE", "", write=False), self._limits.budget_s):
-            await self._http.aclose()
+            await self._pool.aclose()
 
     async def get(self, path: str, query: Mapping[str, QueryValue] | None = None) -> JsonValue:
         """Read. ``getPdf`` always goes out with ``preventSendBy=true`` (Q21); reference data
@@ -403,14 +393,18 @@ class SevdeskClient:
         return result
 
     async def _read(self, call: Call, params: dict[str, str]) -> tuple[msgspec.Raw, int | None]:
+        import httpx  # noqa: PLC0415 - imported with the pool (see _Pool)
+
+        transient = (httpx.TransportError, httpx.DecodingError)  # a read may try once more
+        retried = (*transient, UnavailableError, RateLimitedError)
         while True:
             call.attempts += 1
             try:
                 status, body, headers = await self._exchange(call, params, None)
                 objects = _finish(status, body, headers)
                 return objects, total_of(body) if "countAll" in params else None
-            except _RETRIED as exc:
-                if isinstance(exc, _TRANSIENT):
+            except retried as exc:
+                if isinstance(exc, transient):
                     call.network_failures += 1
                 wait = self._retry_wait(call, exc)
                 if wait is None:
@@ -450,14 +444,15 @@ class SevdeskClient:
     async def _exchange(
         self, call: Call, params: dict[str, str], json: JsonObject | Upload | None
     ) -> tuple[int, bytes, httpx.Headers]:
+        http = self._pool.get()
         if isinstance(json, Upload):  # multipart with the one field ``file`` (§1)
             files = {"file": (json.name, json.data, json.media_type)}
-            request = self._http.build_request(call.method, call.path, params=params, files=files)
+            request = http.build_request(call.method, call.path, params=params, files=files)
         else:
-            request = self._http.build_request(call.method, call.path, params=params, json=json)
+            request = http.build_request(call.method, call.path, params=params, json=json)
         async with self._pacer.slot():
             call.sent, call.status = True, None
-            response = await self._http.send(request, stream=True)
+            response = await http.send(request, stream=True)
             call.status = response.status_code
             try:
                 body = await self._read_capped(response)
@@ -478,12 +473,61 @@ class SevdeskClient:
         return b"".join(chunks)
 
 
+class _Pool:
+    """The account's one pooled httpx client, shared by every view of the client, built on the
+    first request: httpx (with httpcore and its TLS set-up) is imported then, not at start-up,
+    so a server that only answers ``initialize`` and ``tools/list`` never loads it."""
+
+    def __init__(self, build: Callable[[], httpx.AsyncClient]) -> None:
+        self._build = build
+        self._client: httpx.AsyncClient | None = None
+
+    def get(self) -> httpx.AsyncClient:
+        """:returns: the pooled client, built now if this is the first request."""
+        if self._client is None:
+            self._client = self._build()
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the pool if it was ever built."""
+        if self._client is not None:
+            await self._client.aclose()
+
+
+def _http_client(
+    base_url: str,
+    token: Secret,
+    limits: Limits,
+    *,
+    transport: httpx.AsyncBaseTransport | None,
+    proxy: str | None,
+) -> httpx.AsyncClient:
+    import httpx  # noqa: PLC0415 - see _Pool
+
+    return httpx.AsyncClient(
+        base_url=base_url,
+        headers={
+            "Authorization": token.reveal(),
+            "User-Agent": USER_AGENT,
+            "Accept": "application/json",
+        },
+        follow_redirects=False,
+        trust_env=False,
+        proxy=proxy,
+        transport=transport,
+        verify=tls_context() if transport is None else True,
+        timeout=httpx.Timeout(limits.read_s, connect=limits.connect_s),
+    )
+
+
 @functools.cache
 def tls_context() -> ssl.SSLContext:
     """:returns: the process's one TLS context for sevDesk: certificates verified against
     certifi's authorities, as httpx verifies by default (``SSL_CERT_FILE`` and ``SSL_CERT_DIR``
     are not read: the client ignores the environment). A context is safe to share between
     connections and clients."""
+    import httpx  # noqa: PLC0415 - see _Pool
+
     return httpx.create_ssl_context(trust_env=False)
 
 

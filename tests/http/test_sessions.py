@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import anyio
 import httpx
+import msgspec
 import pytest
 
 from sevdesk_mcp.http.sessions import MemorySessionStore
+from tests.http.conformance.server import LIMITS
 from tests.http.helpers import HANG_GUARD_S
-from tests.security.test_http_sessions import HEADERS, INITIALIZE, _in, _session, serving
+from tests.security.test_http_sessions import HEADERS, INITIALIZE, PING, _in, _session, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -41,6 +46,35 @@ async def _events(client: httpx.AsyncClient, session: str, **extra: str) -> list
     status, _, rest = received.partition(b"\r\n")
     assert status.startswith(b"HTTP/1.1 200") and b"content-type: text/event-stream" in rest
     return [line for line in rest.decode().splitlines() if line.startswith("id: ")][:1]
+
+
+@asynccontextmanager
+async def _held_stream(client: httpx.AsyncClient, session: str) -> AsyncIterator[bytes]:
+    """Open the session's GET stream over a plain socket and hold it; yields the status line."""
+    headers = {**_in(session), "host": client.base_url.netloc.decode()}
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    async with await anyio.connect_tcp("127.0.0.1", client.base_url.port or 80) as stream:
+        await stream.send(f"GET /mcp HTTP/1.1\r\n{head}\r\n".encode())
+        received = b""
+        with anyio.fail_after(HANG_GUARD_S):
+            while b"\r\n\r\n" not in received:
+                received += await stream.receive()
+        yield received.partition(b"\r\n")[0]
+
+
+async def test_open_get_streams_take_stream_places_not_places_of_requests_in_flight() -> None:
+    """Issue 38: an open GET stream waits, it does not work; with one place in flight and one
+    stream place, a held stream leaves the request place free, and a second stream is refused
+    with 503 naming the streams."""
+    limits = msgspec.structs.replace(LIMITS, max_inflight=1, max_streams=1)
+    async with serving(MemorySessionStore(), "bearer", limits=limits) as client:
+        first, second = await _session(client), await _session(client)
+        async with _held_stream(client, first) as status:
+            ping = await client.post("/mcp", json=PING, headers=_in(first))
+            refused = await client.get("/mcp", headers=_in(second))
+    assert status.startswith(b"HTTP/1.1 200")
+    assert ping.status_code == 200 and ping.json()["result"] == {}
+    assert refused.status_code == 503 and "event streams" in refused.text
 
 
 async def test_updates_of_a_subscription_arrive_on_the_get_stream_and_resume() -> None:

@@ -157,6 +157,24 @@ def test_origins_are_normalized(value: str, expected: str | None) -> None:
     assert normalize_origin(value) == expected
 
 
+def test_the_number_of_connections_is_a_setting_and_half_of_them_may_be_streams() -> None:
+    from sevdesk_mcp.http.limits import MAX_CONNECTIONS
+    from sevdesk_mcp.http.settings import limits_for, load_http_settings
+
+    default = limits_for(load_http_settings({}))
+    assert (default.max_connections, default.max_streams) == (MAX_CONNECTIONS, 128)
+    raised = limits_for(load_http_settings({"SEVDESK_HTTP_MAX_CONNECTIONS": "1200"}))
+    assert (raised.max_connections, raised.max_streams) == (1200, 600)
+    assert raised.max_connections_per_client == 32  # the per-address cap stays
+    behind = limits_for(
+        load_http_settings({"SEVDESK_HTTP_MAX_CONNECTIONS": "100", "SEVDESK_HTTP_TRUST_PROXY": "1"})
+    )
+    assert behind.max_connections_per_client == 100
+    for bad in ("8", "20000", "many"):
+        with pytest.raises(ConfigError, match="SEVDESK_HTTP_MAX_CONNECTIONS"):
+            load_http_settings({"SEVDESK_HTTP_MAX_CONNECTIONS": bad})
+
+
 def test_per_client_rate_and_in_flight_cap_are_settings() -> None:
     from sevdesk_mcp.http.limits import Limits
     from sevdesk_mcp.http.settings import limits_for, load_http_settings

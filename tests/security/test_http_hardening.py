@@ -19,7 +19,11 @@ import pytest
 from msgspec.structs import replace
 
 from sevdesk_mcp.errors import ConfigError
-from sevdesk_mcp.http.limits import MAX_CONNECTIONS, MAX_CONNECTIONS_PER_CLIENT
+from sevdesk_mcp.http.limits import (
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_LIMIT,
+    MAX_CONNECTIONS_PER_CLIENT,
+)
 from sevdesk_mcp.http.log import MAX_PATH_CHARS, mask_client_text
 from sevdesk_mcp.http.server import _peer_address
 from sevdesk_mcp.http.settings import HttpSettings, limits_for, load_http_settings
@@ -133,10 +137,28 @@ def test_the_connection_cap_per_address_is_a_setting_lifted_behind_trusted_proxi
     assert limits_for(load_http_settings(tuned)).max_connections_per_client == 8
     proxied = load_http_settings({**tuned, "SEVDESK_HTTP_TRUST_PROXY": "1"})
     assert limits_for(proxied).max_connections_per_client == 8  # set explicitly: kept
-    for bad in ("0", "257", "many", "-1"):
+    # never above the total of SEVDESK_HTTP_MAX_CONNECTIONS
+    assert (
+        limits_for(
+            load_http_settings({**tuned, "SEVDESK_HTTP_MAX_CONNECTIONS": "16"})
+        ).max_connections_per_client
+        == 8
+    )
+    assert (
+        limits_for(
+            load_http_settings(
+                {
+                    "SEVDESK_HTTP_CONNECTIONS_PER_CLIENT": "300",
+                    "SEVDESK_HTTP_MAX_CONNECTIONS": "100",
+                }
+            )
+        ).max_connections_per_client
+        == 100
+    )
+    for bad in ("0", str(MAX_CONNECTIONS_LIMIT + 1), "many", "-1"):
         with pytest.raises(ConfigError, match="SEVDESK_HTTP_CONNECTIONS_PER_CLIENT") as caught:
             load_http_settings({"SEVDESK_HTTP_CONNECTIONS_PER_CLIENT": bad})
-        assert "from 1 to 256" in str(caught.value)
+        assert f"from 1 to {MAX_CONNECTIONS_LIMIT}" in str(caught.value)
 
 
 # --- F02: the access log masks pieces of secrets and likely tokens ---

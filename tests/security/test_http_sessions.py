@@ -11,6 +11,7 @@ import anyio
 import httpx
 import pytest
 
+from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.serve import bind_service
 from sevdesk_mcp.http.sessions import SESSION_IDLE_S, MemorySessionStore, SessionStore
 from sevdesk_mcp.http.settings import HttpSettings
@@ -31,13 +32,13 @@ HEADERS = {"content-type": "application/json", "accept": "application/json, text
 
 @asynccontextmanager
 async def serving(
-    store: SessionStore, principal: str, build_app: Any = None
+    store: SessionStore, principal: str, build_app: Any = None, limits: Limits = LIMITS
 ) -> AsyncIterator[httpx.AsyncClient]:
     """A server on 127.0.0.1 whose every request acts for ``principal``, with ``store`` (its
     background task started as the composition root does)."""
     settings = HttpSettings(host="127.0.0.1", port=0)
     service = await bind_service(
-        settings, build_app or app_factory(), principal=principal, limits=LIMITS, sessions=store
+        settings, build_app or app_factory(), principal=principal, limits=limits, sessions=store
     )
     stop = anyio.Event()
     async with anyio.create_task_group() as routing:

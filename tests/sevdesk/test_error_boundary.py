@@ -170,6 +170,7 @@ async def test_closing_maps_transport_errors_too() -> None:
         gate=WriteGate(tiers=frozenset(Tier)),
         transport=FailsOnClose(Script(ok([]))),
     )
+    await c.get("/Contact")  # the pool is built with the first request
     with pytest.raises(UnavailableError):
         await c.aclose()
 

@@ -16,7 +16,7 @@ URL = "https://my.sevdesk.de/api/v1"
 
 
 def _context_of(client: SevdeskClient) -> ssl.SSLContext:
-    pool = client._http._transport._pool  # type: ignore[attr-defined]
+    pool = client._pool.get()._transport._pool  # type: ignore[attr-defined]
     context: ssl.SSLContext = pool._ssl_context
     return context
 
@@ -34,5 +34,5 @@ def test_a_proxied_client_verifies_with_the_same_context() -> None:
     client = SevdeskClient(
         base_url=URL, token=Secret("f" * 32), gate=READ, proxy="http://127.0.0.1:3128"
     )
-    proxied = next(t for t in client._http._mounts.values() if t is not None)
+    proxied = next(t for t in client._pool.get()._mounts.values() if t is not None)
     assert proxied._pool._ssl_context is tls_context()  # type: ignore[attr-defined]

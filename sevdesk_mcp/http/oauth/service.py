@@ -44,7 +44,7 @@ from sevdesk_mcp.errors import HttpError
 from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
 from sevdesk_mcp.http.connection import Exchange, Handler
 from sevdesk_mcp.http.limits import Limits
-from sevdesk_mcp.http.mcp_route import McpRoute
+from sevdesk_mcp.http.mcp_route import STREAM_METHODS, McpRoute
 from sevdesk_mcp.http.oauth import metadata
 from sevdesk_mcp.http.oauth.authorize import authorize_get
 from sevdesk_mcp.http.oauth.consent import authorize_post
@@ -134,7 +134,7 @@ def oauth_routes(
     resource = metadata.document_handler(metadata.resource_metadata(server))
     authority = metadata.document_handler(metadata.server_metadata(server))
     routes = {
-        "/mcp": Route(mcp.handlers()),
+        "/mcp": Route(mcp.handlers(), streams=STREAM_METHODS),
         "/healthz": health,
         "/authorize": Route(
             {

@@ -26,7 +26,7 @@ from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools import catalog
 from sevdesk_mcp.tools.define import FileReach, ToolDef, prepare
-from sevdesk_mcp.tools.registry import AnyTool, Registry, select_tools
+from sevdesk_mcp.tools.registry import AnyTool, Registry, not_offered, select_tools
 
 if TYPE_CHECKING:
     from sevdesk_mcp.safety.approval_local import Pages
@@ -121,6 +121,11 @@ class ServerFactory:
             self._plans[key] = plan_prompts(WORKFLOWS, surface)
         return self._plans[key]
 
+    def _not_offered(self, config: Config) -> dict[str, str]:
+        """:returns: why each tool of the catalog that ``config`` leaves out is not offered."""
+        toolsets = config.toolsets or self._default_toolsets
+        return not_offered(self._catalog, config, toolsets, self.files)
+
     def build(self, account: AccountContext) -> McpApp:
         """:returns: the MCP app serving ``account``."""
         tools, text = self.surface(account.config)
@@ -129,7 +134,7 @@ class ServerFactory:
             info=SERVER_INFO,
             codec=self.codec,
             instructions=text,
-            tools=Registry(tools, account, self.safety),
+            tools=Registry(tools, account, self.safety, self._not_offered(account.config)),
             prompts=prompts,
             completions=prompts,
             resources=SevdeskResources(account),

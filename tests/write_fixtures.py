@@ -3,6 +3,7 @@ rename contacts (write), built on ``define_write_tool`` and run against the fake
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated
 
 import msgspec
@@ -10,7 +11,7 @@ import msgspec
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, Quoted, amount, fact, quoted, say
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
@@ -42,13 +43,17 @@ async def _prepare_finalize(args: FinalizeInput, client: SevdeskPort) -> Prepare
     assert isinstance(contact, dict)
     who = one(await client.get(api_path("Contact", int(str(contact["id"])))))
     preview = Preview(
-        action=f"Finalize invoice draft {args.invoice_id} (Rechnung festschreiben)",
+        action=say(
+            "Finalize invoice draft {0}", "Rechnungsentwurf {0} abschließen", args.invoice_id
+        ),
         facts=[
-            Fact("Customer", str(who.get("name"))),
-            Fact("Gross", str(invoice["sumGross"])),
-            Fact("Text", "line one\nline two"),
+            fact("Customer", "Kunde", quoted(str(who.get("name")))),
+            fact("Gross", "Brutto", amount(Decimal(str(invoice["sumGross"])))),
+            fact("Text", "Text", Quoted("line one\nline two")),
         ],
-        warnings=["sevDesk assigns the invoice number now."],
+        warnings=[
+            say("sevDesk assigns the invoice number now.", "sevDesk vergibt jetzt die Nummer.")
+        ],
         irreversible=True,
     )
     return Prepared(preview, args.invoice_id)
@@ -78,7 +83,10 @@ class Renamed(msgspec.Struct, frozen=True, kw_only=True):
 
 
 async def _prepare_rename(args: RenameInput, client: SevdeskPort) -> Prepared[list[int]]:
-    preview = Preview(action="Rename contacts", facts=[Fact("New name", args.name)])
+    preview = Preview(
+        action=say("Rename contacts", "Kontakte umbenennen"),
+        facts=[fact("New name", "Neuer Name", quoted(args.name))],
+    )
     return Prepared(preview, list(args.contact_ids))
 
 

@@ -38,6 +38,7 @@ from sevdesk_mcp import __version__
 from sevdesk_mcp.cli.fake import FAKE_PORT, serve_fake
 from sevdesk_mcp.cli.run import PROG, approval_pages
 from sevdesk_mcp.cli.stdio import serve_stdio
+from sevdesk_mcp.config import demo_requested
 from sevdesk_mcp.errors import (
     ConfigError,
     StartupError,
@@ -53,10 +54,33 @@ DEFAULT_HTTP_PORT: Final = 8080  # the HTTP settings' default, named in the help
 LISTENING_FLAGS: Final = ("--host", "--port")
 
 
+SETTINGS_HELP: Final = """\
+settings (environment variables; the rest: docs/configuration.md):
+  SEVDESK_API_TOKEN       the sevDesk API token (sevDesk: Settings > Users > API token);
+                          or SEVDESK_API_TOKEN_FILE (a file holding it), or the OS keychain
+                          ('mcp-server-sevdesk token set', entry SEVDESK_KEYCHAIN_ENTRY)
+  SEVDESK_ALLOW           the permission tiers: read (default), write, commit, external,
+                          comma-separated (e.g. read,write,commit); SEVDESK_READ_ONLY=1 wins
+  SEVDESK_CONFIRM         how binding actions are approved: elicit (default: the client
+                          asks you), browser (a local approval page), off (needs
+                          SEVDESK_I_UNDERSTAND_NO_CONFIRM=1)
+  SEVDESK_DRY_RUN         1: write tools only show their preview, nothing changes
+  SEVDESK_FILE_DIRS       the folders receipts may be read from (absolute, ':'-separated;
+                          ';' on Windows)
+  SEVDESK_LANGUAGE        de or en: the language of approvals and pages (default: the
+                          locale's)
+  SEVDESK_DEMO            1: the same as --demo
+
+try it without a token:  mcp-server-sevdesk --demo
+"""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="MCP server for sevDesk. Read-only unless SEVDESK_ALLOW enables more.",
+        epilog=SETTINGS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "command",
@@ -90,7 +114,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="serve MCP over Streamable HTTP (needs SEVDESK_HTTP_AUTH=bearer and a secret)",
     )
-    parser.add_argument("--demo", action="store_true", help="serve the built-in demo books")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="serve invented demo books from memory: no token needed, nothing real changes",
+    )
     parser.add_argument(
         "--port",
         type=_port,
@@ -173,9 +201,10 @@ def _run(args: argparse.Namespace) -> int:
         return healthcheck(_listening_env(args))
     if args.command == "fake-sevdesk":
         return serve_fake(args.host, args.port)
+    demo = args.demo or demo_requested(os.environ)
     if args.http:
-        return _serve_http(_listening_env(args), demo=args.demo)
-    return serve_stdio(demo=args.demo)
+        return _serve_http(_listening_env(args), demo=demo)
+    return serve_stdio(demo=demo)
 
 
 def _serve_http(env: dict[str, str], *, demo: bool) -> int:

@@ -11,9 +11,15 @@ import anyio
 import msgspec
 
 from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.cli.demo import demo_account
+from sevdesk_mcp.cli.demo import demo_account, demo_company
 from sevdesk_mcp.cli.http import HttpSetup, closing, listening, server_factory
-from sevdesk_mcp.cli.run import approval_pages, freeze_long_lived, token_account, until_stopped
+from sevdesk_mcp.cli.run import (
+    AccountName,
+    freeze_long_lived,
+    pages_in,
+    token_account,
+    until_stopped,
+)
 from sevdesk_mcp.config import flag
 from sevdesk_mcp.errors import AuthenticationError, StartupError, UpstreamError
 from sevdesk_mcp.safety.audit import AuditLog
@@ -36,13 +42,15 @@ def serve_bearer(setup: HttpSetup, env: Mapping[str, str], *, demo: bool) -> int
 
     config, settings, shared = setup.config, setup.settings, setup.shared
     note_bearer_files(env)
-    factory = server_factory(config, approval_pages, shared, files="none")  # no transfer
+    company = AccountName(demo_company() if demo else "")
+    factory = server_factory(config, pages_in(config, company), shared, files="none")
     account = demo_account(config, shared) if demo else token_account(config, shared=shared)
     account = msgspec.structs.replace(account, principal=HTTP_PRINCIPAL)
     install_access_logger()
 
     async def run() -> None:
-        await _attribute_bearer(account, factory.safety.audit)
+        named = await _attribute_bearer(account, factory.safety.audit)
+        company.value = named or company.value
         app = factory.build(account)  # one account for the process: one app, as over stdio
         with listening(settings):
             service = await bind_service(
@@ -72,11 +80,12 @@ def note_bearer_files(env: Mapping[str, str]) -> None:
         )
 
 
-async def _attribute_bearer(account: AccountContext, audit: AuditLog) -> None:
+async def _attribute_bearer(account: AccountContext, audit: AuditLog) -> str:
     """Check the token once and read its sevDesk account (``GET /SevClient``), so every audit
     line names who acted: bearer mode, the account's id and name. The binding principal stays
     ``bearer`` (one account serves the process).
 
+    :returns: the account's name (for the approval page), ``""`` if it could not be read.
     :raises StartupError: if sevDesk refuses the token (401 is final).
     """
     from sevdesk_mcp.accounts.identity import read_identity  # noqa: PLC0415
@@ -92,6 +101,7 @@ async def _attribute_bearer(account: AccountContext, audit: AuditLog) -> None:
             exc,
         )
         audit.attribute(auth=HTTP_PRINCIPAL)
-        return
+        return ""
     audit.attribute(auth=HTTP_PRINCIPAL, account=identity.id, name=identity.name)
     log.info("bearer mode serves sevDesk account %s", identity.id)
+    return identity.name

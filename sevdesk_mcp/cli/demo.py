@@ -75,6 +75,13 @@ def demo_account(
     )
 
 
+def demo_company() -> str:
+    """:returns: the demo company's name (for the approval page's top line)."""
+    from sevdesk_mcp.fake.demo import COMPANY  # noqa: PLC0415 - demo wiring only
+
+    return COMPANY
+
+
 def _demo_receipts() -> Path:
     """Write the demo receipts (supplier invoices as PDFs, one ZUGFeRD) into a private folder
     that is removed when the process ends.

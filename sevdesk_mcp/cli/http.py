@@ -40,9 +40,11 @@ def http_setup(env: Mapping[str, str]) -> HttpSetup:
     :raises ConfigError: if the configuration is invalid, no authentication is configured, or
         the shared state cannot be used (see :func:`shared_state`).
     """
+    from sevdesk_mcp.http.kit.lang import set_default_lang  # noqa: PLC0415
     from sevdesk_mcp.http.settings import load_http_settings, require_auth  # noqa: PLC0415
 
     config = load_config(env)
+    set_default_lang(config.language)  # the pages' language where the browser names none
     settings = load_http_settings(env)
     require_auth(settings)
     open_files_for(settings.max_connections)

@@ -24,7 +24,7 @@ import msgspec
 
 from sevdesk_mcp.cli.demo import DEMO_API_URL, DEMO_BANNER, demo_books
 from sevdesk_mcp.cli.http import HttpSetup, closing, listening, server_factory
-from sevdesk_mcp.cli.run import approval_pages, pacers_of, until_stopped
+from sevdesk_mcp.cli.run import pacers_of, pages_in, until_stopped
 from sevdesk_mcp.config import Config
 from sevdesk_mcp.http.connection import Wiring
 from sevdesk_mcp.http.hardening import security_headers
@@ -112,7 +112,7 @@ def oauth_wiring(
 
     inbox = config.confirm == "browser"  # approvals wait in the inbox, not on a local page
     web = shared.web(inbox=inbox) if shared else WebHub(files=settings.files, inbox=inbox)
-    pages = web.pages if inbox else approval_pages
+    pages = web.pages if inbox else pages_in(config)
     factory = server_factory(
         config, pages, shared, files="none" if web.transfers is None else "transfer"
     )

@@ -30,27 +30,49 @@ from sevdesk_mcp.sevdesk.pacing import Pacer, pacer_for
 if TYPE_CHECKING:
     from sevdesk_mcp.cli.scaleout import SharedStores
     from sevdesk_mcp.safety.approval_local import Pages, SharedPages
+    from sevdesk_mcp.safety.locale import Lang
 
 PROG: Final = "mcp-server-sevdesk"
 log = logging.getLogger("sevdesk_mcp")
 
 
-def approval_pages() -> Pages:
+def approval_pages(lang: Lang | None = None, company: Callable[[], str] | None = None) -> Pages:
     """:returns: the process's approval pages (``SEVDESK_CONFIRM=browser``): the approval site on
     the HTTP stack's loopback page listener, in a thread of its own (ADR 0005), started on first
     use. Imported only then; safety itself never imports the HTTP stack.
 
+    :param lang: the pages' language where the browser names none (``SEVDESK_LANGUAGE``).
+    :param company: the sevDesk account's name for the pages' top line, asked when the pages
+        are first made (start-up has learned it by then).
     :raises PageServerError: if the listener cannot listen.
     """
-    return _shared_pages()()
+    return _shared_pages(lang, company)()
+
+
+class AccountName:
+    """The one account's name (``GET /SevClient`` at start-up, or the demo company), for the top
+    line of the approval page; empty until it is known."""
+
+    def __init__(self, value: str = "") -> None:
+        self.value = value
+
+    def __call__(self) -> str:
+        """:returns: the name, or ``""`` if it is not known."""
+        return self.value
+
+
+def pages_in(config: Config, company: Callable[[], str] | None = None) -> Callable[[], Pages]:
+    """:returns: :func:`approval_pages` in the configured language (``config.language``), naming
+    ``company`` at the top."""
+    return functools.partial(approval_pages, config.language, company)
 
 
 @functools.cache  # called from the event loop's thread only
-def _shared_pages() -> SharedPages:
+def _shared_pages(lang: Lang | None, company: Callable[[], str] | None) -> SharedPages:
     from sevdesk_mcp.http.approval_page import local_pages  # noqa: PLC0415 - browser approval
     from sevdesk_mcp.safety.approval_local import SharedPages  # noqa: PLC0415
 
-    return SharedPages(local_pages)
+    return SharedPages(lambda: local_pages(lang, company() if company is not None else ""))
 
 
 def freeze_long_lived() -> None:
@@ -121,6 +143,18 @@ def token_account(
         pacer=pacer_of(config, shared, shared.account_key(token.reveal()) if shared else ""),
     )
     return AccountContext(config=config, client=client)
+
+
+async def account_name(account: AccountContext) -> str:
+    """:returns: the name of the token's sevDesk account (``GET /SevClient``), for the approval
+    page's top line; ``""`` if sevDesk cannot tell now (the page then names none)."""
+    from sevdesk_mcp.accounts.identity import read_identity  # noqa: PLC0415
+
+    try:
+        return (await read_identity(account.require_client())).name
+    except UpstreamError as exc:
+        log.warning("could not read the sevDesk account's name at start-up: %s", exc)
+        return ""
 
 
 async def check_token(account: AccountContext) -> None:

@@ -8,11 +8,13 @@ import os
 import anyio
 
 from sevdesk_mcp.accounts.profiles import local_environment
-from sevdesk_mcp.cli.demo import demo_account
+from sevdesk_mcp.cli.demo import demo_account, demo_company
 from sevdesk_mcp.cli.run import (
-    approval_pages,
+    AccountName,
+    account_name,
     check_token,
     freeze_long_lived,
+    pages_in,
     token_account,
     until_stopped,
 )
@@ -32,13 +34,16 @@ def serve_stdio(*, demo: bool) -> int:
     """
     env = local_environment(os.environ)  # SEVDESK_PROFILE under the environment
     config = load_config(env)
-    factory = ServerFactory(config, pages=approval_pages)
+    name = AccountName()  # read from sevDesk before serving
+    company = demo_company if demo else name  # asked when the approval page is first made
+    factory = ServerFactory(config, pages=pages_in(config, company))  # checks the settings
     account = demo_account(config, receipts=True) if demo else token_account(config, env)
     protocol_fd = claim_stdout()
 
     async def run() -> None:
         if not demo:
             await check_token(account)
+            name.value = await account_name(account)
         app = factory.build(account)
         freeze_long_lived()
         server = StdioServer(Dispatcher(app), fd_reader(0), fd_writer(protocol_fd))

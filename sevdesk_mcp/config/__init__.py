@@ -25,7 +25,9 @@ import msgspec
 from sevdesk_mcp.config.tax import TaxSettings, load_tax_settings
 from sevdesk_mcp.config.values import flag as flag
 from sevdesk_mcp.config.values import setting as setting
+from sevdesk_mcp.config.values import yes_no as yes_no
 from sevdesk_mcp.errors import ConfigError, KeychainError, StartupError
+from sevdesk_mcp.safety.locale import LANGS, Lang, as_lang
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.safety.tiers import DEFAULT_TIERS, Tier
 from sevdesk_mcp.sevdesk.pacing import DEFAULT_RATE_PER_S
@@ -61,6 +63,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     audit_log: Path | None = None
     rate_per_s: float = DEFAULT_RATE_PER_S
     tax: TaxSettings = TaxSettings()
+    language: Lang = "en"
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -89,11 +92,72 @@ def load_config(env: Mapping[str, str]) -> Config:
         audit_log=_audit_log(env),
         rate_per_s=_rate(env),
         tax=load_tax_settings(env),
+        language=_chosen_language(env),
     )
 
 
+def _chosen_language(env: Mapping[str, str]) -> Lang:
+    """:returns: the language of :func:`_language`, or of the yes/no switch ``SEVDESK_GERMAN``
+    (the Claude Desktop bundle's checkbox: yes is ``de``, no is ``en``).
+
+    :raises ConfigError: as :func:`_language`, or if the switch contradicts
+        ``SEVDESK_LANGUAGE``.
+    """
+    german = yes_no(env, "SEVDESK_GERMAN")
+    if german is None:
+        return _language(env)
+    switched: Lang = "de" if german else "en"
+    if setting(env, "SEVDESK_LANGUAGE") is not None and _language(env) != switched:
+        raise ConfigError("SEVDESK_GERMAN", "contradicts SEVDESK_LANGUAGE: set only one")
+    return switched
+
+
+def demo_requested(env: Mapping[str, str]) -> bool:
+    """:returns: whether ``SEVDESK_DEMO`` asks for the demo books, as ``--demo`` does (for
+    clients that configure servers by environment only, such as the Claude Desktop bundle).
+
+    :raises ConfigError: for a value that is not yes/no.
+    """
+    return flag(env, "SEVDESK_DEMO", meaning="1 serves the invented demo books, 0 the account")
+
+
+def _language(env: Mapping[str, str]) -> Lang:
+    """:returns: the language a person reads (approval questions, pages without a browser
+    preference, progress): ``SEVDESK_LANGUAGE``, else the locale's (``LC_ALL``, ``LANG``), else
+    English.
+
+    :raises ConfigError: for a ``SEVDESK_LANGUAGE`` other than ``de`` or ``en``.
+    """
+    value = setting(env, "SEVDESK_LANGUAGE")
+    if value is not None:
+        if value.lower() not in LANGS:
+            raise ConfigError("SEVDESK_LANGUAGE", f"{value!r} is not a language here; use de or en")
+        return as_lang(value)
+    return as_lang(setting(env, "LC_ALL") or setting(env, "LANG"))
+
+
 def _confirm(env: Mapping[str, str]) -> ConfirmMode:
-    value = (setting(env, "SEVDESK_CONFIRM") or "elicit").lower()
+    """:returns: the confirmation mode: ``SEVDESK_CONFIRM``, or ``browser`` when the yes/no
+    switch ``SEVDESK_CONFIRM_BROWSER`` (the Claude Desktop bundle's checkbox) is on.
+
+    :raises ConfigError: for an unknown mode, ``off`` without its acknowledgement, or the
+        switch contradicting ``SEVDESK_CONFIRM``.
+    """
+    browser = flag(env, "SEVDESK_CONFIRM_BROWSER")
+    mode = _confirm_mode(env, "browser" if browser else "elicit")
+    if browser and mode != "browser":
+        raise ConfigError(
+            "SEVDESK_CONFIRM_BROWSER", f"is on, but SEVDESK_CONFIRM is {mode}: set only one"
+        )
+    return mode
+
+
+def _confirm_mode(env: Mapping[str, str], default: ConfirmMode) -> ConfirmMode:
+    """:returns: ``SEVDESK_CONFIRM``, or ``default`` when it is unset.
+
+    :raises ConfigError: for an unknown mode, or ``off`` without its acknowledgement.
+    """
+    value = (setting(env, "SEVDESK_CONFIRM") or default).lower()
     if value == "elicit":
         return "elicit"
     if value == "browser":
@@ -308,18 +372,37 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+_SHOWN_WORD: Final = re.compile(r"^[A-Za-z]{1,20}$")
+
+
 def _tiers(env: Mapping[str, str]) -> frozenset[Tier]:
+    """:returns: the tiers of ``SEVDESK_ALLOW`` and of the yes/no switches
+    ``SEVDESK_ALLOW_WRITE``, ``SEVDESK_ALLOW_COMMIT`` and ``SEVDESK_ALLOW_EXTERNAL`` (the
+    Claude Desktop bundle's checkboxes), always with ``read``.
+
+    :raises ConfigError: for an unknown tier name or a switch that is not yes/no.
+    """
+    switched = {t for t in Tier if t is not Tier.READ and flag(env, f"SEVDESK_ALLOW_{t.name}")}
     value = setting(env, "SEVDESK_ALLOW")
-    if value is None:
-        return DEFAULT_TIERS
+    named = set() if value is None else {_tier(part) for part in value.split(",") if part.strip()}
+    return frozenset(named | switched | DEFAULT_TIERS)  # reads underlie every write's preview
+
+
+def _tier(name: str) -> Tier:
+    """:returns: the tier called ``name``.
+
+    :raises ConfigError: if there is none; the name is repeated when it is a short word (a
+        longer value could be a secret pasted into the wrong variable).
+    """
     try:
-        named = {Tier.parse(part) for part in value.split(",") if part.strip()}
+        return Tier.parse(name)
     except ValueError:
         allowed = ", ".join(str(t) for t in Tier)
+        shown = repr(name.strip()) if _SHOWN_WORD.match(name.strip()) else "the value given"
         raise ConfigError(
-            "SEVDESK_ALLOW", f"unknown tier; use a comma-separated list of {allowed}"
+            "SEVDESK_ALLOW",
+            f"{shown} is not a tier; use a comma-separated list of {allowed}",
         ) from None
-    return frozenset(named | DEFAULT_TIERS)  # reads underlie every write's preview
 
 
 def _toolsets(env: Mapping[str, str]) -> frozenset[str] | None:

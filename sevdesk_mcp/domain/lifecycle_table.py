@@ -37,6 +37,7 @@ from typing import Final, Literal
 import msgspec
 
 from sevdesk_mcp.domain.errors import PreconditionError
+from sevdesk_mcp.safety.preview import Said, say
 
 Kind = Literal["invoice", "credit_note", "order", "voucher"]
 
@@ -57,6 +58,11 @@ class Status(msgspec.Struct, frozen=True):
     def word(self) -> str:
         """:returns: e.g. ``teilbezahlt (partially paid)``, as previews and messages say it."""
         return f"{self.german} ({self.english})"
+
+    @property
+    def said(self) -> Said:
+        """:returns: the status in both languages, as previews show it (``open`` / ``offen``)."""
+        return Said(self.english, self.german)
 
 
 class Step(enum.Enum):
@@ -218,6 +224,13 @@ def word(kind: Kind, status: int | None) -> str:
     ``offen (open)``, or ``status 500`` for a code sevDesk does not document."""
     known = STATUSES[kind].get(status or 0)
     return known.word if known else f"status {status}"
+
+
+def said(kind: Kind, status: int | None) -> Said:
+    """:returns: the status in both languages for a preview (``offen`` / ``open``), or
+    ``status 500`` / ``Status 500`` for a code sevDesk does not document."""
+    known = STATUSES[kind].get(status or 0)
+    return known.said if known else say("status {0}", "Status {0}", str(status))
 
 
 def names(kind: Kind) -> dict[int, str]:

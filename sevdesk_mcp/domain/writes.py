@@ -7,20 +7,19 @@ write in :class:`Progress`, so a write that fails half-way can name what already
 
 from __future__ import annotations
 
-from typing import Final, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import msgspec
 
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import NONE, Change, Fact, Piece, Preview, Quoted, Said, quoted
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 
 P = TypeVar("P")
-EMPTY: Final = "(empty)"
 
 
 class Prepared(msgspec.Struct, Generic[P], frozen=True):
@@ -45,9 +44,24 @@ def ref(ident: int, object_name: str) -> JsonObject:
     return {"id": ident, "objectName": object_name}
 
 
-def change_fact(label: str, old: str | None, new: str) -> Fact:
-    """:returns: the preview line ``old → new``; the caller fences untrusted old values."""
-    return Fact(label, f"{old or EMPTY} → {new}")
+def change_fact(label: Said, old: Piece | None, new: Piece) -> Fact:
+    """:returns: the preview fact ``old → new`` (``None``: empty before); the caller quotes
+    third-party values (:func:`~sevdesk_mcp.safety.preview.quoted`)."""
+    return Fact(label, Change(old, new))
+
+
+def was(text: str | None) -> Piece | None:
+    """:returns: a third-party value before a change, quoted, or ``None`` if it was empty."""
+    shown = quoted(text)
+    return shown if isinstance(shown, Quoted) else None
+
+
+def whole(text: str | None) -> Piece:
+    """:returns: third-party ``text`` that is written or sent as it is (an email's text, a
+    document's head text), quoted in full with its line breaks (hidden characters are dropped
+    when it is shown), or "none" for no or blank text."""
+    kept = (text or "").strip()
+    return Quoted(kept) if kept else NONE
 
 
 class Created(msgspec.Struct, frozen=True):

@@ -11,7 +11,6 @@ and deterministic: the same bytes on every run.
 
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass
 from decimal import Decimal
@@ -103,22 +102,37 @@ def write_demo_receipts(directory: Path) -> Path:
 def receipt_bytes(receipt: DemoReceipt) -> bytes:
     """:returns: the file of ``receipt``: a one-page PDF, with its CII embedded for the
     e-invoice."""
-    visible = text_pdf(receipt.lines)
-    return _zugferd(visible, _cii(receipt)) if receipt is EINVOICE else visible
+    xml = _cii(receipt) if receipt is EINVOICE else None
+    return text_pdf(receipt.lines, ("factur-x.xml", xml) if xml is not None else None)
 
 
-def text_pdf(lines: tuple[str, ...]) -> bytes:
-    """:returns: a one-page A4 PDF 1.4 showing ``lines`` in Helvetica, with a correct xref."""
+def text_pdf(lines: tuple[str, ...], attachment: tuple[str, bytes] | None = None) -> bytes:
+    """:returns: a one-page A4 PDF 1.4 showing ``lines`` in Helvetica, with a correct xref;
+    with ``attachment`` (name, bytes) that file embedded as ZUGFeRD / Factur-X embed theirs
+    (the catalog's ``/Names /EmbeddedFiles`` and ``/AF``), written by hand, so the demo start
+    needs no PDF library."""
     shown = " ".join(f"({_escape(line)}) '" for line in lines)
     stream = f"BT /F1 11 Tf 56 780 Td 15 TL {shown} ET".encode("latin-1", "replace")
-    objects = (
+    objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
         b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-    )
+    ]
+    if attachment is not None:
+        name, data = attachment[0].encode("ascii"), attachment[1]
+        objects += [
+            b"<< /Type /EmbeddedFile /Subtype /text#2Fxml /Length %d >>\nstream\n%s\nendstream"
+            % (len(data), data),
+            b"<< /Type /Filespec /F (%s) /UF (%s) /EF << /F 6 0 R >> /AFRelationship "
+            b"/Alternative >>" % (name, name),
+        ]
+        objects[0] = (
+            b"<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(%s) 7 0 R] "
+            b">> >> /AF [7 0 R] >>" % name
+        )
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -150,17 +164,6 @@ def _write(path: Path, data: bytes) -> None:
         ) from None
     with os.fdopen(fd, "wb") as file:
         file.write(data)
-
-
-def _zugferd(visible: bytes, xml: bytes) -> bytes:
-    import pypdf  # noqa: PLC0415 - only the e-invoice of the demo folder needs it
-
-    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(visible)))
-    writer.add_attachment("factur-x.xml", xml)
-    writer.add_metadata({"/Producer": "demo_receipts", "/CreationDate": "D:20261120000000Z"})
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    return buffer.getvalue()
 
 
 def _cii(receipt: DemoReceipt) -> bytes:

@@ -38,6 +38,11 @@ REFERENCE_KINDS: Final[tuple[reference.Kind, ...]] = get_args(reference.Kind)
 MAX_REFERENCE_ITEMS: Final = 5000
 
 
+def with_article(noun: str) -> str:
+    """:returns: ``noun`` with its indefinite article ("an invoice", "a credit note")."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 class SevdeskResources:
     """Implements the core's ``ResourceProvider`` for one account."""
 
@@ -62,7 +67,7 @@ class SevdeskResources:
             {
                 "uriTemplate": f"sevdesk://{k.resource}/{{id}}/pdf",
                 "name": f"{k.label} PDF",
-                "description": f"The PDF of a {k.label}, never marking it as sent",
+                "description": f"The PDF of {with_article(k.label)}, never marking it as sent",
                 "mimeType": "application/pdf",
             }
             for k in KINDS.values()

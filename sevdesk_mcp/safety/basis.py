@@ -62,8 +62,9 @@ def _differing(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
 def _fact_digests(preview: Preview) -> dict[str, str]:
     out: dict[str, str] = {}
     for fact in preview.facts:
-        seen = out.get(fact.label, "")
-        data = f"{seen}\n{fact.value}".encode()
-        out[fact.label] = hashlib.sha256(data).hexdigest()[:SHORT]
-    out[ACTION] = hashlib.sha256(preview.action.encode()).hexdigest()[:SHORT]
+        label = fact.label.en
+        data = out.get(label, "").encode() + b"\n" + msgspec.json.encode(fact.value, order="sorted")
+        out[label] = hashlib.sha256(data).hexdigest()[:SHORT]
+    action = msgspec.json.encode(preview.action, order="sorted")
+    out[ACTION] = hashlib.sha256(action).hexdigest()[:SHORT]
     return out

@@ -14,13 +14,14 @@ import re
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from contextvars import ContextVar
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 from urllib.parse import urlsplit
-
-import httpx
 
 from sevdesk_mcp.errors import DownloadRefusedError, UnavailableError, UpstreamError
 from sevdesk_mcp.sevdesk.client import USER_AGENT
+
+if TYPE_CHECKING:
+    import httpx
 
 ALLOWED_HOST: Final = re.compile(
     r"^sevexport-filestorage[a-z0-9-]{0,40}\.s3(?:[.-][a-z0-9-]{1,30}){0,3}\.amazonaws\.com$"
@@ -85,6 +86,8 @@ async def fetch(
         over ``max_bytes``.
     :raises UpstreamError: if the storage cannot be reached or does not answer 200.
     """
+    import httpx  # noqa: PLC0415 - imported with the first download, not at start-up
+
     host = check_link(url)
     try:
         async with (

@@ -46,13 +46,17 @@ from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.mcp.types import ElicitForm, InputRequired
 from sevdesk_mcp.safety.approvals import Approval, binding_of
 from sevdesk_mcp.safety.basis import Basis, changes
-from sevdesk_mcp.safety.preview import Preview, render
+from sevdesk_mcp.safety.locale import Lang
+from sevdesk_mcp.safety.preview import Preview, Said, Words, render, say
 from sevdesk_mcp.tools.define import ToolContext
 
 APPROVE_KEY: Final = "approve"
 CHANGED_NOTE: Final = (
-    "The records changed since you were asked ({what}). Please review the action again.\n\n"
+    "The records changed since you were asked ({0}). Please review the action again.",
+    "Die Datensätze haben sich geändert, seit Sie gefragt wurden ({0}). Bitte prüfen Sie die "
+    "Aktion noch einmal.",
 )
+APPROVE_TITLE: Final = Said("Approve this action", "Diese Aktion freigeben")
 PAGE_CHANGED: Final = (
     "The records changed since the user was asked ({what}), so the earlier approval request "
     "is void. "
@@ -62,9 +66,13 @@ ASK_OPENED: Final = (
     "call the tool again with the same arguments."
 )
 ASK_IN_LOG: Final = (
-    "Ask the user to open the approval page whose link the server wrote to its log (stderr), "
-    "check that it shows reference {ref} and approve; then call the tool again with the same "
-    "arguments."
+    "No browser page opened. The link to the approval page is for the user alone, so it is "
+    "not in this answer: this server wrote it to its log. Tell the user where that log is: in "
+    "Claude Desktop, the folder ~/Library/Logs/Claude/ on macOS or %APPDATA%\\Claude\\logs\\ on "
+    "Windows, file mcp-server-<the name this server has in the client's configuration>.log "
+    "(the newest line with reference {ref}); in other clients, their MCP server log. Ask them "
+    "to open the link, check that the page shows reference {ref} and approve; then call the "
+    "tool again with the same arguments."
 )
 ASK_INBOX: Final = (
     "Ask the user to open their approval inbox at {inbox} (signed in with their sevDesk "
@@ -86,13 +94,6 @@ UNREACHABLE: Final = (
     "machine, or, when this HTTP server runs on the user's own machine, set "
     "SEVDESK_CONFIRM=browser to approve on a local web page. Nothing was changed."
 )
-APPROVAL_SCHEMA: Final[dict[str, JsonValue]] = {
-    "type": "object",
-    "properties": {
-        APPROVE_KEY: {"type": "boolean", "title": "Approve this action", "default": False}
-    },
-    "required": [APPROVE_KEY],
-}
 log = logging.getLogger("sevdesk_mcp.approvals")
 
 
@@ -212,9 +213,26 @@ async def _ask(  # noqa: PLR0913 - the call id and the changes carry over from t
         principal=ctx.account.principal,
         preview=basis.digest,
     )
-    note = CHANGED_NOTE.format(what=", ".join(changed)) if changed else ""
-    form = ElicitForm(note + render(preview), APPROVAL_SCHEMA)
+    form = approval_form(preview, ctx.account.config.language, changed)
     return InputRequired({APPROVE_KEY: form}, msgspec.to_builtins(state))
+
+
+def approval_form(preview: Preview, lang: Lang, changed: list[str] | None = None) -> ElicitForm:
+    """:returns: the one-switch form asking a person in ``lang``: what changed since they were
+    asked (when something did), then the preview as a person reads it."""
+    words = Words(lang)
+    note = f"{words.text(say(*CHANGED_NOTE, ', '.join(changed)))}\n\n" if changed else ""
+    return ElicitForm(note + render(preview, lang, "person"), approval_schema(lang))
+
+
+def approval_schema(lang: Lang) -> dict[str, JsonValue]:
+    """:returns: the form's schema: one switch, off by default, titled in ``lang``."""
+    switch: dict[str, JsonValue] = {
+        "type": "boolean",
+        "title": Words(lang).text(APPROVE_TITLE),
+        "default": False,
+    }
+    return {"type": "object", "properties": {APPROVE_KEY: switch}, "required": [APPROVE_KEY]}
 
 
 def _require_a_way_to_ask(ctx: ToolContext, tool: str) -> None:

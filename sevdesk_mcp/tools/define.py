@@ -109,6 +109,9 @@ FileReach = Literal["local", "transfer", "none"]
 """What a deployment offers for files: local folders (stdio), file transfer over HTTP (OAuth
 mode with ``SEVDESK_HTTP_FILES=on``), or nothing (bearer mode, or OAuth mode with it off)."""
 Links = Callable[[O], list[JsonObject]]
+Brief = Callable[[I, JsonObject], None]
+"""Shortens the text content of a result in place, given the call's arguments
+(``outputs.result_text``); the structured content always keeps the whole output."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +130,7 @@ class ToolDef(Generic[I, O]):
     links: Links[O] | None = None
     local_files: LocalFiles | None = None
     needs_files: FileNeed | None = None
+    brief: Brief[I] | None = None
     _built: dict[str, Built] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -232,6 +236,7 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
     links: Links[O] | None = None,
     local_files: LocalFiles | None = None,
     needs_files: FileNeed | None = None,
+    brief: Brief[I] | None = None,
 ) -> ToolDef[I, O]:
     """Declare a tool.
 
@@ -241,6 +246,7 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
     :param needs_files: where the tool can work at all (:data:`FileNeed`); a tool that reads a
         file (``local_files="read"``) always needs one. The server does not list a tool where
         the deployment cannot serve its need (``registry.select_tools``).
+    :param brief: shortens the result's text content (:data:`Brief`).
 
     :raises ToolDefinitionError: if the declaration breaks one of the module's rules. The
         schemas are checked when built (:func:`prepare`); the index generator and the test
@@ -267,4 +273,5 @@ def define_tool(  # noqa: PLR0913 - every part of a tool is stated at its defini
         links=links,
         local_files=local_files,
         needs_files=needs_files or ("file" if local_files == "read" else None),
+        brief=brief,
     )

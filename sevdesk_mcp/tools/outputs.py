@@ -15,10 +15,18 @@ nothing below it, so that the ``tools/list`` answer stays small (issue 14, point
 
 The whole Struct tree is still checked when the schema is built: every type below the top
 level needs a JSON form too. Input schemas are built by :mod:`sevdesk_mcp.tools.schema`.
+
+The text content of a result is the same data written for the model to read
+(:func:`result_text`): every amount (an object of exactly ``amount`` and ``currency``) is one
+string, ``"714.00 EUR"``, and a tool may shorten its text further with a brief (empty boxes,
+zero buckets, the rule text unless asked for); ``structuredContent`` keeps the complete output
+of the schema.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from typing import Final
 
 import msgspec
@@ -26,6 +34,7 @@ import msgspec.inspect as mi
 
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.mcp.types import JsonObject, JsonValue
+from sevdesk_mcp.safety.preview import Preview, shown
 from sevdesk_mcp.tools.schema import optional_member, scalar, struct_info
 
 _LISTS: Final = (mi.ListType, mi.FrozenSetType, mi.SetType, mi.VarTupleType)
@@ -163,3 +172,65 @@ def _struct_below(t: mi.Type) -> mi.StructType | None:
     while isinstance(t, (mi.Metadata, *_LISTS)):
         t = t.type if isinstance(t, mi.Metadata) else t.item_type
     return t if isinstance(t, mi.StructType) else None
+
+
+Brief = Callable[[JsonObject], None]
+"""Shortens the text form of one result in place (never the structured content)."""
+MONEY_KEYS: Final = frozenset({"amount", "currency"})
+
+
+def result_text(data: JsonObject, brief: Brief | None = None) -> str:
+    """:returns: the text content of a result: ``data`` as JSON with each amount written as one
+    string (``"714.00 EUR"``), shortened by ``brief`` when the tool has one. ``data`` itself is
+    left as it is (it is the structured content)."""
+    shown = _money_shown(_preview_shown(data))
+    assert isinstance(shown, dict)  # an object stays an object
+    if brief is not None:
+        brief(shown)
+    return msgspec.json.encode(shown).decode("utf-8")
+
+
+def _preview_shown(data: JsonObject) -> JsonObject:
+    """:returns: ``data`` with a write result's preview data (both languages, typed pieces)
+    as the model reads it: English sentences, machine forms, third-party text fenced."""
+    preview = data.get("preview")
+    if not isinstance(preview, dict) or "action" not in preview:
+        return data
+    text = msgspec.to_builtins(shown(msgspec.convert(preview, Preview)))
+    return {**data, "preview": text}
+
+
+def _money_shown(value: JsonValue) -> JsonValue:
+    """:returns: a copy of ``value`` with every encoded Money object as ``"<amount> <CUR>"``."""
+    if isinstance(value, dict):
+        amount, currency = value.get("amount"), value.get("currency")
+        if value.keys() == MONEY_KEYS and isinstance(amount, str) and isinstance(currency, str):
+            return f"{amount} {currency}"
+        return {key: _money_shown(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_money_shown(inner) for inner in value]
+    return value
+
+
+def is_zero(value: JsonValue) -> bool:
+    """:returns: whether ``value`` is a zero amount as the text shows it (``"0.00 EUR"``,
+    ``"0.00"``, ``"-0.00"``); anything else, a missing value included, is not."""
+    if not isinstance(value, str) or not value:
+        return False
+    try:
+        return Decimal(value.split(" ", 1)[0]) == 0
+    except InvalidOperation:
+        return False
+
+
+def drop_zeros(value: JsonValue, keys: tuple[str, ...]) -> None:
+    """Drop, in place, those ``keys`` of the object ``value`` whose amount is zero."""
+    if isinstance(value, dict):
+        for key in keys:
+            if is_zero(value.get(key)):
+                del value[key]
+
+
+def objects(value: JsonValue) -> list[JsonObject]:
+    """:returns: the objects of a list value (none for anything else)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []

@@ -13,6 +13,7 @@ import msgspec
 
 from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.budgets import RESULT_BUDGETS
 from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS, default_toolsets
 from sevdesk_mcp.tools.define import ToolDef, prepare
 from sevdesk_mcp.tools.definitions import ALL_TOOLS
@@ -54,6 +55,8 @@ def render(tools: Sequence[ToolDef[Any, Any]] = ALL_TOOLS) -> str:
         HEADER,
         *_file_needs(tools),
         *_totals(tools),
+        "",
+        *_budgets(),
         "",
         "| tool | tier | toolset | title | size |",
     ]
@@ -97,6 +100,30 @@ def _totals(tools: Sequence[ToolDef[Any, Any]]) -> list[str]:
         chosen = [t for t in tools if t.tier in tiers and t.toolset in on]
         size = len(msgspec.json.encode([t.to_json(structured=True) for t in chosen]))
         rows.append(f"| {name} | {len(chosen)} | {size:,} |")
+    return rows
+
+
+def _budgets() -> list[str]:
+    """:returns: the paragraph on results for the model and the table of result budgets."""
+    rows = [
+        "Results: the text content is what the model reads. Amounts are written as one string "
+        "with their currency (`714.00 EUR`); `structuredContent` (2026-07-28, or "
+        "`SEVDESK_STRUCTURED_OUTPUT=on`) keeps them as objects "
+        '(`{"amount": "714.00", "currency": "EUR"}`) and holds the complete output of the '
+        "output schema. Some texts are shorter still: aging buckets and VAT boxes without an "
+        "amount are left out (the boxes named in `empty_boxes`), empty lists too, the server "
+        "status counts its tools per tier instead of naming them, and the rule of open items "
+        "comes only with `explain=true` (the cash position, which counts open items alike, "
+        "leaves it out). Each read tool's text has a budget, in bytes, measured on the demo "
+        "books with every tier on by `python bench/result_sizes.py` and checked by the tests:",
+        "",
+        "| tool | budget (bytes) | measured on the demo books |",
+        "|---|---:|---:|",
+    ]
+    rows += [
+        f"| `{name}` | {budget:,} | {measured:,} |"
+        for name, (budget, measured) in RESULT_BUDGETS.items()
+    ]
     return rows
 
 

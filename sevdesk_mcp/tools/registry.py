@@ -7,15 +7,18 @@ the handler runs, its output is checked against the output Struct, and failures 
 appear only for 2026-07-28 requests or with ``SEVDESK_STRUCTURED_OUTPUT=on`` (never with
 ``off``), and then hold the complete output, never an empty object. An optional field whose
 value is ``None`` is left out of the output (text and structured alike), as its schema says.
+The text content is the output written for the model (``outputs.result_text``): amounts as
+``714.00 EUR``, shortened by the tool's brief.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import secrets
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import msgspec
@@ -39,10 +42,10 @@ from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import FileNeed, FileReach, ToolContext, ToolDef
 from sevdesk_mcp.tools.lazy import LazyTool
-from sevdesk_mcp.tools.outputs import omit_nulls
+from sevdesk_mcp.tools.outputs import omit_nulls, result_text
 from sevdesk_mcp.tools.progress import CallObserver
 from sevdesk_mcp.tools.remedies import message
-from sevdesk_mcp.tools.schema import DECIMAL_PATTERN
+from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, in_words
 
 log = logging.getLogger("sevdesk_mcp")
 _DECIMAL = re.compile(DECIMAL_PATTERN)
@@ -66,6 +69,28 @@ def select_tools(
     )
 
 
+def not_offered(
+    catalog: Sequence[AnyTool],
+    config: Config,
+    toolsets: frozenset[str],
+    reach: FileReach = "local",
+) -> dict[str, str]:
+    """:returns: for each tool of ``catalog`` that :func:`select_tools` leaves out, why, in the
+    words a refusal uses (a model that calls one anyway learns what would turn it on)."""
+    why: dict[str, str] = {}
+    for t in catalog:
+        if not config.allows(t.tier):
+            why[t.name] = (
+                f"its tier {t.tier} is off (the user turns it on with SEVDESK_ALLOW, or the "
+                "Claude Desktop extension's checkboxes; SEVDESK_READ_ONLY keeps it off)"
+            )
+        elif t.toolset not in toolsets:
+            why[t.name] = f"its toolset {t.toolset} is not selected (SEVDESK_TOOLSETS)"
+        elif not served(t.needs_files, reach):
+            why[t.name] = "it needs files, which this deployment cannot reach"
+    return why
+
+
 def served(need: FileNeed | None, reach: FileReach) -> bool:
     """:returns: whether a deployment with file ``reach`` can serve a tool's file ``need``:
     file transfer only over HTTP with it on; a file at all anywhere but HTTP without it."""
@@ -87,9 +112,16 @@ class Registry:
     """The tools of one account context; implements the core's ``ToolProvider``."""
 
     def __init__(
-        self, tools: Sequence[AnyTool], account: AccountContext, safety: SafetyRuntime
+        self,
+        tools: Sequence[AnyTool],
+        account: AccountContext,
+        safety: SafetyRuntime,
+        hidden: Mapping[str, str] | None = None,
     ) -> None:
+        """:param hidden: the tools not offered and why (:func:`not_offered`), for the refusal
+        of a call to one."""
         self._tools = {t.name: t for t in tools}
+        self._hidden = dict(hidden or {})
         self._account = account
         self._safety = safety
         self._names = tuple(self._tools)
@@ -108,7 +140,9 @@ class Registry:
         """
         tool = self._tools.get(name)
         if tool is None:
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name[:100]}")
+            why = self._hidden.get(name)
+            said = f"; {name} is not offered here: {why}. Nothing was done" if why else ""
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name[:100]}{said}")
         try:
             definition = self._admitted(tool)
         except TierDeniedError as exc:
@@ -153,12 +187,13 @@ class Registry:
             registered=self._names,
             safety=self._safety,
         )
-        with observed(CallObserver(ctx, tool.name)):
+        with observed(CallObserver(ctx, tool.name, config.language)):
             output = await tool.handler(parsed, tool_ctx)
         if isinstance(output, InputRequired):
             return output
         data = check_output(tool, output)
-        text = msgspec.json.encode(data).decode("utf-8")
+        brief = functools.partial(tool.brief, parsed) if tool.brief else None
+        text = result_text(data, brief)
         structured = data if structured_for(config, ctx) else None
         content: list[JsonObject] = [{"type": "text", "text": text}]
         content += tool.links(output) if tool.links else []
@@ -232,7 +267,7 @@ def _converted(tool: ToolDef[Any, Any], cleaned: JsonObject) -> msgspec.Struct:
         parsed: msgspec.Struct = msgspec.convert(cleaned, tool.input_type)
     except msgspec.ValidationError as exc:
         raise ToolInputError(
-            f"Invalid arguments for {tool.name}: {exc}{_meaning(tool, exc)}"
+            f"Invalid arguments for {tool.name}: {in_words(str(exc))}{_meaning(tool, exc)}"
         ) from None
     return parsed
 

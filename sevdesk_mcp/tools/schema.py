@@ -10,6 +10,7 @@ Output schemas are built by :mod:`sevdesk_mcp.tools.outputs` from the scalars de
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import msgspec
@@ -163,3 +164,40 @@ def _row(info: mi.StructType, *, where: str) -> JsonObject:
     if not info.forbid_unknown_fields:
         raise ToolDefinitionError(f"{where}: input rows need forbid_unknown_fields")
     return _object(info, where=where, nested=True)
+
+
+# What each pattern of a tool input means, in words: a refusal names what is expected instead of
+# repeating the regular expression (which stays in the schema, for clients that check it).
+PATTERN_WORDS: Final[dict[str, str]] = {
+    DECIMAL_PATTERN: "a decimal number such as 1234.50 (a dot, no thousands separators)",
+    "^[0-9]{4,8}$": "a booking account of 4 to 8 digits, such as 4930",
+    "^[0-9a-fA-F]{64}$": "a SHA-256 checksum: 64 hexadecimal digits",
+    "^[A-Za-z0-9._-]{1,200}$": "a file name of letters, digits, dots, dashes and underscores",
+    "^[A-Z]{2}$": "a two-letter country code in capitals, such as DE",
+    r"^\d{4}(-(0[1-9]|1[0-2]|Q[1-4]))?$": "a month (2026-10), a quarter (2026-Q4) or a year (2026)",
+    r"^\+?[0-9][0-9 ()/.-]{2,39}$": "a phone number: digits, spaces and ( ) / . -, "
+    "optionally with a leading +",
+    r"^[^@\s]+@[^@\s]+\.[^@\s]+$": "an e-mail address such as name@example.com",
+    r"^/[A-Za-z0-9/]{1,199}$": "a sevDesk API path such as /Contact/123",
+}
+_REGEX_EXPECTED: Final = re.compile(r"Expected `str` matching regex '(.*)'(?= - at `|$)")
+_FORMAT_WORDS: Final = (
+    ("Invalid RFC3339 encoded datetime", "Expected a date and time such as 2026-11-24T14:05:00"),
+    ("Invalid RFC3339 encoded date", "Expected a date as YYYY-MM-DD, such as 2026-11-24"),
+)
+
+
+def in_words(message: str) -> str:
+    """:returns: a validation ``message`` with a pattern or format mismatch said in words
+    ("Expected a date as YYYY-MM-DD …") instead of the regular expression; a pattern without
+    words here is named as "text in the form the argument's description gives"."""
+    for raw, words in _FORMAT_WORDS:
+        message = message.replace(raw, words)
+    return _REGEX_EXPECTED.sub(_pattern_words, message)
+
+
+def _pattern_words(match: re.Match[str]) -> str:
+    """:returns: "Expected <words>" for one "Expected `str` matching regex '…'"."""
+    pattern = match.group(1).replace("\\\\", "\\")  # msgspec doubles each backslash
+    words = PATTERN_WORDS.get(pattern, "text in the form the argument's description gives")
+    return f"Expected {words}"

@@ -41,7 +41,7 @@ import hashlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Final, Generic, Literal, TypeVar, assert_never
+from typing import Any, Final, Generic, Literal, TypeVar, assert_never
 
 import anyio
 import msgspec
@@ -61,7 +61,7 @@ from sevdesk_mcp.errors import (
     UpstreamError,
     WriteRefusedError,
 )
-from sevdesk_mcp.jsontypes import JsonValue
+from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.mcp.shutdown import bounded_by_shutdown, stop_forced
 from sevdesk_mcp.mcp.types import InputRequired
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
@@ -69,7 +69,7 @@ from sevdesk_mcp.safety.basis import basis_of
 from sevdesk_mcp.safety.fence import hidden_characters
 from sevdesk_mcp.safety.files import FileAccess
 from sevdesk_mcp.safety.locks import Earlier, Held
-from sevdesk_mcp.safety.preview import Preview
+from sevdesk_mcp.safety.preview import Moment, Plain, Preview, Said, Words, say
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.confirmation import (
     ApprovalInfo,
@@ -90,9 +90,12 @@ EXECUTE_LIMIT_S: Final = 120.0
 KNOWN_OUTCOME: Final = (RejectedError, UnavailableError, RateLimitedError, SafetyError, ToolError)
 EARLIER: Final = (
     "outcome_unknown: an earlier attempt on these records never reported its outcome (call "
-    "{call}, {tool}, sending to sevDesk since {since}; its server stopped or lost the answer "
-    "while sending). It may have been applied. Check the record in sevDesk before approving "
-    "again."
+    "{0}, {1}, sending to sevDesk since {2}; its server stopped or lost the answer while "
+    "sending). It may have been applied. Check the record in sevDesk before approving again.",
+    "Ergebnis unbekannt: Ein früherer Versuch an diesen Datensätzen hat sein Ergebnis nie "
+    "gemeldet (Aufruf {0}, {1}, sendet seit {2} an sevDesk; sein Server hielt an oder verlor "
+    "die Antwort beim Senden). Er kann ausgeführt worden sein. Prüfen Sie den Datensatz in "
+    "sevDesk, bevor Sie erneut freigeben.",
 )
 ASKS_NOBODY: Final = (
     " Nothing was sent now. Once you have checked, call the tool again (you are not told twice)."
@@ -114,12 +117,22 @@ O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 P = TypeVar("P")
 
 
+def shown_preview(preview: Preview) -> JsonObject:
+    """:returns: ``preview`` as JSON data (every piece with its ``type``, words in both
+    languages): what a result carries, so that a client or a test renders it as
+    :func:`sevdesk_mcp.safety.preview.render` does."""
+    data = msgspec.to_builtins(preview)
+    assert isinstance(data, dict)  # a Struct becomes an object
+    return data
+
+
 class WriteResult(msgspec.Struct, Generic[O], frozen=True, kw_only=True):
-    """The outcome of a write tool call."""
+    """The outcome of a write tool call; ``preview`` is the preview's data
+    (:func:`shown_preview`)."""
 
     status: Literal["done", "dry_run", "approval_pending", "declined"]
     result: O | None = None
-    preview: Preview | None = None
+    preview: dict[str, Any] | None = None
     approval: ApprovalInfo | None = None
     note: str | None = None
 
@@ -223,7 +236,7 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
             prepared = await self._prepare(args, account.reader(), ctx)
             return WriteResult(
                 status="dry_run",
-                preview=prepared.preview,
+                preview=shown_preview(prepared.preview),
                 note="Dry run: nothing was sent to sevDesk and nobody was asked.",
             )
         async with ctx.safety.locks.hold(account.lock_scope, self.locks(args)) as held:
@@ -258,13 +271,13 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
         if isinstance(decision, Declined):
             return WriteResult(
                 status="declined",
-                preview=prepared.preview,
+                preview=shown_preview(prepared.preview),
                 note="The human declined; nothing was changed.",
             )
         if isinstance(decision, Pending):
             return WriteResult(
                 status="approval_pending",
-                preview=prepared.preview,
+                preview=shown_preview(prepared.preview),
                 approval=decision.approval,
                 note=decision.note,
             )
@@ -335,7 +348,7 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
             )
         held.settle()
         _audit_quietly(audit_log, "done", audit, progress)
-        return WriteResult(status="done", result=result, preview=prepared.preview)
+        return WriteResult(status="done", result=result, preview=shown_preview(prepared.preview))
 
 
 def _warned(prepared: Prepared[P], held: Held, *, asks: bool, binding: bool) -> Prepared[P]:
@@ -349,19 +362,36 @@ def _warned(prepared: Prepared[P], held: Held, *, asks: bool, binding: bool) -> 
     """
     if not held.earlier:
         return prepared
-    said = [_earlier_text(earlier) for earlier in held.earlier]
+    said = [_earlier_said(earlier) for earlier in held.earlier]
+    told = " ".join(_for_model(s) for s in said)
     if not asks and binding:
-        raise ToolError(" ".join(said) + BINDING_NOBODY)
+        raise ToolError(told + BINDING_NOBODY)
     if not asks:
         held.acknowledge()
-        raise ToolError(" ".join(said) + ASKS_NOBODY)
+        raise ToolError(told + ASKS_NOBODY)
     preview = prepared.preview
     warned = msgspec.structs.replace(preview, warnings=[*said, *preview.warnings])
     return msgspec.structs.replace(prepared, preview=warned)
 
 
-def _earlier_text(earlier: Earlier) -> str:
-    return EARLIER.format(call=earlier.call, tool=earlier.tool, since=earlier.since)
+def _earlier_said(earlier: Earlier) -> Said:
+    """:returns: the warning about ``earlier`` in both languages."""
+    return say(*EARLIER, earlier.call, earlier.tool, _since(earlier.since))
+
+
+def _since(since: str) -> Moment | Plain:
+    """:returns: when the earlier attempt started sending, as a moment (its text if it is no
+    ISO 8601 time with a zone)."""
+    try:
+        moment = dt.datetime.fromisoformat(since)
+    except ValueError:
+        return Plain(since)
+    return Moment(moment) if moment.tzinfo is not None else Plain(since)
+
+
+def _for_model(said: Said) -> str:
+    """:returns: ``said`` as the model reads it (English, machine forms)."""
+    return Words("en", "model").text(said)
 
 
 def _audit_quietly(

@@ -51,11 +51,14 @@ async def test_the_page_escapes_the_preview_and_shows_warnings_first(
     text = page.response.text
     assert "<script" not in text and "<img" not in text and "onerror=alert(1)>" not in text
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;q&#x27;" in text
-    assert text.index("WARNING: sevDesk assigns the invoice number now.") < text.index(
-        "WARNING: This cannot be undone."
+    assert text.index("WARNING:</strong> sevDesk assigns the invoice number now.") < text.index(
+        "WARNING:</strong> This cannot be undone."
     )
-    assert text.index("WARNING: This cannot be undone.") < text.index("Finalize invoice draft")
-    assert "<dd>line one\nline two</dd>" in text
+    assert text.index("WARNING:</strong> This cannot be undone.") < text.index(
+        "Finalize invoice draft"
+    )
+    assert "line one\nline two</q></dd>" in text
+    assert "⟦" not in text and "⟧" not in text
     assert reference in text
     assert text.count('<form method="post"') == 2
     assert text.count(f'name="csrf" value="{page.csrf}"') == 2

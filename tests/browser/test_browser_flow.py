@@ -11,7 +11,7 @@ import pytest
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.safety.approval_local import Pages, PageServerError
 from sevdesk_mcp.safety.approvals import Approval, Binding, MemoryApprovalStore
-from sevdesk_mcp.safety.preview import Preview
+from sevdesk_mcp.safety.preview import Preview, say
 from sevdesk_mcp.safety.tiers import Tier
 from tests.browser.helpers import (
     REFERENCE,
@@ -46,7 +46,9 @@ async def test_the_first_call_waits_for_approval_and_never_shows_the_link(
     assert expires == pytest.approx(setup.clock.now + 600, abs=1)
     assert approval["opened"] is False and setup.opened == []
     assert approval["reference"] in data["note"] and "same arguments" in data["note"]
-    assert "log (stderr)" in data["note"]
+    assert "wrote it to its log" in data["note"] and "not in this answer" in data["note"]
+    assert "~/Library/Logs/Claude/" in data["note"] and "%APPDATA%\\Claude\\logs\\" in data["note"]
+    assert "mcp-server-<" in data["note"] and "stderr" not in data["note"]
     assert data["preview"]["irreversible"] is True
     secret = link.rsplit("/", 1)[1]
     assert secret not in json.dumps(result) and "127.0.0.1" not in json.dumps(result)
@@ -171,7 +173,7 @@ async def test_a_sixth_waiting_approval_is_refused_until_one_is_settled(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     setup = browser_app()
-    preview = Preview(action="Something else")
+    preview = Preview(action=say("Something else", "Etwas anderes"))
     for n in range(5):
         await setup.runtime.approvals.settle(Binding("sevdesk_other", f"args{n}", "local"), preview)
     async with open_wire(setup.app) as wire:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import pytest
 
 from sevdesk_mcp.fake import DEMO_TOKEN
 from tests.browser.cdp import CHROMIUM, Chromium
+from tests.browser.looks import axe_source
 from tests.http.helpers import HANG_GUARD_S
 from tests.http.web_support import PDF, browser_like, grant, tool, web_server
 from tests.writes.helpers import DRAFT_ID
@@ -28,32 +27,11 @@ pytestmark = [
         reason="chromium is not installed (scripts/install_browser_test_deps.sh installs it)",
     ),
 ]
-AXE_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "axe"
-AXE = AXE_CACHE / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def axe_source() -> str:
-    """:returns: axe-core, installed with npm into ``.cache/axe`` on first use."""
-    if not AXE.is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.skip("axe-core needs npm (Node) to be installed; the accessibility check is off")
-        AXE_CACHE.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--silent", "axe-core@4"],
-            cwd=AXE_CACHE,
-            capture_output=True,
-            timeout=HANG_GUARD_S * 3,
-            check=False,
-        )
-        if done.returncode != 0 or not AXE.is_file():
-            pytest.skip("axe-core could not be installed with npm; the accessibility check is off")
-    return AXE.read_text()
 
 
 class Visit:

@@ -20,12 +20,12 @@ from sevdesk_mcp.http.pages import PAGE_LIMITS, PageServer, Request, Response
 from sevdesk_mcp.safety import open_url as opener
 from sevdesk_mcp.safety.approval_local import Pages, PageServerError, SharedPages
 from sevdesk_mcp.safety.approvals import Binding, MemoryApprovalStore
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, Quoted, fact, say
 from tests.clock import Clock
 from tests.http.helpers import HANG_GUARD_S
 
 pytestmark = pytest.mark.anyio
-PREVIEW = Preview(action="Finalize invoice 1")
+PREVIEW = Preview(action=say("Finalize invoice 1", "Rechnung 1 abschließen"))
 BINDING = Binding("sevdesk_test_finalize_invoice", "args", "local")
 SAFETY = Path(__file__).resolve().parents[2] / "sevdesk_mcp" / "safety"
 LONG_DEADLINE_S = 10 * HANG_GUARD_S  # a server deadline no request here reaches
@@ -347,18 +347,27 @@ def test_a_page_server_that_cannot_listen_fails_the_call_not_the_process(
 
 
 def test_a_long_preview_is_capped_on_the_page_with_a_marker() -> None:
-    long = Preview(action="Act", facts=[Fact("Text", "z" * 13_000)], warnings=["careful"])
+    long = Preview(
+        action=say("Act", "Tun"),
+        facts=[fact("Text", "Text", Quoted("z" * 13_000))],
+        warnings=[say("careful", "Vorsicht")],
+    )
     html = preview_html(long)
     shown = 12_000 - len("careful") - len("Act") - len("Text")
-    assert html.index("WARNING: careful") < html.index("Act")
-    assert f"<dd>{'z' * shown}</dd>" in html
+    assert html.index("WARNING:</strong> careful") < html.index("Act")
+    assert f'<dd><q class="data">{"z" * shown}</q></dd>' in html
     assert f"[… {13_000 - shown} more characters not shown; open the dry run" in html
 
 
 def test_hidden_characters_never_reach_the_page() -> None:
-    html = preview_html(Preview(action="Pay \u202eevil\u200b", facts=[Fact("A\tB", "1\n2")]))
+    preview = Preview(
+        action=say("Pay {0}", "{0} bezahlen", Quoted("\u202eevil\u200b")),
+        facts=[fact("A\tB", "A\tB", Quoted("1\n2"))],
+    )
+    html = preview_html(preview)
     assert "\u202e" not in html and "\u200b" not in html and "\t" not in html
-    assert "<h2>Pay evil</h2>" in html and "<dd>1\n2</dd>" in html
+    assert '>Pay <q class="data">evil</q></h2>' in html
+    assert '<dd><q class="data">1\n2</q></dd>' in html
 
 
 async def test_a_decision_lost_to_a_concurrent_one_answers_404(

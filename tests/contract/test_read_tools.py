@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.server import ServerFactory
 from tests.demo_account import demo_app, fake_client
+from tests.results.text_form import check_text
 from tests.wire import open_wire
 
 pytestmark = pytest.mark.anyio
@@ -24,7 +24,7 @@ async def call(app: McpApp, name: str, **arguments: Any) -> dict[str, Any]:
         answer = await wire.modern("tools/call", {"name": name, "arguments": arguments})
     result: dict[str, Any] = answer["result"]
     if not result.get("isError"):
-        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+        check_text(name, result)
     return result
 
 

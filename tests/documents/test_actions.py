@@ -20,7 +20,7 @@ from tests.documents.draft_helpers import (
 )
 from tests.wire import open_wire
 from tests.writes.helpers import approve, write_app
-from tests.writes.tool_helpers import body, call, error_text, facts, writes
+from tests.writes.tool_helpers import body, call, error_text, facts, person_said, said, writes
 
 pytestmark = pytest.mark.anyio
 FINALIZE = "sevdesk_finalize_document"
@@ -106,10 +106,10 @@ async def test_enshrine_always_warns_that_it_is_irreversible_gobd() -> None:
     dry = (await call(app(fake), ENSHRINE, kind="invoice", document_id=OPEN_INVOICE, dryRun=True))[
         "structuredContent"
     ]
-    assert "irreversible (GoBD)" in dry["preview"]["warnings"][0]
+    assert "is final (GoBD)" in said(dry["preview"])[1][0]
     assert dry["preview"]["irreversible"] is True
     message, result = await approved(app(fake), ENSHRINE, kind="invoice", document_id=OPEN_INVOICE)
-    assert "irreversible (GoBD)" in message
+    assert "(GoBD)" in message
     assert result["structuredContent"]["result"]["enshrined"] is True
     assert writes(fake) == [f"PUT /Invoice/{OPEN_INVOICE}/enshrine"]
 
@@ -132,11 +132,11 @@ async def test_the_email_preview_shows_recipient_subject_and_text_in_full() -> N
     )["structuredContent"]
     shown = facts(data["preview"])
     assert (shown["To"], shown["Subject"], shown["Text"]) == (
-        MAIL["to_email"],
-        MAIL["subject"],
-        MAIL["text"],
+        f"⟦{MAIL['to_email']}⟧",
+        f"⟦{MAIL['subject']}⟧",
+        f"⟦{MAIL['text']}⟧",
     )
-    assert "cannot be recalled" in " ".join(data["preview"]["warnings"])
+    assert "cannot be recalled" in " ".join(said(data["preview"])[1])
     assert writes(fake) == []
 
 
@@ -145,8 +145,8 @@ async def test_an_approved_email_is_sent_once_and_the_document_read_back() -> No
     message, result = await approved(
         app(fake), EMAIL, kind="invoice", document_id=OPEN_INVOICE, **MAIL
     )
-    assert "To: buchhaltung@cafe-kastanie.example" in message
-    assert "Text:\n    Guten Tag,\n    anbei die Rechnung." in message
+    assert "To: “buchhaltung@cafe-kastanie.example”" in message
+    assert "Text:\n    “Guten Tag,\n    anbei die Rechnung." in message
     assert writes(fake) == [f"POST /Invoice/{OPEN_INVOICE}/sendViaEmail"]
     sent = body(fake, "POST", f"/Invoice/{OPEN_INVOICE}/sendViaEmail")
     assert (sent["toEmail"], sent["subject"], sent["text"]) == tuple(MAIL.values())
@@ -222,6 +222,7 @@ WORDS = (
     "Storno",
     "Gutschrift",
     "Zurücksetzen",
+    "zurückgesetzt",
     "cannot be recalled",
     "binding",
 )
@@ -234,9 +235,9 @@ async def test_every_binding_preview_names_its_consequence_in_the_bookkeepers_wo
         fake = _ready(build_demo(), name)
         data = (await call(app(fake), name, **arguments, dryRun=True))["structuredContent"]
         preview = data["preview"]
-        said = " ".join(preview["warnings"]) + preview["action"]
+        words = [*said(preview)[1], said(preview)[0], *person_said(preview)]
         assert preview["warnings"], name
-        assert any(word in said for word in WORDS), (name, said)
+        assert any(word in " ".join(words) for word in WORDS), (name, words)
         assert writes(fake) == []
 
 

@@ -31,6 +31,7 @@ from tests.documents.commit_helpers import (
     writes,
 )
 from tests.writes.helpers import approve
+from tests.writes.tool_helpers import person_said, said, undo
 
 pytestmark = pytest.mark.anyio
 BOOK = "sevdesk_book_payment"
@@ -49,24 +50,32 @@ async def test_a_dry_run_previews_the_booking_and_sends_nothing() -> None:
     fake = build_demo()
     data = await dry_run(commit_app(fake), BOOK, **PAY_RE_1037)
     preview = data["preview"]
-    assert preview["action"] == "Zahlung verbuchen (book payment) on Rechnung (invoice) RE-1037"
+    action, warnings = said(preview)
+    assert action == "Book a payment on invoice RE-1037."
     shown = facts(preview)
-    assert shown["Kunde (customer)"] == "⟦Stadtbäckerei Vollmer GmbH⟧"
-    assert shown["Betrag (amount)"] == "763.98 EUR, Zahlungseingang (money in)"
-    assert shown["Zahlungsart (payment type)"].endswith("(full payment, FULL_PAYMENT)")
-    assert shown["Offen vorher (open before)"] == "763.98 EUR"
-    assert shown["Offen danach (open after)"] == "0.00 EUR"
-    assert shown["Status danach (status after)"] == "bezahlt (paid)"
-    assert "unbooked before: 763.98 EUR, after: 0.00 EUR" in shown["Umsatz (bank transaction)"]
-    assert "Zurücksetzen auf offen" in preview["warnings"][0]
-    assert "removes ALL of its payment bookings" in preview["warnings"][0]
+    assert shown["Customer"] == "⟦Stadtbäckerei Vollmer GmbH⟧"
+    assert shown["Amount"] == "763.98 EUR, incoming payment"
+    assert shown["Amount sent to sevDesk"] == "763.98 EUR (positive: incoming)"
+    assert shown["Payment type"] == "full payment (FULL_PAYMENT)"
+    assert shown["Open before"] == "763.98 EUR"
+    assert shown["Open after"] == "0.00 EUR"
+    assert shown["Status after"] == "paid"
+    assert "unbooked before: 763.98 EUR, after: 0.00 EUR" in shown["Bank transaction"]
+    assert "resetting the document to open" in warnings[0]
+    assert "removes ALL of its payment bookings" in warnings[0]
+    assert undo(preview) == (
+        "Way back: reset the document to open (this removes all of its payment bookings)."
+    )
+    german = person_said(preview)
+    assert german[0] == "Eine Zahlung auf Rechnung RE-1037 verbuchen."
+    assert "Zurücksetzen des Dokuments auf offen" in german[1]
     assert writes(fake) == []
 
 
 async def test_approval_books_once_against_the_transaction_and_reads_back() -> None:
     fake = build_demo()
     message, result = await approved(commit_app(fake), BOOK, **PAY_RE_1037)
-    assert message.startswith("WARNING: Eine Zahlung verbuchen ist verbindlich")
+    assert message.startswith("WARNING: A booked payment is binding in the books.")
     data = result["structuredContent"]
     assert data["status"] == "done"
     path = f"/Invoice/{OPEN_INVOICE}/bookAmount"
@@ -276,10 +285,23 @@ async def test_a_transaction_shared_by_two_invoices_is_booked_partially_each_tim
     assert part["structuredContent"]["result"]["payment_type"] == "N"
     rest = {**PAY_RE_1037, "document_id": 700039, "amount": "318.56"}  # RE-1039, all it owes
     message, done = await approved(app, BOOK, **rest)
-    assert "Status danach (status after): bezahlt (paid)" in message
+    assert "Status after: paid" in message
     booked = done["structuredContent"]["result"]
     assert (booked["payment_type"], booked["document"]["status"]) == ("N", "paid")
     assert [body(fake, "PUT", f"/Invoice/{i}/bookAmount")["type"] for i in (700037, 700039)] == [
         "N",
         "N",
     ]
+
+
+async def test_the_approval_question_is_asked_in_german_when_so_set() -> None:
+    fake = build_demo()
+    app = commit_app(fake, {"SEVDESK_LANGUAGE": "de"})
+    message, result = await approved(app, BOOK, **PAY_RE_1037)
+    assert message.startswith("ACHTUNG: Eine verbuchte Zahlung ist in der Buchhaltung verbindlich.")
+    assert "Eine Zahlung auf Rechnung RE-1037 verbuchen." in message
+    assert "Kunde: „Stadtbäckerei Vollmer GmbH“" in message
+    assert "Betrag: 763,98 €, Zahlungseingang" in message
+    assert "Zahlungskonto: " in message and "Status danach: bezahlt" in message
+    assert "unverbucht vorher: 763,98 €, danach: 0,00 €" in message
+    assert result["structuredContent"]["status"] == "done"

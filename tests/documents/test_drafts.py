@@ -25,13 +25,14 @@ async def test_a_dry_run_shows_address_sums_and_tax_rule_and_sends_nothing() -> 
     ]
     assert data["status"] == "dry_run"
     shown = facts(data["preview"])
-    assert shown["Address"] == (
+    assert shown["Billing address"] == (
         "⟦Café Kastanie GmbH⟧\n⟦Konviktstraße 41⟧\n⟦79098 Freiburg im Breisgau⟧"
     )
     assert shown["Contact"] == "⟦Café Kastanie GmbH⟧ (id 410003)"
     assert shown["Tax rule"].startswith("1 ")
     assert shown["Positions"] == (
-        "1. 3 x Tischlerarbeiten Theke à 120.00 EUR, 19 % = 360.00 EUR net"
+        "Pos. | Quantity | Name | Unit price | VAT | Net\n"
+        "1 | 3 | ⟦Tischlerarbeiten Theke⟧ | 120.00 EUR | 19 % | 360.00 EUR"
     )
     assert (shown["Net"], shown["VAT 19 %"], shown["Gross"]) == (
         "360.00 EUR",

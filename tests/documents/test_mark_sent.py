@@ -7,7 +7,7 @@ import pytest
 
 from sevdesk_mcp.fake import build_demo
 from tests.documents.draft_helpers import DRAFT_INVOICE, OPEN_INVOICE, app, approved
-from tests.writes.tool_helpers import body, call, writes
+from tests.writes.tool_helpers import body, call, facts, said, writes
 
 pytestmark = pytest.mark.anyio
 MARK = "sevdesk_mark_document_sent"
@@ -18,7 +18,7 @@ async def test_marking_a_draft_as_posted_finalizes_it_and_says_so() -> None:
     message, result = await approved(
         app(fake), MARK, kind="invoice", document_id=DRAFT_INVOICE, way="post"
     )
-    assert "which finalizes the draft" in message
+    assert "this finalizes the draft" in message
     assert "sevDesk sends no letter" in message
     assert "festschreiben" in message
     assert writes(fake) == [f"PUT /Invoice/{DRAFT_INVOICE}/sendBy"]
@@ -37,9 +37,10 @@ async def test_marking_an_open_invoice_as_printed_records_it_only() -> None:
         app(fake), MARK, kind="invoice", document_id=OPEN_INVOICE, way="printed", dryRun=True
     )
     preview = result["structuredContent"]["preview"]
-    assert "finalizes" not in preview["action"]
-    assert any("user's to do" in w for w in preview["warnings"])
-    assert any("VPR" in f["value"] for f in preview["facts"])
+    action, warnings = said(preview)
+    assert "finalizes" not in action
+    assert any("user's to do" in w for w in warnings)
+    assert any("VPR" in value for value in facts(preview).values())
     assert writes(fake) == []
 
 

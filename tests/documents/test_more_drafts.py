@@ -84,7 +84,7 @@ async def test_updating_a_credit_note_draft_keeps_its_number() -> None:
         )
     )["structuredContent"]
     assert data["status"] == "dry_run", data
-    assert facts(data["preview"])["Replaced positions"] != "0"
+    assert facts(data["preview"])["Positions replaced"] != "0"
     source = fake.store.credit_notes.get(DRAFT_CREDIT_NOTE).refSrcInvoice
     assert source is not None  # RE-1037, whose positions are at 7 %
     live = await call(  # the credit note keeps the invoice it corrects

@@ -76,7 +76,7 @@ async def test_a_credit_note_number_already_in_use_is_refused() -> None:
     dry = await call(
         write_app(fake, ALL), "sevdesk_create_document_draft", **arguments, dryRun=True
     )
-    number = facts(dry["structuredContent"]["preview"])["Number (Gutschriftnummer)"].split()[0]
+    number = facts(dry["structuredContent"]["preview"])["Credit note number"].split()[0]
     fake.store.credit_notes.get(DRAFT_CREDIT_NOTE).creditNoteNumber = number  # range stood still
     result = await call(write_app(fake, ALL), "sevdesk_create_document_draft", **arguments)
     assert f"{number} is already used by credit note {DRAFT_CREDIT_NOTE}" in error_text(result)

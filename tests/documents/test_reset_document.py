@@ -29,6 +29,7 @@ from tests.documents.commit_helpers import (
     writes,
 )
 from tests.writes.helpers import approve
+from tests.writes.tool_helpers import person_said, said, undo
 
 pytestmark = pytest.mark.anyio
 RESET = "sevdesk_reset_document"
@@ -42,21 +43,26 @@ async def test_to_open_lists_every_booking_it_removes_and_sends_nothing() -> Non
     fake = build_demo()
     arguments = {**TO_OPEN, "document_id": TWO_PAYMENTS}
     preview = (await dry_run(commit_app(fake), RESET, **arguments))["preview"]
-    assert preview["action"] == "Zurücksetzen auf offen (reset to open): Rechnung (invoice) RE-1003"
+    action, warnings = said(preview)
+    assert action == "Reset invoice RE-1003 to open: all its payment bookings are removed"
+    assert person_said(preview)[0] == (
+        "Rechnung RE-1003 auf offen zurücksetzen: alle Zahlungen werden entfernt"
+    )
+    assert undo(preview) == "The payments can be booked again on the bank transactions afterwards."
     shown = facts(preview)
-    assert shown["Bezahlt (paid)"] == "1040.36 EUR → 0.00 EUR"
-    removed = shown["Zahlungen, die entfernt werden (bookings removed)"].splitlines()
+    assert shown["Paid"] == "1040.36 EUR → 0.00 EUR"
+    removed = shown["Bookings removed"].splitlines()
     assert len(removed) == 2
-    assert all(line.endswith("→ the transaction becomes unbooked (offen)") for line in removed)
-    assert "removes ALL payment bookings" in preview["warnings"][0]
+    assert all(line.endswith("→ the transaction becomes unbooked") for line in removed)
+    assert "removes ALL payment bookings" in warnings[0]
     assert writes(fake) == []
 
 
 async def test_to_open_takes_back_the_payment_and_frees_the_transaction() -> None:
     fake = build_demo()
     message, result = await approved(commit_app(fake), RESET, **TO_OPEN)
-    assert message.startswith("WARNING: Zurücksetzen auf offen removes ALL payment bookings")
-    assert "transaction 900065: 649.38 EUR on 2026-10-29" in message
+    assert message.startswith("WARNING: Resetting to open removes ALL payment bookings")
+    assert "transaction 900065: €649.38 on 29 Oct 2026" in message
     assert writes(fake) == [f"PUT {OPEN_PATH}"]
     invoice = fake.store.invoices.get(PAID_INVOICE)
     assert (invoice.status, invoice.paidAmount) == (200, Decimal(0))
@@ -84,14 +90,14 @@ async def test_a_foreign_currency_receipt_warns_of_todays_rate() -> None:
     fake.store.vouchers.get(PAID_VOUCHER).currency = "USD"
     arguments = {"kind": "voucher", "document_id": PAID_VOUCHER, "to": "open"}
     preview = (await dry_run(commit_app(fake), RESET, **arguments))["preview"]
-    assert "recalculates its EUR amounts at today's exchange rate" in preview["warnings"][-1]
+    assert "recalculates its EUR amounts at today's exchange rate" in said(preview)[1][-1]
 
 
 async def test_to_draft_makes_an_open_receipt_editable() -> None:
     fake = build_demo()
     arguments = {"kind": "voucher", "document_id": EXPENSE, "to": "draft"}
     message, result = await approved(commit_app(fake), RESET, **arguments)
-    assert "offen (open) → Entwurf (draft)" in message
+    assert "Status: open → draft" in message
     assert writes(fake) == [f"PUT /Voucher/{EXPENSE}/resetToDraft"]
     assert fake.store.vouchers.get(EXPENSE).status == 50
     assert result["structuredContent"]["result"]["voucher"]["status"] == "Entwurf (draft)"

@@ -27,7 +27,7 @@ from tests.documents.commit_helpers import (
     writes,
 )
 from tests.writes.helpers import approve
-from tests.writes.tool_helpers import FailAfter
+from tests.writes.tool_helpers import FailAfter, person_said, said, undo
 
 pytestmark = pytest.mark.anyio
 CANCEL = "sevdesk_cancel_invoice"
@@ -49,10 +49,16 @@ async def test_the_cancel_preview_says_it_is_irreversible_and_sends_nothing() ->
     fake = build_demo()
     preview = (await dry_run(commit_app(fake), CANCEL, invoice_id=RE_1036))["preview"]
     assert preview["irreversible"] is True
-    assert preview["action"] == "Stornieren (cancel) Rechnung (invoice) RE-1036"
-    assert "Stornorechnung (cancellation invoice) with negative amounts" in preview["warnings"][0]
-    assert "festgeschrieben (enshrined, GoBD)" in preview["warnings"][0]
-    assert facts(preview)["Stornorechnung (cancellation invoice)"].startswith(
+    action, warnings = said(preview)
+    assert action == (
+        "Cancel invoice RE-1036: a cancellation invoice with negative amounts is created and "
+        "enshrined"
+    )
+    assert person_said(preview)[0].startswith("Rechnung RE-1036 stornieren: ")
+    assert "cancellation invoice (Stornorechnung) with negative amounts" in warnings[0]
+    assert "enshrined (festgeschrieben, GoBD)" in warnings[0]
+    assert "Stornorechnung mit negativen Beträgen" in person_said(preview)[1]
+    assert facts(preview)["Cancellation invoice"].startswith(
         "new invoice of type SR over -6543.81 EUR"
     )
     assert writes(fake) == []
@@ -62,7 +68,9 @@ async def test_approval_cancels_once_and_returns_both_invoices() -> None:
     fake = build_demo()
     message, result = await approved(commit_app(fake), CANCEL, invoice_id=RE_1036)
     lines = message.splitlines()
-    assert lines[0].startswith("WARNING: Stornieren erzeugt eine Stornorechnung")
+    assert lines[0].startswith(
+        "WARNING: Cancelling creates a cancellation invoice (Stornorechnung)"
+    )
     assert lines[1] == "WARNING: This cannot be undone."
     assert writes(fake) == [f"POST {CANCEL_PATH}"]
     (storno,) = _storno_of(fake.store, RE_1036)
@@ -158,14 +166,17 @@ async def test_a_lost_answer_to_cancel_names_the_invoice_to_check() -> None:
 async def test_the_credit_note_preview_names_invoice_amount_and_the_lock() -> None:
     fake = build_demo()
     preview = (await dry_run(commit_app(fake), CREDIT, invoice_id=RE_1036))["preview"]
-    assert preview["action"] == (
-        "Gutschrift erstellen (create credit note) from Rechnung (invoice) RE-1036"
+    action, warnings = said(preview)
+    assert action == "Create a credit note draft over the whole of invoice RE-1036"
+    assert person_said(preview)[0] == (
+        "Gutschrift als Entwurf über die ganze Rechnung RE-1036 erstellen"
     )
-    assert facts(preview)["Gutschrift/Rechnungskorrektur (credit note)"] == (
-        "new draft (Entwurf) against Rechnung (invoice) RE-1036 over 6543.81 EUR, with the "
-        "invoice's positions"
+    assert facts(preview)["Credit note"] == (
+        "new draft against invoice RE-1036 over 6543.81 EUR, with the invoice's positions"
     )
-    assert "sevDesk refuses both with code 170" in preview["warnings"][0]
+    assert "sevDesk refuses both with code 170" in warnings[0]
+    sentence = undo(preview)
+    assert sentence is not None and "deleted again" in sentence
     assert writes(fake) == []
 
 
@@ -173,7 +184,7 @@ async def test_approval_drafts_the_credit_note_once_and_locks_the_invoice() -> N
     fake = build_demo()
     app = commit_app(fake)
     message, result = await approved(app, CREDIT, invoice_id=RE_1036)
-    assert message.startswith("WARNING: Solange die Gutschrift existiert")
+    assert message.startswith("WARNING: While the credit note exists")
     assert writes(fake) == [f"POST {CREDIT_PATH}"]
     assert body(fake, "POST", CREDIT_PATH) == {"invoice": {"id": RE_1036, "objectName": "Invoice"}}
     (note,) = [

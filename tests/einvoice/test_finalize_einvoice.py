@@ -11,7 +11,7 @@ import pytest
 
 from sevdesk_mcp.fake import FakeSevdesk, build_demo
 from tests.documents.draft_helpers import DRAFT_CREDIT_NOTE, DRAFT_INVOICE, app, approved
-from tests.writes.tool_helpers import body, call, error_text, facts, write_app, writes
+from tests.writes.tool_helpers import body, call, error_text, facts, said, write_app, writes
 
 pytestmark = pytest.mark.anyio
 FINALIZE = "sevdesk_finalize_document"
@@ -71,7 +71,8 @@ async def test_the_dry_run_preview_says_e_invoice() -> None:
         app(fake), FINALIZE, kind="invoice", document_id=DRAFT_INVOICE, e_invoice=True, dryRun=True
     )
     preview = dry["structuredContent"]["preview"]
-    assert preview["action"].startswith("Finalize") and "as e-invoice" in preview["action"]
+    action = said(preview)[0]
+    assert action.startswith("Finalize") and "as e-invoice" in action
     shown = facts(preview)
     assert shown["E-invoice"].startswith("yes")
     assert "settings" in shown["Not checked"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sevdesk_mcp.domain.einvoice.model import Invoice, Line, Party, VatBreakdown
-from sevdesk_mcp.domain.einvoice.voucher import suggest_voucher
+from sevdesk_mcp.domain.receipts.einvoice_voucher import suggest_voucher
 from sevdesk_mcp.fake import build_demo
 from tests.demo_account import fake_client
 from tests.einvoice.samples import SHARED, need_samples

@@ -24,6 +24,7 @@ from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from tests.demo_account import DEMO_URL, FAST
+from tests.results.text_form import check_text
 from tests.wire import open_wire
 
 MANY = 2_500
@@ -44,8 +45,8 @@ async def call(app: McpApp, name: str, **arguments: Any) -> dict[str, Any]:
         answer = await wire.modern("tools/call", {"name": name, "arguments": arguments})
     result: dict[str, Any] = answer["result"]
     assert not result.get("isError"), result
-    text = json.loads(result["content"][0]["text"], parse_float=no_floats)
-    assert text == result["structuredContent"]
+    json.loads(result["content"][0]["text"], parse_float=no_floats)
+    check_text(name, result)
     data: dict[str, Any] = result["structuredContent"]
     return data
 

@@ -27,7 +27,7 @@ FINALIZE = {"kind": "invoice", "document_id": DRAFT_ID}
 async def test_sign_in_starts_a_session_and_sign_out_ends_it(tmp_path: Path) -> None:
     async with web_server(tmp_path) as server, browser_like(server) as browser:
         answer = await sign_in(browser)
-        assert answer.status_code == 303 and answer.headers["location"] == "/approvals"
+        assert answer.status_code == 303 and answer.headers["location"] == "/approvals?lang=en"
         cookie = answer.headers.get_list("set-cookie")[0]
         assert "SameSite=Strict" in cookie and "HttpOnly" in cookie and "Max-Age=43200" in cookie
         inbox = await browser.get("/approvals")

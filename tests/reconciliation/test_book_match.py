@@ -32,8 +32,8 @@ async def test_a_collective_payment_over_three_invoices_is_one_approval_and_thre
 ):
     fake, month = build_statement_demo()
     message, result = await approved(commit_app(fake), BOOK, **_rows(month, "collective"))
-    assert "Buchung 3 (booking 3)" in message and "one after another" in message
-    assert "Unverbucht danach (unbooked after): 0.00 EUR" in message
+    assert "Booking 3: invoice RE-" in message and "one after another" in message
+    assert "Unbooked after: €0.00" in message
     done = result["structuredContent"]
     assert done["status"] == "done", result
     ids = [month.documents[n] for n in ("RE-1101", "RE-1102", "RE-1103")]
@@ -57,7 +57,7 @@ async def test_a_cash_discount_settles_the_invoice_with_type_cb() -> None:
     message, result = await approved(
         commit_app(fake), BOOK, **_rows(month, "cash_discount", settle="cash_discount")
     )
-    assert "cash discount, CB" in message and "open 1428.00 EUR → 0.00 EUR" in message
+    assert "less a cash discount (CB)" in message and "open €1,428.00 → €0.00" in message
     assert result["structuredContent"]["status"] == "done", result
     invoice = fake.store.invoices.get(month.documents["RE-1105"])
     assert body(fake, "PUT", f"/Invoice/{invoice.id}/bookAmount")["type"] == "CB"
@@ -125,7 +125,7 @@ async def test_a_private_withdrawal_is_marked_and_set_back() -> None:
     tx = month.transactions["private"]
     app = commit_app(fake)
     message, result = await approved(app, "sevdesk_mark_transaction_private", transaction_id=tx)
-    assert "unmatched → private" in message
+    assert "Status: unbooked → private" in message
     assert result["structuredContent"]["result"]["state"] == "private"
     assert fake.store.transactions.get(tx).status == 300
     _, result = await approved(

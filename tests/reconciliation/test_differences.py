@@ -24,12 +24,15 @@ from sevdesk_mcp.domain.reconciliation.plan import Wanted, plan_allocations
 from sevdesk_mcp.domain.reconciliation.score import Verdict, reconcile
 from sevdesk_mcp.domain.reconciliation.suggest import plan_of
 from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.preview import Words
 
 DAY = dt.date(2026, 11, 2)
 IBAN = "DE02120300000000202051"
 SKONTO = Terms(30, Decimal(2), 10)
 NO_SKONTO = Terms(14)
 CUSTOMER = Party(7, "Vollmer Bau GmbH", IBAN, "1008")
+
+MODEL = Words("en", "model")
 
 
 def _doc(gross: str, terms: Terms = NO_SKONTO, kind: DocKind = "invoice") -> OpenDoc:
@@ -145,8 +148,10 @@ def test_an_overpayment_books_the_open_amount_and_leaves_the_surplus_unbooked() 
     assert _booked(verdict) == ("full", "N", Decimal(0), Decimal("30.00"))  # not FULL_PAYMENT
     assert "the surplus stays unbooked" in " ".join(top.reasons)
     assert "refund it or keep it as a credit" in " ".join(top.reasons)
-    notes = plan_of(verdict, top).notes
+    notes = [MODEL.text(n) for n in plan_of(verdict, top).notes]
     assert notes and "30.00 EUR of transaction 1 stays unbooked" in notes[0]
+    german = Words("de").text(plan_of(verdict, top).notes[0])
+    assert german.startswith("30,00 € des Umsatzes 1 bleiben unverbucht")
 
 
 def test_a_receipt_paid_short_stays_open_and_names_the_cash_discount_way() -> None:
@@ -180,9 +185,11 @@ def test_a_cash_discount_asked_for_after_its_days_is_refused() -> None:
 
 def test_fees_asked_for_without_a_fee_cue_are_warned_about() -> None:
     plan = plan_allocations(_tx("980.00"), [Wanted(_doc("1000.00"), settle="fees")])
-    (note,) = plan.notes
+    (said,) = plan.notes
+    note = MODEL.text(said)
     assert "never reduce the VAT base" in note and "names no bank charges" in note
+    assert "Der Verwendungszweck nennt keine Bankgebühren" in Words("de").text(said)
     plan = plan_allocations(
         _tx("990.00", "RE-1041 Spesen"), [Wanted(_doc("1000.00"), settle="fees")]
     )
-    assert "names no bank charges" not in plan.notes[0]
+    assert "names no bank charges" not in MODEL.text(plan.notes[0])

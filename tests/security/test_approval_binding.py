@@ -73,12 +73,18 @@ async def test_the_preview_shows_what_a_human_needs_to_judge_a_finalize() -> Non
         first = await _call(wire, FINALIZE, FINALIZE_DRAFT)
     (form,) = first["inputRequests"].values()
     message = form["params"]["message"]
-    assert "Contact: ⟦Buchhandlung Seitenwind GmbH⟧ (id 410015)" in message
-    assert "Date: 2026-11-24" in message and "Due: 2026-12-08 (14 days)" in message
-    assert "Delivery date: 2026-11-22" in message
-    assert "Head text: ⟦Vielen Dank für Ihren Auftrag." in message
-    assert "4 x ⟦Einbauschrank nach Maß (je laufender Meter)⟧ à 1150.00 EUR" in message
-    assert "= 4600.00 EUR net" in message and "Gross: 6052.34 EUR" in message
+    # what the person reads in the client: their language (English here), their formats,
+    # third-party text in quotation marks (the fences are for the model)
+    assert "Contact: “Buchhandlung Seitenwind GmbH” (id 410015)" in message
+    assert "Date: 24 Nov 2026" in message and "Due: 8 Dec 2026 (14 days)" in message
+    assert "Delivery date: 22 Nov 2026" in message
+    assert "Head text: “Vielen Dank für Ihren Auftrag." in message
+    assert (
+        "1 | 4 | “Einbauschrank nach Maß (je laufender Meter)” | €1,150.00 | 19 % | €4,600.00"
+        in (message)
+    )
+    assert "Net: €5,086.00" in message and "Gross: €6,052.34" in message
+    assert "⟦" not in message and "⟧" not in message
 
 
 @pytest.mark.parametrize("change", [_update_with_the_tool, _change_an_unshown_field])

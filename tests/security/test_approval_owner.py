@@ -8,6 +8,7 @@ or open A's upload slot, and each refusal is the answer for an id that does not 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Final
 
@@ -16,7 +17,7 @@ import pytest
 
 from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.safety.approvals import Binding, MemoryApprovalStore, TooManyApprovalsError
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, amount, fact, say
 from sevdesk_mcp.safety.transfers import Holder, MemoryTransferStore, Owner, Upload
 from tests.clock import Clock
 from tests.http.web_support import (
@@ -39,7 +40,10 @@ UNKNOWN_UPLOAD: Final = "/upload?id=" + "A" * 32
 PERSON_A: Final = "a" * 64
 PERSON_B: Final = "b" * 64
 ACCOUNT: Final = "4711"
-PREVIEW: Final = Preview(action="Finalize invoice RE-1001", facts=[Fact("Total", "119.00 EUR")])
+PREVIEW: Final = Preview(
+    action=say("Finalize invoice RE-1001", "Rechnung RE-1001 abschließen"),
+    facts=[fact("Total", "Summe", amount(Decimal("119.00")))],
+)
 _REFERENCE: Final = re.compile(r'class="ref">([2-9A-Z]{2}-[2-9A-Z]{3})<')
 
 
@@ -94,10 +98,10 @@ async def test_the_inbox_shows_who_asked_through_which_client_and_when(tmp_path:
         inbox = (await user_a.get("/approvals", headers={"accept-language": "en"})).text
         assert _REFERENCE.findall(inbox) == [reference] and approval_id in inbox
         assert "Test Client" in inbox  # the client name of the grant
-        assert re.search(r"Asked at \d\d:\d\d:\d\d \(UTC\)", inbox), inbox
+        assert re.search(r"Asked on \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d CES?T", inbox), inbox
         assert re.search(r"connection <code>g_[A-Za-z0-9_-]{8}</code>", inbox), inbox
         german = (await user_a.get("/approvals", headers={"accept-language": "de"})).text
-        assert re.search(r"Angefragt um \d\d:\d\d:\d\d \(UTC\)", german)
+        assert re.search(r"Angefragt am \d\d\.\d\d\.\d{4}, \d\d:\d\d Uhr MES?Z", german)
 
 
 async def test_a_colleague_cannot_open_anothers_upload_slot(tmp_path: Path) -> None:

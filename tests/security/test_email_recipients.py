@@ -60,7 +60,8 @@ async def test_an_international_domain_is_shown_in_both_forms_with_a_warning() -
     result = await _send(to_email="info@müller.de")
     (form,) = result["inputRequests"].values()
     message = form["params"]["message"]
-    assert "To: info@xn--mller-kva.de (internationalized domain" in message
+    assert "To: “info@xn--mller-kva.de” (internationalized domain" in message
+    assert "shown in Unicode as “info@müller.de”" in message
     assert message.startswith("WARNING: An email cannot be recalled")
     assert "letters beyond plain ASCII" in message
 

@@ -18,7 +18,7 @@ from sevdesk_mcp.fake.voucher_saves import files_of
 from sevdesk_mcp.safety import files
 from sevdesk_mcp.safety.files import FileAccess
 from tests.receipts.helpers import MERCATURA_PDF, UPLOAD, receipt_folder, receipts_app
-from tests.writes.tool_helpers import call, error_text, writes
+from tests.writes.tool_helpers import call, error_text, facts, writes
 
 PDF = b"%PDF-1.4\n% a receipt\n%%EOF\n"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
@@ -163,7 +163,7 @@ async def test_a_file_replaced_after_the_preview_is_refused_by_its_sha256(tmp_pa
     folder = receipt_folder(tmp_path)
     app = receipts_app(fake, folder)
     preview = (await call(app, UPLOAD, path=MERCATURA_PDF, dryRun=True))["structuredContent"]
-    sha = {f["label"]: f["value"] for f in preview["preview"]["facts"]}["SHA-256"]
+    sha = facts(preview["preview"])["SHA-256"]
     (folder / MERCATURA_PDF).write_bytes(PDF)  # replaced after the human saw the preview
     text = error_text(await call(app, UPLOAD, path=MERCATURA_PDF, sha256=sha))
     assert "not the file that was previewed" in text and sha in text
@@ -188,7 +188,7 @@ async def test_the_upload_sends_the_bytes_its_preview_hashed(
     monkeypatch.setattr(files.FileAccess, "read", read_then_replace)
     done = (await call(app, UPLOAD, path=MERCATURA_PDF))["structuredContent"]
     (temp,) = files_of(fake.store).temp.values()
-    assert temp.sha256 == done["result"]["sha256"] == done["preview"]["facts"][3]["value"]
+    assert temp.sha256 == done["result"]["sha256"] == facts(done["preview"])["SHA-256"]
     assert temp.size != len(PDF)  # the previewed file, not its replacement
 
 

@@ -155,7 +155,10 @@ async def test_stdio_does_not_offer_the_upload_request_and_calling_it_is_an_unkn
         called = await wire.modern("tools/call", {"name": UPLOAD, "arguments": {}})
     assert UPLOAD not in names and names >= FILE_TOOLS  # local folders serve the file tools
     assert called["error"]["code"] == -32602
-    assert called["error"]["message"] == f"Unknown tool: {UPLOAD}"
+    assert called["error"]["message"] == (
+        f"Unknown tool: {UPLOAD}; {UPLOAD} is not offered here: it needs files, which this "
+        "deployment cannot reach. Nothing was done"
+    )
 
 
 @pytest.mark.threat("I35-10c")
@@ -170,7 +173,8 @@ async def test_oauth_mode_offers_the_file_tools_only_with_file_transfer_on(
         called = await _call(browser, access, UPLOAD)
     assert UPLOAD in on and on >= FILE_TOOLS
     assert not (FILE_TOOLS | {UPLOAD}) & off and "sevdesk_document_pdf" in off
-    assert called["error"]["message"] == f"Unknown tool: {UPLOAD}"
+    assert called["error"]["message"].startswith(f"Unknown tool: {UPLOAD}; ")
+    assert "it needs files, which this deployment cannot reach" in called["error"]["message"]
 
 
 async def _call(client: httpx.AsyncClient, access: str, name: str) -> dict[str, Any]:
@@ -207,7 +211,8 @@ async def test_bearer_mode_offers_no_file_tools_and_audits_who_acted(tmp_path: P
     stderr = "\n".join(server.stderr)
     assert "SEVDESK_HTTP_FILES=on has no effect in bearer mode" in stderr
     assert "sevdesk_create_contact" in listed and not (FILE_TOOLS | {UPLOAD}) & listed
-    assert unknown["error"]["message"] == f"Unknown tool: {UPLOAD}"
+    assert unknown["error"]["message"].startswith(f"Unknown tool: {UPLOAD}; ")
+    assert "it needs files, which this deployment cannot reach" in unknown["error"]["message"]
     assert not written["result"].get("isError"), written
     lines = [json.loads(line) for line in audit.read_text().splitlines()]
     executing = next(line for line in lines if line["event"] == "executing")

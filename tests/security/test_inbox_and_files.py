@@ -334,9 +334,9 @@ async def test_a_link_followed_from_another_site_asks_to_continue_and_shows_noth
         # the same click inside the site goes to the sign-in page, and keeps where to go next
         inside = await stranger.get(path)
         assert inside.status_code == 303
-        assert inside.headers["location"] == f"/signin?next={quote(path, safe='')}"
+        assert inside.headers["location"] == f"/signin?next={quote(path, safe='')}&lang=en"
         odd = await stranger.get("/approvals?next=https://evil.example")
-        assert odd.headers["location"] == "/signin?next=%2Fapprovals"
+        assert odd.headers["location"] == "/signin?next=%2Fapprovals&lang=en"
         # the owner's own browser, coming from inside the site, sees the download page
         assert (await browser.get(path)).status_code == 200
 

@@ -30,7 +30,7 @@ from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.approvals_redis import RedisApprovalStore
 from sevdesk_mcp.safety.locks import Held
 from sevdesk_mcp.safety.locks_redis import Lease, RedisRecordLocks
-from sevdesk_mcp.safety.preview import Preview
+from sevdesk_mcp.safety.preview import Preview, Words, say
 from sevdesk_mcp.shared.redis import SharedState, open_state
 from sevdesk_mcp.tools import write_flow
 from tests.redis_server import RedisProcess
@@ -234,7 +234,10 @@ async def test_a_lock_whose_holder_died_while_sending_names_the_unknown_outcome(
     with anyio.fail_after(HANG_GUARD_S):
         async with retry.hold(SCOPE, [RECORD]) as held:  # waits out the dead lease
             (earlier,) = held.earlier
-            prepared = Prepared(Preview(action="Finalize invoice RE-1001"), plan=None)
+            prepared = Prepared(
+                Preview(action=say("Finalize invoice RE-1001", "Rechnung RE-1001 abschließen")),
+                plan=None,
+            )
             warned = write_flow._warned(prepared, held, asks=True, binding=True)
         for _ in range(2):  # a binding action nobody confirms: refused while the mark lasts
             async with retry.hold(SCOPE, [RECORD]) as binding:
@@ -248,9 +251,11 @@ async def test_a_lock_whose_holder_died_while_sending_names_the_unknown_outcome(
         async with retry.hold(SCOPE, [RECORD]) as after:
             assert after.earlier == []
     assert earlier.call == "c0ffee00c0ffee00" and earlier.tool == "sevdesk_finalize_invoice"
-    (warning,) = warned.preview.warnings
+    (said,) = warned.preview.warnings
+    warning = Words("en", "model").text(said)
     assert "outcome_unknown" in warning and "c0ffee00c0ffee00" in warning
     assert "Check the record in sevDesk before approving" in warning
+    assert "Prüfen Sie den Datensatz in sevDesk" in Words("de").text(said)
     assert "c0ffee00c0ffee00" in str(refused.value)
     for state in (one, two):
         await state.aclose()

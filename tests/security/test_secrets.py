@@ -414,13 +414,15 @@ def test_the_sealing_key_is_known_to_the_redactor() -> None:
 @pytest.mark.threat("F02")
 def test_the_browser_approval_page_never_shows_a_secret() -> None:
     from sevdesk_mcp.http.kit.approval import preview_html
-    from sevdesk_mcp.safety.preview import Fact, Preview
+    from sevdesk_mcp.safety.preview import Preview, Quoted, fact, say
     from sevdesk_mcp.safety.redact import REDACTOR
 
     secret = canary()
     REDACTOR.add(secret)
-    html = preview_html(Preview(action="Finalize", facts=[Fact("Header", f"token {secret}")]))
-    assert not leaks(html, secret) and MASK in html
+    facts = [fact("Header", "Kopftext", Quoted(f"token {secret}"))]
+    for lang in ("de", "en"):
+        html = preview_html(Preview(action=say("Finalize", "Abschließen"), facts=facts), lang)
+        assert not leaks(html, secret) and MASK in html
 
 
 @pytest.mark.threat("F02")

@@ -8,6 +8,7 @@ that fails its check is treated as absent (and logged), never acted on.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -23,7 +24,7 @@ from sevdesk_mcp.safety.approvals import Binding, TooManyApprovalsError
 from sevdesk_mcp.safety.approvals_redis import BINDING_KIND, KIND, RedisApprovalStore
 from sevdesk_mcp.safety.audit import AuditLog
 from sevdesk_mcp.safety.nonces_redis import RedisNonceStore
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, amount, fact, say
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.shared.redis import SharedState
@@ -38,7 +39,10 @@ from tests.writes.helpers import ALL, DRAFT_ID, write_app, writes
 pytestmark = [pytest.mark.anyio, pytest.mark.threat("I35-1")]
 SENT = f"PUT /Invoice/{DRAFT_ID}/sendBy"
 ACCOUNT = "4711"
-PREVIEW = Preview(action="Finalize invoice RE-1001", facts=[Fact("Total", "119.00 EUR")])
+PREVIEW = Preview(
+    action=say("Finalize invoice {0}", "Rechnung {0} abschließen", "RE-1001"),
+    facts=[fact("Total", "Summe", amount(Decimal("119.00")))],
+)
 PERSON = "fingerprint-of-a-token"
 PRINCIPAL = f"oauth:{ACCOUNT}:grant-1"
 X = Binding("sevdesk_finalize_invoice", "args-x", PRINCIPAL, ACCOUNT, PERSON)

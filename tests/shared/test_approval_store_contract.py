@@ -5,6 +5,7 @@ two instances retry at the same moment; no secret in Redis in the clear; every k
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from decimal import Decimal
 
 import anyio
 import pytest
@@ -20,7 +21,7 @@ from sevdesk_mcp.safety.approvals import (
 )
 from sevdesk_mcp.safety.approvals_redis import RedisApprovalStore
 from sevdesk_mcp.safety.basis import basis_of
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, amount, fact, say
 from sevdesk_mcp.shared.redis import SharedState, open_state
 from tests.clock import Clock
 
@@ -32,7 +33,10 @@ COLLEAGUE = "c" * 64  # another user of the same account
 BINDING = Binding(
     "sevdesk_finalize_invoice", "args-digest", f"oauth:{ACCOUNT}:grant-1", ACCOUNT, PERSON
 )
-PREVIEW = Preview(action="Finalize invoice RE-1001", facts=[Fact("Total", "119.00 EUR")])
+PREVIEW = Preview(
+    action=say("Finalize invoice {0}", "Rechnung {0} abschließen", "RE-1001"),
+    facts=[fact("Total", "Summe", amount(Decimal("119.00")))],
+)
 SHORT_S = 0.4
 
 
@@ -116,7 +120,9 @@ async def test_a_changed_basis_voids_the_approval_and_names_the_change(
 ) -> None:
     created = await store.settle(BINDING, PREVIEW)
     await store.decide(created.approval.id, PERSON, approved=True)
-    changed = Preview(action=PREVIEW.action, facts=[Fact("Total", "120.00 EUR")])
+    changed = Preview(
+        action=PREVIEW.action, facts=[fact("Total", "Summe", amount(Decimal("120.00")))]
+    )
     renewed = await store.settle(BINDING, changed, basis_of(changed, {}))
     assert renewed.kind == "changed" and renewed.approval.id != created.approval.id
     assert renewed.approval.call == created.approval.call

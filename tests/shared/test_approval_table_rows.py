@@ -4,6 +4,8 @@ in this process's memory and in Redis, whose scripts take their statuses from th
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from sevdesk_mcp.safety.approval_table import (
@@ -23,13 +25,19 @@ from sevdesk_mcp.safety.approvals import (
     TooManyApprovalsError,
 )
 from sevdesk_mcp.safety.approvals_redis import RedisApprovalStore
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, amount, fact, say
 
 pytestmark = pytest.mark.anyio
 PERSON = "f" * 64
 BINDING = Binding("sevdesk_finalize_invoice", "args", "oauth:4711:grant-1", "4711", PERSON)
-PREVIEW = Preview(action="Finalize invoice RE-1001", facts=[Fact("Total", "119.00 EUR")])
-OTHER = Preview(action="Finalize invoice RE-1001", facts=[Fact("Total", "120.00 EUR")])
+PREVIEW = Preview(
+    action=say("Finalize invoice {0}", "Rechnung {0} abschließen", "RE-1001"),
+    facts=[fact("Total", "Summe", amount(Decimal("119.00")))],
+)
+OTHER = Preview(
+    action=say("Finalize invoice {0}", "Rechnung {0} abschließen", "RE-1001"),
+    facts=[fact("Total", "Summe", amount(Decimal("120.00")))],
+)
 CAP = 2
 
 

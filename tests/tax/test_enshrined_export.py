@@ -38,6 +38,7 @@ from tests.demo_account import DEMO_URL, fake_client
 from tests.finance.helpers import call, call_error
 from tests.wire import FORM, open_wire
 from tests.writes.helpers import approve, approved
+from tests.writes.tool_helpers import facts, person_said, said
 
 pytestmark = pytest.mark.anyio
 NAME = "sevdesk_export_datev_enshrined"
@@ -78,7 +79,7 @@ def _pay(fake: FakeSevdesk, voucher_id: int, day: date) -> int:
 
 
 def _facts(preview: dict[str, Any]) -> dict[str, str]:
-    return {f["label"]: f["value"] for f in preview["facts"]}
+    return facts(preview)
 
 
 def _head(path: Path) -> bytes:
@@ -102,10 +103,12 @@ async def test_the_dry_run_states_period_counts_and_that_it_is_irreversible(
     dry = await call(app, NAME, period="2026-10", dryRun=True)
     preview = dry["preview"]
     assert dry["status"] == "dry_run" and preview["irreversible"] is True
-    assert "Festschreiben (GoBD)" in preview["warnings"][0]
-    assert "cannot be undone" in preview["warnings"][0]
+    action, warnings = said(preview)
+    assert "Festschreiben (enshrining, GoBD)" in warnings[0]
+    assert "cannot be undone" in warnings[0]
+    assert person_said(preview)[1].startswith("Festschreiben (GoBD): Jede Rechnung")
     assert _facts(preview) == {
-        "Period": "2026-10 (01.10.2026 to 31.10.2026, Europe/Berlin)",
+        "Period": "2026-10 (2026-10-01 to 2026-10-31, Europe/Berlin)",
         "Invoices and credit notes locked": "0 (already enshrined: 13)",
         "Receipts locked": str(OCTOBER_RECEIPTS),
         "Bank bookings locked": "1",
@@ -113,7 +116,7 @@ async def test_the_dry_run_states_period_counts_and_that_it_is_irreversible(
         "Receipt images in the export": "no",
         "The DATEV file": "a new file in the output folder (SEVDESK_OUTPUT_DIR)",
     }
-    assert "enshrine 10 records irreversibly" in preview["action"]
+    assert "enshrine 10 records irreversibly" in action
     assert _jobs(fake) == []
 
 

@@ -8,21 +8,22 @@ import pytest
 
 from sevdesk_mcp.safety.audit import AuditError, AuditLog
 from sevdesk_mcp.safety.nonces import NONCE_TTL_S, MemoryNonceStore
-from sevdesk_mcp.safety.preview import MAX_PREVIEW_CHARS, Fact, Preview, digest, render
+from sevdesk_mcp.safety.preview import MAX_PREVIEW_CHARS, Preview, digest, fact, render, say
 
 
 def test_the_preview_is_capped_with_a_marker_but_hashed_in_full() -> None:
-    long = Preview(action="Do it", facts=[Fact("Text", "x" * 20_000)])
+    long = Preview(action=say("Do it", "Tu es"), facts=[fact("Text", "Text", "x" * 20_000)])
     text = render(long)
     assert len(text) < MAX_PREVIEW_CHARS + 200
     assert text.endswith("more characters not shown; open the dry run to see everything]")
-    longer = Preview(action="Do it", facts=[Fact("Text", "x" * 20_001)])
+    longer = Preview(action=say("Do it", "Tu es"), facts=[fact("Text", "Text", "x" * 20_001)])
     assert render(longer)[:MAX_PREVIEW_CHARS] == text[:MAX_PREVIEW_CHARS]
     assert digest(long) != digest(longer)
 
 
 def test_fact_values_lose_hidden_characters_but_keep_line_breaks() -> None:
-    text = render(Preview(action="A", facts=[Fact("Purpose", "pay\u202e now\nsecond\u200b line")]))
+    purpose = fact("Purpose", "Zweck", "pay\u202e now\nsecond\u200b line")
+    text = render(Preview(action=say("A", "B"), facts=[purpose]))
     assert text == "A\nPurpose:\n    pay now\n    second line"
 
 

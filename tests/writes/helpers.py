@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sevdesk_mcp.accounts.context import AccountContext
@@ -12,6 +11,7 @@ from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.tools import definitions
 from tests.demo_account import DEMO_URL, fake_client
+from tests.results.text_form import check_text
 from tests.wire import FORM, open_wire
 from tests.write_fixtures import WRITE_FIXTURES
 
@@ -62,5 +62,5 @@ async def approved(
         again = {**params, "requestState": first["requestState"], "inputResponses": responses}
         second = (await wire.modern("tools/call", again, caps=FORM))["result"]
     if not second.get("isError"):
-        assert json.loads(second["content"][0]["text"]) == second["structuredContent"]
+        check_text(name, second)
     return str(form["params"]["message"]), second

@@ -15,7 +15,17 @@ from sevdesk_mcp.sevdesk.page import Page
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.tools.contacts.write import UpdateContactInput, _update_locks
 from tests.wire import meta, open_wire
-from tests.writes.tool_helpers import FailAfter, body, call, error_text, facts, write_app, writes
+from tests.writes.tool_helpers import (
+    FailAfter,
+    body,
+    call,
+    error_text,
+    facts,
+    person_said,
+    said,
+    write_app,
+    writes,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -38,12 +48,13 @@ async def test_a_dry_run_shows_each_change_old_to_new_and_sends_nothing() -> Non
     arguments = {"contact_id": KASTANIE, "email": NEW_EMAIL, "phone": NEW_PHONE, **MOVE}
     data = (await call(write_app(fake), UPDATE, **arguments, dryRun=True))["structuredContent"]
     assert data["status"] == "dry_run"
-    assert data["preview"]["action"] == f"Update contact {KASTANIE} in sevDesk"
+    assert said(data["preview"])[0] == f"Update contact {KASTANIE} in sevDesk"
+    assert person_said(data["preview"])[0] == f"Kontakt {KASTANIE} in sevDesk ändern"
     assert facts(data["preview"]) == {
-        "invoice address street": "⟦Konviktstraße 41⟧ → Kaiser-Joseph-Straße 200",
-        "invoice address country": "Deutschland → Österreich",
-        "email": f"⟦hallo.kastanie@example.com⟧ → {NEW_EMAIL}",
-        "phone": f"⟦+49 30 23125 102⟧ → {NEW_PHONE}",
+        "Invoice address: street": "⟦Konviktstraße 41⟧ → ⟦Kaiser-Joseph-Straße 200⟧",
+        "Invoice address: country": "⟦Deutschland⟧ → ⟦Österreich⟧",
+        "Email": f"⟦hallo.kastanie@example.com⟧ → ⟦{NEW_EMAIL}⟧",
+        "Phone": f"⟦+49 30 23125 102⟧ → ⟦{NEW_PHONE}⟧",
     }
     assert writes(fake) == []
     assert fake.store.addresses.get(ADDRESS).street == "Konviktstraße 41"
@@ -109,8 +120,8 @@ async def test_a_contact_without_them_gets_a_new_main_phone_and_invoice_address(
     arguments |= {"zip": "79100", "city": "Freiburg im Breisgau"}
     data = (await call(write_app(fake), UPDATE, **arguments))["structuredContent"]
     assert facts(data["preview"]) == {
-        "invoice address": "(empty) → Wiesenweg 3, 79100 Freiburg im Breisgau, Deutschland",
-        "phone": f"(empty) → {NEW_PHONE}",
+        "Invoice address": "(empty) → ⟦Wiesenweg 3⟧, ⟦79100 Freiburg im Breisgau⟧, ⟦Deutschland⟧",
+        "Phone": f"(empty) → ⟦{NEW_PHONE}⟧",
     }
     assert writes(fake) == ["POST /ContactAddress", "POST /CommunicationWay"]
     contact = {"id": JONAS, "objectName": "Contact"}

@@ -12,6 +12,8 @@ from tests.writes.tool_helpers import (
     call,
     error_text,
     facts,
+    person_said,
+    said,
     write_app,
     writes,
 )
@@ -45,12 +47,14 @@ async def test_a_dry_run_returns_the_preview_and_sends_nothing() -> None:
     data = result["structuredContent"]
     assert data["status"] == "dry_run" and data.get("result") is None
     preview = data["preview"]
-    assert preview["action"] == "Create a new organisation contact (customer) in sevDesk"
+    action, warnings = said(preview)
+    assert action == "Create a new contact in sevDesk: organisation, customer"
+    assert person_said(preview)[0] == "Neuen Kontakt in sevDesk anlegen: Organisation, Kunde"
     shown = facts(preview)
     assert shown["Customer number"] == f"{NEXT_NUMBER} (the next free number in sevDesk)"
-    assert shown["Invoice address"] == "Sägeweg 4\n79104 Freiburg im Breisgau\nDeutschland"
-    assert shown["Email"] == NEW_ORG["email"] and shown["VAT number"] == "DE123456789"
-    assert preview["warnings"] == []
+    assert shown["Invoice address"] == "⟦Sägeweg 4⟧\n⟦79104 Freiburg im Breisgau⟧\n⟦Deutschland⟧"
+    assert shown["Email"] == f"⟦{NEW_ORG['email']}⟧" and shown["VAT number"] == "⟦DE123456789⟧"
+    assert warnings == []
     assert writes(fake) == []
     assert contact_named(fake, NEW_ORG["name"]) == []
 
@@ -163,7 +167,7 @@ async def test_allow_duplicate_creates_anyway_and_warns_in_the_preview() -> None
     )
     data = result["structuredContent"]
     assert data["status"] == "done"
-    (warning,) = data["preview"]["warnings"]
+    (warning,) = said(data["preview"])[1]
     assert f"contact {KASTANIE}" in warning and "allow_duplicate" in warning
     assert len(contact_named(fake, "Café Kastanie GmbH")) == 2
     assert writes(fake) == ["POST /Contact"]
@@ -241,8 +245,8 @@ async def test_update_previews_old_to_new_and_sends_only_the_changed_fields() ->
     dry = (await call(app, "sevdesk_update_contact", **arguments, dryRun=True))["structuredContent"]
     assert dry["status"] == "dry_run"
     assert facts(dry["preview"]) == {
-        "name": "⟦Café Kastanie GmbH⟧ → Café Kastanie & Co. GmbH",
-        "VAT number": "(empty) → DE987654321",
+        "Name": "⟦Café Kastanie GmbH⟧ → ⟦Café Kastanie & Co. GmbH⟧",
+        "VAT number": "(empty) → ⟦DE987654321⟧",
     }
     assert writes(fake) == []
     data = (await call(app, "sevdesk_update_contact", **arguments))["structuredContent"]
@@ -259,7 +263,7 @@ async def test_update_changes_a_persons_names_and_the_status() -> None:
     fake = build_demo()
     arguments = {"contact_id": JONAS, "first_name": "Jonah", "status": "lead"}
     data = (await call(write_app(fake), "sevdesk_update_contact", **arguments))["structuredContent"]
-    assert facts(data["preview"]) == {"first name": "⟦Jonas⟧ → Jonah", "status": "active → lead"}
+    assert facts(data["preview"]) == {"First name": "⟦Jonas⟧ → ⟦Jonah⟧", "Status": "active → lead"}
     person = fake.store.contacts.get(JONAS)
     assert (person.surename, person.status) == ("Jonah", 100)
     assert data["result"]["status"] == "lead"

@@ -33,14 +33,14 @@ async def test_a_dry_run_computes_the_gross_price_and_sends_nothing() -> None:
     ]
     assert data["status"] == "dry_run"
     assert facts(data["preview"]) == {
-        "Article number": "HS-5001",
-        "Name": "Schneidebrett Eiche",
-        "Unit": "Stk",
+        "Article number": "⟦HS-5001⟧",
+        "Name": "⟦Schneidebrett Eiche⟧",
+        "Unit": "⟦Stk⟧",
         "Tax rate": "19 %",
         "Net price": "1.50 EUR",
         "Gross price (computed)": "1.79 EUR",
         "Stock": "12",
-        "Text": "Geölt, 30 x 20 cm",
+        "Text": "⟦Geölt, 30 x 20 cm⟧",
     }
     assert writes(fake) == []
     assert not [p for p in fake.store.parts if p.partNumber == "HS-5001"]
@@ -117,10 +117,10 @@ async def test_update_previews_old_to_new_and_recomputes_the_gross_price() -> No
     arguments = {"part_id": TABLE, "net_price": "2500", "tax_rate": 7, "name": "Esstisch Eiche"}
     dry = (await call(app, "sevdesk_update_part", **arguments, dryRun=True))["structuredContent"]
     assert facts(dry["preview"]) == {
-        "name": "⟦Esstisch Eiche massiv 200 x 100 cm⟧ → Esstisch Eiche",
-        "net price": "2490.00 EUR → 2500.00 EUR",
-        "tax rate": "19 % → 7 %",
-        "gross price (computed)": "2963.10 EUR → 2675.00 EUR",
+        "Name": "⟦Esstisch Eiche massiv 200 x 100 cm⟧ → ⟦Esstisch Eiche⟧",
+        "Net price": "2490.00 EUR → 2500.00 EUR",
+        "Tax rate": "19 % → 7 %",
+        "Gross price (computed)": "2963.10 EUR → 2675.00 EUR",
     }
     assert writes(fake) == []
     data = (await call(app, "sevdesk_update_part", **arguments))["structuredContent"]
@@ -151,7 +151,7 @@ async def test_update_sets_stock_and_deactivates() -> None:
     fake = build_demo()
     arguments = {"part_id": TABLE, "stock": "5", "active": False, "net_price": "2490"}
     data = (await call(write_app(fake), "sevdesk_update_part", **arguments))["structuredContent"]
-    assert facts(data["preview"]) == {"stock": "2 → 5", "status": "active → inactive"}
+    assert facts(data["preview"]) == {"Stock": "2 → 5", "Status": "active → inactive"}
     assert body(fake, "PUT", f"/Part/{TABLE}") == {"stock": "5", "status": 50}
     part = fake.store.parts.get(TABLE)
     assert (part.stock, part.status) == (Decimal(5), 50)
@@ -179,7 +179,7 @@ async def test_update_refuses_what_would_change_nothing(
 
 UNNUMBERED = {k: v for k, v in NEW_PART.items() if k != "part_number"}
 NEXT_SHOWN = (
-    "HS-4003 (the next free number, computed from the existing articles: the highest is HS-4002)"
+    "HS-4003 (the next free number, computed from the existing articles: the highest is ⟦HS-4002⟧)"
 )
 
 

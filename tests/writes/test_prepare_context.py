@@ -13,7 +13,7 @@ from sevdesk_mcp.config import load_config
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.fake import build_demo
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, fact, say
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.tools import definitions
@@ -22,6 +22,7 @@ from tests.demo_account import DEMO_URL
 from tests.finance.helpers import call
 from tests.write_fixtures import CHANGE
 from tests.writes.helpers import ALL, write_app, writes
+from tests.writes.tool_helpers import facts
 
 pytestmark = pytest.mark.anyio
 NAME = "sevdesk_test_prepare_context"
@@ -37,10 +38,12 @@ class Output(msgspec.Struct, frozen=True, kw_only=True):
 
 async def _prepare(args: Input, client: SevdeskPort, context: PrepareContext) -> Prepared[None]:
     facts = [
-        Fact("Today", context.today.isoformat()),
-        Fact("Output", str(context.files.output_dir)),
+        fact("Today", "Heute", context.today.isoformat()),
+        fact("Output", "Ausgabe", str(context.files.output_dir)),
     ]
-    return Prepared(Preview(action="Show what prepare got", facts=facts), None)
+    return Prepared(
+        Preview(action=say("Show what prepare got", "Zeig, was prepare bekam"), facts=facts), None
+    )
 
 
 async def _execute(args: Input, plan: None, client: SevdeskPort, progress: Progress) -> Output:
@@ -69,6 +72,5 @@ async def test_prepare_gets_the_books_today_and_the_file_access(tmp_path: Path) 
     config = load_config({**env, "SEVDESK_API_URL": DEMO_URL})
     factory = ServerFactory(config, catalog_tools=(*definitions.ALL_TOOLS, WITH_CONTEXT))
     dry = await call(write_app(fake, env, factory), NAME, dryRun=True)
-    facts = {f["label"]: f["value"] for f in dry["preview"]["facts"]}
-    assert facts == {"Today": fake.today.isoformat(), "Output": str(tmp_path)}
+    assert facts(dry["preview"]) == {"Today": fake.today.isoformat(), "Output": str(tmp_path)}
     assert writes(fake) == []

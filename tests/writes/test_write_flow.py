@@ -24,6 +24,7 @@ from tests.demo_account import DEMO_URL, fake_client
 from tests.wire import FORM, open_wire
 from tests.write_fixtures import FINALIZE_INVOICE
 from tests.writes.helpers import DRAFT_ID, approve, write_app, writes
+from tests.writes.tool_helpers import said
 
 pytestmark = pytest.mark.anyio
 FINALIZE = "sevdesk_test_finalize_invoice"
@@ -59,12 +60,32 @@ async def test_a_commit_tool_asks_with_the_preview_warnings_first() -> None:
     assert lines[:3] == [
         "WARNING: sevDesk assigns the invoice number now.",
         "WARNING: This cannot be undone.",
-        f"Finalize invoice draft {DRAFT_ID} (Rechnung festschreiben)",
+        f"Finalize invoice draft {DRAFT_ID}",
     ]
-    assert "Text:\n    line one\n    line two" in form["message"]
+    assert "Text:\n    “line one\n    line two”" in form["message"]
     schema = form["requestedSchema"]["properties"]["approve"]
     assert schema == {"type": "boolean", "title": "Approve this action", "default": False}
     assert writes(fake) == []
+
+
+async def test_the_approval_question_is_in_the_configured_language() -> None:
+    fake = build_demo()
+    async with open_wire(write_app(fake, {"SEVDESK_LANGUAGE": "de"})) as wire:
+        first = (await ask(wire))["result"]
+        form = first["inputRequests"]["approve"]["params"]
+        assert form["message"].splitlines()[:2] == [
+            "ACHTUNG: " + form["message"].splitlines()[0].removeprefix("ACHTUNG: "),
+            "ACHTUNG: Das lässt sich nicht rückgängig machen.",
+        ]
+        schema = form["requestedSchema"]["properties"]["approve"]
+        assert schema == {"type": "boolean", "title": "Diese Aktion freigeben", "default": False}
+        writer = fake_client(fake, load_config({"SEVDESK_ALLOW": "write"}))
+        await writer.send("PUT", "/Contact/410015", tier=Tier.WRITE, json={"name": "Renamed GmbH"})
+        again = (await answer(wire, first["requestState"], approve()))["result"]
+    message = again["inputRequests"]["approve"]["params"]["message"]
+    assert message.startswith("Die Datensätze haben sich geändert, seit Sie gefragt wurden (")
+    assert "Bitte prüfen Sie die Aktion noch einmal.\n\nACHTUNG: " in message
+    assert writes(fake) == ["PUT /Contact/410015"]
 
 
 async def test_approval_executes_exactly_the_previewed_write_once() -> None:
@@ -170,7 +191,7 @@ async def test_a_dry_run_shows_the_preview_sends_nothing_and_asks_nobody(env: di
         result = (await ask(wire, arguments, caps={}))["result"]
     data = result["structuredContent"]
     assert data["status"] == "dry_run" and data.get("result") is None
-    assert data["preview"]["action"].startswith("Finalize invoice draft")
+    assert said(data["preview"])[0].startswith("Finalize invoice draft")
     assert writes(fake) == []
 
 

@@ -6,18 +6,21 @@ import json
 from typing import Any
 
 import httpx
+import msgspec
 
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import DEMO_TOKEN, FakeSevdesk
 from sevdesk_mcp.fake.transport import api_path
 from sevdesk_mcp.mcp.app import McpApp
+from sevdesk_mcp.safety.preview import Preview, Words
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.server import ServerFactory
 from sevdesk_mcp.sevdesk.client import SevdeskClient
 from sevdesk_mcp.sevdesk.gate import WriteGate
 from sevdesk_mcp.sevdesk.pacing import Pacer
 from tests.demo_account import DEMO_URL, FAST
+from tests.results.text_form import check_text
 from tests.wire import open_wire
 
 WRITE = {"SEVDESK_ALLOW": "write"}
@@ -72,7 +75,7 @@ async def call(app: McpApp, name: str, /, **arguments: Any) -> dict[str, Any]:
         answer = await wire.modern("tools/call", {"name": name, "arguments": arguments})
     result: dict[str, Any] = answer["result"]
     if not result.get("isError"):
-        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+        check_text(name, result)
     return result
 
 
@@ -96,5 +99,28 @@ def body(fake: FakeSevdesk, method: str, path: str) -> dict[str, Any]:
 
 
 def facts(preview: dict[str, Any]) -> dict[str, str]:
-    """:returns: the preview's facts by label."""
-    return {f["label"]: f["value"] for f in preview["facts"]}
+    """:returns: the preview's facts by label, as the model reads them (English, machine forms,
+    third-party text fenced; the lines of a value joined by line breaks)."""
+    words = Words("en", "model")
+    shown = msgspec.convert(preview, Preview)
+    return {words.text(f.label): "\n".join(words.value_lines(f.value)) for f in shown.facts}
+
+
+def said(preview: dict[str, Any]) -> tuple[str, list[str]]:
+    """:returns: the preview's action and its warnings, as the model reads them."""
+    words = Words("en", "model")
+    shown = msgspec.convert(preview, Preview)
+    return words.text(shown.action), [words.text(w) for w in shown.warnings]
+
+
+def undo(preview: dict[str, Any]) -> str | None:
+    """:returns: the preview's undo sentence as the model reads it, ``None`` if it has none."""
+    shown = msgspec.convert(preview, Preview)
+    return None if shown.undo is None else Words("en", "model").text(shown.undo)
+
+
+def person_said(preview: dict[str, Any]) -> list[str]:
+    """:returns: the preview's action and warnings as a German-speaking person reads them."""
+    words = Words("de", "person")
+    shown = msgspec.convert(preview, Preview)
+    return [words.text(shown.action), *(words.text(w) for w in shown.warnings)]

@@ -23,7 +23,7 @@ from sevdesk_mcp.domain.money import ZERO, cents, money
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import Missing, read_one
 from sevdesk_mcp.errors import ToolError, ToolInputError
-from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.fence import clean
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccount
 
@@ -51,7 +51,8 @@ class TransactionState(msgspec.Struct, frozen=True):
 
 
 class AccountCheck(msgspec.Struct, frozen=True):
-    """The check account a payment is booked on."""
+    """The check account a payment is booked on (``name`` as sevDesk holds it, cleaned:
+    third-party text, empty when it has none)."""
 
     id: int
     name: str
@@ -60,7 +61,8 @@ class AccountCheck(msgspec.Struct, frozen=True):
 
 
 class TransactionCheck(msgspec.Struct, frozen=True):
-    """The transaction a payment is booked against, and how much of it is still unbooked."""
+    """The transaction a payment is booked against, and how much of it is still unbooked;
+    ``counterparty`` and ``purpose`` as the bank gave them (third-party text, not fenced)."""
 
     id: int
     amount: Decimal
@@ -82,7 +84,7 @@ async def check_account(
     :raises UpstreamError: if sevDesk cannot be read.
     """
     account = await read_one(client, "CheckAccount", account_id, CheckAccount, missing=_ACCOUNT)
-    name = fence(account.name) or f"check account {account_id}"
+    name = clean(account.name or "")
     if account.status != ACTIVE:
         raise ToolError(f"Check account {account_id} is archived; book on an active account.")
     online = is_online(account)
@@ -143,8 +145,8 @@ async def check_transaction(
         amount=amount,
         remaining=remaining,
         day=dates.berlin_date(tx.valueDate),
-        counterparty=fence(tx.payeePayerName),
-        purpose=fence(tx.paymtPurpose),
+        counterparty=tx.payeePayerName,
+        purpose=tx.paymtPurpose,
     )
 
 

@@ -1,5 +1,5 @@
-"""The preview of a payment booking, in the words of sevDesk's German UI with their English
-meaning, so that a bookkeeper sees what the booking does before approving it."""
+"""The preview of a payment booking, in a bookkeeper's words (German as sevDesk's UI says it,
+English for the model), so that a bookkeeper sees what the booking does before approving it."""
 
 from __future__ import annotations
 
@@ -8,53 +8,95 @@ from typing import TYPE_CHECKING, Final
 
 from sevdesk_mcp.domain.banking.payment_checks import AccountCheck, TransactionCheck
 from sevdesk_mcp.domain.documents.lifecycle import Target
-from sevdesk_mcp.domain.lifecycle_table import word
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.domain.lifecycle_table import said
+from sevdesk_mcp.safety.preview import (
+    Amount,
+    Day,
+    Fact,
+    Piece,
+    Preview,
+    Said,
+    amount,
+    fact,
+    quoted,
+    say,
+)
 
 if TYPE_CHECKING:
     from sevdesk_mcp.domain.banking.payments import PaymentPlan
 
-BINDING: Final = (
-    "Eine Zahlung verbuchen ist verbindlich (a booked payment is binding in the books). It can "
-    "only be taken back by resetting the document to open (Zurücksetzen auf offen), which "
-    "removes ALL of its payment bookings, not only this one."
+BINDING: Final = Said(
+    "A booked payment is binding in the books. It can only be taken back by resetting the "
+    "document to open, which removes ALL of its payment bookings, not only this one.",
+    "Eine verbuchte Zahlung ist in der Buchhaltung verbindlich. Sie lässt sich nur durch "
+    "Zurücksetzen des Dokuments auf offen zurücknehmen, und das entfernt ALLE seine "
+    "Zahlungsbuchungen, nicht nur diese.",
+)
+UNDO: Final = Said(
+    "Way back: reset the document to open (this removes all of its payment bookings).",
+    "Rückweg: das Dokument auf offen zurücksetzen (das entfernt alle seine Zahlungsbuchungen).",
 )
 TYPE_WORDS: Final = {
-    "FULL_PAYMENT": "vollständige Zahlung (full payment, FULL_PAYMENT)",
-    "N": "Teilzahlung (partial payment, N)",
-    "CB": "Zahlung mit Skonto (cash discount, CB): the rest is written off, the document is paid",
-    "MTC": "Zahlung abzüglich Geldverkehrskosten (bank fees, MTC): the rest is written off, "
-    "the document is paid",
+    "FULL_PAYMENT": Said("full payment (FULL_PAYMENT)", "vollständige Zahlung (FULL_PAYMENT)"),
+    "N": Said("partial payment (N)", "Teilzahlung (N)"),
+    "CB": Said(
+        "payment less a cash discount (CB): the rest is written off, the document is paid",
+        "Zahlung abzüglich Skonto (CB): der Rest wird ausgebucht, das Dokument ist bezahlt",
+    ),
+    "MTC": Said(
+        "payment less bank fees (MTC): the rest is written off, the document is paid",
+        "Zahlung abzüglich Gebühren des Geldverkehrs (MTC): der Rest wird ausgebucht, das "
+        "Dokument ist bezahlt",
+    ),
 }
+INCOMING: Final = Said("incoming payment", "Zahlungseingang")
+OUTGOING: Final = Said("outgoing payment", "Zahlungsausgang")
 
 
 def payment_preview(
     plan: PaymentPlan, account: AccountCheck, transaction: TransactionCheck | None
 ) -> Preview:
     """:returns: the preview of ``plan``: facts, then the binding consequence and any doubt."""
-    target, amount = plan.target, plan.amount
-    flow = "Zahlungseingang (money in)" if plan.signed > 0 else "Zahlungsausgang (money out)"
+    target, paid = plan.target, plan.amount
+    flow = INCOMING if plan.signed > 0 else OUTGOING
     facts = [
-        Fact("Dokument (document)", f"{target.where()}, {target.status_word}"),
-        Fact(_party(target), target.contact or "(none)"),
-        Fact("Betrag (amount)", f"{target.euros(amount)}, {flow}"),
-        Fact("An sevDesk gesendet (amount sent)", f"{plan.body['amount']} (sign of the bank flow)"),
-        Fact("Zahlungsdatum (payment date)", plan.request.day.isoformat()),
-        Fact("Zahlungsart (payment type)", TYPE_WORDS[plan.payment_type]),
-        Fact("Zahlungskonto (check account)", _account(account)),
+        fact("Document", "Dokument", say("{0}, {1}", "{0}, {1}", target.named, _status(target))),
+        _party(target),
+        fact("Amount", "Betrag", say("{0}, {1}", "{0}, {1}", _money(target, paid), flow)),
+        fact("Amount sent to sevDesk", "An sevDesk gesendet", _sent(plan)),
+        fact("Payment date", "Zahlungsdatum", Day(plan.request.day)),
+        fact("Payment type", "Zahlungsart", TYPE_WORDS[plan.payment_type]),
+        fact("Check account", "Zahlungskonto", _account(account)),
     ]
     if transaction is not None:
-        facts.append(Fact("Umsatz (bank transaction)", _transaction(target, transaction, plan)))
+        facts.append(fact("Bank transaction", "Umsatz", _transaction(target, transaction, plan)))
     facts += [
-        Fact("Offen vorher (open before)", target.euros(target.open_amount)),
-        Fact("Offen danach (open after)", target.euros(_open_after(plan))),
-        Fact("Status danach (status after)", word(target.kind, plan.status_after)),
+        fact("Open before", "Offen vorher", _money(target, target.open_amount)),
+        fact("Open after", "Offen danach", _money(target, _open_after(plan))),
+        fact("Status after", "Status danach", said(target.kind, plan.status_after)),
     ]
     return Preview(
-        action=f"Zahlung verbuchen (book payment) on {target.label}",
+        action=say("Book a payment on {0}.", "Eine Zahlung auf {0} verbuchen.", target.named),
         facts=facts,
         warnings=[BINDING, *_doubts(plan, account, transaction)],
+        undo=UNDO,
     )
+
+
+def _status(target: Target) -> Said:
+    return said(target.kind, target.status)
+
+
+def _money(target: Target, value: Decimal) -> Amount:
+    return amount(value, target.currency)
+
+
+def _sent(plan: PaymentPlan) -> Said:
+    """:returns: the signed amount sent (the body's ``amount``), with what its sign means."""
+    sent = amount(Decimal(str(plan.body["amount"])), plan.target.currency)
+    if plan.signed > 0:
+        return say("{0} (positive: incoming)", "{0} (positiv: Eingang)", sent)
+    return say("{0} (negative: outgoing)", "{0} (negativ: Ausgang)", sent)
 
 
 def _open_after(plan: PaymentPlan) -> Decimal:
@@ -63,50 +105,84 @@ def _open_after(plan: PaymentPlan) -> Decimal:
     return plan.target.open_amount - plan.amount
 
 
-def _party(target: Target) -> str:
+def _party(target: Target) -> Fact:
     if target.kind == "voucher" and target.credit_debit == "C":
-        return "Lieferant (supplier)"
-    return "Kunde (customer)"
+        return fact("Supplier", "Lieferant", target.party)
+    return fact("Customer", "Kunde", target.party)
 
 
-def _account(account: AccountCheck) -> str:
+def _account(account: AccountCheck) -> Said:
     how = (
-        "online bank account"
+        say("online bank account", "Online-Bankkonto")
         if account.online
-        else "offline account or cash register: sevDesk creates the transaction"
+        else say(
+            "offline account or cash register: sevDesk creates the transaction",
+            "Offline-Konto oder Kasse: sevDesk legt den Umsatz selbst an",
+        )
     )
-    return f"{account.name}, id {account.id}, {how}"
+    name: Piece = (
+        quoted(account.name)
+        if account.name
+        else say("check account {0}", "Zahlungskonto {0}", account.id)
+    )
+    return say("{0}, id {1}, {2}", "{0}, ID {1}, {2}", name, account.id, how)
 
 
-def _transaction(target: Target, tx: TransactionCheck, plan: PaymentPlan) -> str:
-    day = tx.day.isoformat() if tx.day else "no date"
-    who = ", ".join(t for t in (tx.counterparty, tx.purpose) if t)
+def _transaction(target: Target, tx: TransactionCheck, plan: PaymentPlan) -> Said:
     left = tx.remaining - plan.amount
-    return (
-        f"id {tx.id}, {target.euros(tx.amount)} on {day}"
-        + (f", {who}" if who else "")
-        + f"; unbooked before: {target.euros(tx.remaining)}, after: {target.euros(left)}"
+    return say(
+        "id {0}, {1} on {2}{3}; unbooked before: {4}, after: {5}",
+        "ID {0}, {1} am {2}{3}; unverbucht vorher: {4}, danach: {5}",
+        tx.id,
+        _money(target, tx.amount),
+        Day(tx.day) if tx.day else say("no date", "ohne Datum"),
+        who(tx.counterparty, tx.purpose),
+        _money(target, tx.remaining),
+        _money(target, left),
     )
+
+
+def who(counterparty: str | None, purpose: str | None) -> Said:
+    """:returns: a bank transaction's counterparty and purpose (quoted), each after a comma
+    when the bank gave it; nothing when it gave neither."""
+    given = [quoted(t) for t in (counterparty, purpose) if t and t.strip()]
+    marks = "".join(f", {{{i}}}" for i in range(len(given)))
+    return say(marks, marks, *given)
 
 
 def _doubts(
     plan: PaymentPlan, account: AccountCheck, transaction: TransactionCheck | None
-) -> list[str]:
+) -> list[Said]:
     target, doubts = plan.target, []
     if account.currency != target.currency:
         doubts.append(
-            f"The document is in {target.currency}, the check account in {account.currency}; "
-            "check the amount before approving."
+            say(
+                "The document is in {0}, the check account in {1}; check the amount before "
+                "approving.",
+                "Das Dokument lautet auf {0}, das Zahlungskonto auf {1}; prüfen Sie den Betrag "
+                "vor der Freigabe.",
+                target.currency,
+                account.currency,
+            )
         )
     if transaction and transaction.remaining > plan.amount:
         doubts.append(
-            f"The bank transaction keeps {target.euros(transaction.remaining - plan.amount)} "
-            "unbooked for other documents; this payment is booked as a partial one (N) so "
-            "that sevDesk does not use up the whole transaction."
+            say(
+                "The bank transaction keeps {0} unbooked for other documents; this payment is "
+                "booked as a partial one (N) so that sevDesk does not use up the whole "
+                "transaction.",
+                "Vom Umsatz bleiben {0} für andere Dokumente unverbucht; diese Zahlung wird als "
+                "Teilzahlung (N) verbucht, damit sevDesk nicht den ganzen Umsatz verbraucht.",
+                _money(target, transaction.remaining - plan.amount),
+            )
         )
     if target.date is not None and plan.request.day < target.date:
         doubts.append(
-            f"The payment date {plan.request.day.isoformat()} is before the document date "
-            f"{target.date.isoformat()}."
+            say(
+                "The payment date {0} is before the document date {1}.",
+                "Das Zahlungsdatum {0} liegt vor dem Dokumentdatum {1}.",
+                Day(plan.request.day),
+                Day(target.date),
+            )
         )
     return doubts

@@ -19,11 +19,11 @@ import msgspec
 
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.writes import Progress, change_fact, post, ref
+from sevdesk_mcp.domain.writes import Progress, change_fact, post, ref, was
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.fence import clean, fence
-from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.safety.fence import clean
+from sevdesk_mcp.safety.preview import Fact, Piece, Said, quoted, say
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 
@@ -34,6 +34,17 @@ WORK_KEY: Final = 2
 GERMANY: Final = 1
 MAX_ROWS: Final = 100
 WAY_LABELS: Final[dict[WayType, str]] = {"EMAIL": "email", "PHONE": "phone"}
+WAY_SAID: Final[dict[WayType, Said]] = {
+    "EMAIL": Said("Email", "E-Mail"),
+    "PHONE": Said("Phone", "Telefon"),
+}
+INVOICE_ADDRESS_SAID: Final = Said("Invoice address", "Rechnungsadresse")
+ADDRESS_FIELDS: Final[dict[str, Said]] = {
+    "street": Said("Invoice address: street", "Rechnungsadresse: Straße"),
+    "zip": Said("Invoice address: postcode", "Rechnungsadresse: PLZ"),
+    "city": Said("Invoice address: city", "Rechnungsadresse: Ort"),
+    "country": Said("Invoice address: country", "Rechnungsadresse: Land"),
+}
 
 
 class AddressChange(msgspec.Struct, frozen=True):
@@ -114,7 +125,8 @@ async def plan_details(
         if found is not None and found.value.strip() == value:
             continue
         writes.append(_way_write(contact_id, kind, value, found))
-        facts.append(change_fact(WAY_LABELS[kind], fence(found.value) if found else None, value))
+        old = was(found.value) if found else None
+        facts.append(change_fact(WAY_SAID[kind], old, quoted(value)))
     return writes, facts
 
 
@@ -176,11 +188,15 @@ def _new_address(
     body = address_body(name, change.street, change.zip, change.city, country)
     body = {"contact": ref(contact_id, "Contact"), **body}
     place = " ".join(p for p in (change.zip, change.city) if p)
-    shown = ", ".join(
-        p for p in (change.street, place, countries.get(country, f"country {country}")) if p
+    parts = [quoted(p) for p in (change.street, place) if p]
+    parts.append(
+        quoted(countries[country])
+        if country in countries
+        else say("country {0}", "Land {0}", country)
     )
+    slots = ", ".join(f"{{{i}}}" for i in range(len(parts)))
     write = DetailWrite("ContactAddress", None, body, "invoice address")
-    return write, [change_fact("invoice address", None, shown)]
+    return write, [change_fact(INVOICE_ADDRESS_SAID, None, Said(slots, slots, tuple(parts)))]
 
 
 def _changed_address(
@@ -200,15 +216,21 @@ def _changed_address(
     ):
         if new is not None and new != (old or ""):
             body[key] = new
-            facts.append(change_fact(f"invoice address {key}", fence(old), new))
+            facts.append(change_fact(ADDRESS_FIELDS[key], was(old), quoted(new)))
     old_country = current.country.id if current.country else None
     if change.country_id is not None and change.country_id != old_country:
         body["country"] = ref(change.country_id, "StaticCountry")
-        old_name = countries.get(old_country, f"country {old_country}") if old_country else None
-        facts.append(change_fact("invoice address country", old_name, countries[change.country_id]))
+        old_name = _country(countries, old_country) if old_country else None
+        new_name = _country(countries, change.country_id)
+        facts.append(change_fact(ADDRESS_FIELDS["country"], old_name, new_name))
     if not body:
         return None
     return DetailWrite("ContactAddress", current.id, body, "invoice address"), facts
+
+
+def _country(countries: dict[int, str], ident: int) -> Piece:
+    name = countries.get(ident)
+    return quoted(name) if name else say("country {0}", "Land {0}", ident)
 
 
 def _by_contact(contact_id: int) -> dict[str, QueryValue]:

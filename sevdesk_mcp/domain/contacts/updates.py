@@ -29,11 +29,10 @@ from sevdesk_mcp.domain.contacts.writes import (
 )
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import read_raw
-from sevdesk_mcp.domain.writes import Prepared, Progress, change_fact
+from sevdesk_mcp.domain.writes import Prepared, Progress, change_fact, was
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Preview
+from sevdesk_mcp.safety.preview import Fact, Piece, Preview, Said, quoted, say
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
 
@@ -43,6 +42,24 @@ ContactField = Literal[
 ]
 
 STATUS_CODES: Final = {name: code for code, name in STATUSES.items()}
+STATUS_SAID: Final[dict[str, Said]] = {
+    "lead": Said("lead", "Lead"),
+    "pending": Said("pending", "ausstehend"),
+    "active": Said("active", "aktiv"),
+}
+LABEL_SAID: Final[dict[ContactField, Said]] = {
+    "name": Said("Name", "Name"),
+    "surename": Said("First name", "Vorname"),
+    "familyname": Said("Family name", "Nachname"),
+    "customerNumber": Said("Customer number", "Kundennummer"),
+    "vatNumber": Said("VAT number", "USt-IdNr."),
+    "taxNumber": Said("Tax number", "Steuernummer"),
+    "status": Said("Status", "Status"),
+}
+UPDATE_UNDO: Final = Said(
+    "The old values can be set again with another update.",
+    "Die alten Werte lassen sich mit einer weiteren Änderung wiederherstellen.",
+)
 LABELS: Final[dict[ContactField, str]] = {
     "name": "name",
     "surename": "first name",
@@ -91,8 +108,12 @@ async def prepare_update(
     if not diffs and not writes:
         raise ToolError(f"Nothing would change: contact {contact_id} already has these values.")
     body: JsonObject = {field: value for field, _, value in diffs}
-    facts = [change_fact(LABELS[field], old, changes[field]) for field, old, _ in diffs]
-    preview = Preview(action=f"Update contact {contact_id} in sevDesk", facts=facts + detail_facts)
+    facts = [_change(field, old, changes[field]) for field, old, _ in diffs]
+    preview = Preview(
+        action=say("Update contact {0} in sevDesk", "Kontakt {0} in sevDesk ändern", contact_id),
+        facts=facts + detail_facts,
+        undo=UPDATE_UNDO,
+    )
     labels = tuple(LABELS[field] for field, _, _ in diffs)
     return Prepared(preview, UpdatePlan(contact_id, body, labels, tuple(writes)))
 
@@ -143,15 +164,26 @@ def _check_update_kind(changes: dict[ContactField, str], current: wire.Contact) 
         raise ToolInputError(f"Contact {current.id} is an organisation: change name instead.")
 
 
+def _change(field: ContactField, old: Piece | None, new: str) -> Fact:
+    shown = STATUS_SAID[new] if field == "status" else quoted(new)
+    return change_fact(LABEL_SAID[field], old, shown)
+
+
 def _diffs(
     changes: dict[ContactField, str], current: wire.Contact
-) -> list[tuple[ContactField, str | None, JsonValue]]:
-    diffs: list[tuple[ContactField, str | None, JsonValue]] = []
+) -> list[tuple[ContactField, Piece | None, JsonValue]]:
+    """:returns: the fields that change: the field, its old value for the preview (quoted, or
+    ``None`` if empty) and the value to send."""
+    diffs: list[tuple[ContactField, Piece | None, JsonValue]] = []
     for field, new in changes.items():
         if field == "status":
             if STATUS_CODES[new] != current.status:
-                old = STATUSES.get(current.status or 0, f"status {current.status}")
-                diffs.append((field, old, STATUS_CODES[new]))
+                diffs.append((field, _status(current.status), STATUS_CODES[new]))
         elif new != (getattr(current, field) or ""):
-            diffs.append((field, fence(getattr(current, field)), new))
+            diffs.append((field, was(getattr(current, field)), new))
     return diffs
+
+
+def _status(code: int | None) -> Piece:
+    name = STATUSES.get(code or 0)
+    return STATUS_SAID[name] if name else say("status {0}", "Status {0}", str(code))

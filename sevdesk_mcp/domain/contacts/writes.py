@@ -25,7 +25,7 @@ from sevdesk_mcp.domain.writes import Prepared, Progress, post, ref, reference_n
 from sevdesk_mcp.errors import MalformedResponseError, ToolError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean, fence
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Fact, Lines, Plain, Preview, Said, fact, quoted, say
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
 
@@ -35,6 +35,17 @@ ContactCategory = Literal["customer", "supplier", "partner", "prospect"]
 CATEGORY_IDS: Final = {name: ident for ident, name in CATEGORIES.items()}
 ACTIVE: Final = 1000
 MAX_NAMED_MATCHES: Final = 5
+SAME_NUMBER: Final = "the same customer number"
+KIND_SAID: Final[dict[str, Said]] = {
+    "organisation": Said("organisation", "Organisation"),
+    "person": Said("person", "Person"),
+}
+CATEGORY_SAID: Final[dict[str, Said]] = {
+    "customer": Said("customer", "Kunde"),
+    "supplier": Said("supplier", "Lieferant"),
+    "partner": Said("partner", "Partner"),
+    "prospect": Said("prospect", "Interessent"),
+}
 
 
 class NewContact(msgspec.Struct, frozen=True):
@@ -145,10 +156,19 @@ async def prepare_create(client: SevdeskPort, new: NewContact) -> Prepared[Creat
             field="allow_duplicate",
         )
     plan = _create_plan(new, number)
-    found = f"Already in sevDesk: {_listed(matches)}. allow_duplicate creates another one."
+    found = say(
+        "Already in sevDesk: {0}. allow_duplicate creates another one.",
+        "Schon in sevDesk: {0}. allow_duplicate legt trotzdem einen weiteren an.",
+        _listed_said(matches, new.category),
+    )
     warnings = [found] if matches else []
     facts = _create_facts(new, number, parent, country)
-    action = f"Create a new {new.kind} contact ({new.category}) in sevDesk"
+    action = say(
+        "Create a new contact in sevDesk: {0}, {1}",
+        "Neuen Kontakt in sevDesk anlegen: {0}, {1}",
+        KIND_SAID[new.kind],
+        CATEGORY_SAID[new.category],
+    )
     return Prepared(Preview(action=action, facts=facts, warnings=warnings), plan)
 
 
@@ -216,7 +236,7 @@ async def _duplicates(client: SevdeskPort, new: NewContact, number: str) -> list
     matches = []
     for contact in contacts:
         if same_text(contact.customerNumber, number):
-            matches.append((contact.id, "the same customer number"))
+            matches.append((contact.id, SAME_NUMBER))
         elif same_text(_plain_name(contact), full_name(new)) and _category(contact) == wanted:
             matches.append((contact.id, f"the same name, also a {new.category}"))
     return matches
@@ -240,6 +260,28 @@ def _listed(matches: list[tuple[int, str]]) -> str:
     shown = [f"contact {ident} ({why})" for ident, why in matches[:MAX_NAMED_MATCHES]]
     more = len(matches) - len(shown)
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def _listed_said(matches: list[tuple[int, str]], category: ContactCategory) -> Said:
+    shown = [_match_said(ident, why, category) for ident, why in matches[:MAX_NAMED_MATCHES]]
+    more = len(matches) - len(shown)
+    if more > 0:
+        shown.append(say("and {0} more", "und {0} weitere", more))
+    slots = "; ".join(f"{{{i}}}" for i in range(len(shown)))
+    return Said(slots, slots, tuple(shown))
+
+
+def _match_said(ident: int, why: str, category: ContactCategory) -> Said:
+    if why == SAME_NUMBER:
+        return say(
+            "contact {0} (the same customer number)", "Kontakt {0} (dieselbe Kundennummer)", ident
+        )
+    return say(
+        "contact {0} (the same name, also a {1})",
+        "Kontakt {0} (derselbe Name, ebenfalls {1})",
+        ident,
+        CATEGORY_SAID[category],
+    )
 
 
 def _create_plan(new: NewContact, number: str) -> CreatePlan:
@@ -272,22 +314,35 @@ def _create_plan(new: NewContact, number: str) -> CreatePlan:
 def _create_facts(
     new: NewContact, number: str, parent: wire.Contact | None, country: str
 ) -> list[Fact]:
-    automatic = "" if new.customer_number else " (the next free number in sevDesk)"
+    shown_number = (
+        Plain(number)
+        if new.customer_number
+        else say(
+            "{0} (the next free number in sevDesk)",
+            "{0} (die nächste freie Nummer in sevDesk)",
+            number,
+        )
+    )
     facts = [
-        Fact("Name", full_name(new)),
-        Fact("Category", new.category),
-        Fact("Customer number", number + automatic),
-        Fact("Status", "active"),
+        fact("Name", "Name", quoted(full_name(new))),
+        fact("Category", "Kategorie", CATEGORY_SAID[new.category]),
+        fact("Customer number", "Kundennummer", shown_number),
+        fact("Status", "Status", Said("active", "aktiv")),
     ]
     if parent is not None:
-        facts.append(Fact("In organisation", f"{parent.id} {fence(contact_name(parent))}"))
-    optional = (("VAT number", new.vat_number), ("Tax number", new.tax_number))
-    facts += [Fact(label, value) for label, value in optional if value]
+        named = say("{0} (id {1})", "{0} (ID {1})", quoted(contact_name(parent)), parent.id)
+        facts.append(fact("In organisation", "In Organisation", named))
+    optional = (
+        ("VAT number", "USt-IdNr.", new.vat_number),
+        ("Tax number", "Steuernummer", new.tax_number),
+    )
+    facts += [fact(en, de, quoted(value)) for en, de, value in optional if value]
     if new.city:
-        lines = [new.street or "", " ".join(p for p in (new.zip, new.city) if p), country]
-        facts.append(Fact("Invoice address", "\n".join(line for line in lines if line)))
-    ways = (("Email", new.email), ("Phone", new.phone))
-    facts += [Fact(label, value) for label, value in ways if value]
+        town = " ".join(p for p in (new.zip, new.city) if p)
+        lines = tuple(quoted(line) for line in (new.street, town, country) if line)
+        facts.append(fact("Invoice address", "Rechnungsadresse", Lines(lines)))
+    ways = (("Email", "E-Mail", new.email), ("Phone", "Telefon", new.phone))
+    facts += [fact(en, de, quoted(value)) for en, de, value in ways if value]
     return facts
 
 

@@ -15,7 +15,8 @@ from typing import Final, Literal
 
 import msgspec
 
-from sevdesk_mcp.domain.documents.email_address import recipient
+from sevdesk_mcp.domain.documents import einvoice_finalize
+from sevdesk_mcp.domain.documents.email_address import Recipient, recipient
 from sevdesk_mcp.domain.documents.facts import document_facts
 from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
 from sevdesk_mcp.domain.documents.lifecycle import send_once
@@ -23,55 +24,85 @@ from sevdesk_mcp.domain.documents.search import cancelled_ids
 from sevdesk_mcp.domain.documents.writes import (
     DocumentWritten,
     label,
+    named,
     read_back,
     read_document,
     where,
 )
-from sevdesk_mcp.domain.einvoice import outgoing
-from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
-from sevdesk_mcp.domain.lifecycle_table import Step, Why, after, refusal, word
+from sevdesk_mcp.domain.errors import Action, PreconditionError
+from sevdesk_mcp.domain.errors import Said as Message
+from sevdesk_mcp.domain.lifecycle_table import Step, Why, after, refusal, said, word
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.writes import Prepared, Progress
+from sevdesk_mcp.domain.writes import Prepared, Progress, whole
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import NONE, Piece, Preview, Quoted, Said, fact, quoted, say
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
-GOBD: Final = (
-    "Festschreiben (enshrine) is irreversible (GoBD): the document can never again be "
-    "changed, reset to draft or deleted; mistakes can then only be corrected with a "
-    "cancellation invoice (Stornorechnung) or a credit note (Gutschrift)."
+GOBD: Final = Said(
+    "Enshrining (festschreiben) is final (GoBD): the document can never again be changed, "
+    "reset to draft or deleted; mistakes can then only be corrected with a cancellation invoice "
+    "or a credit note.",
+    "Das Festschreiben ist endgültig (GoBD): Das Dokument lässt sich nie wieder ändern, auf "
+    "Entwurf zurücksetzen oder löschen; Fehler lassen sich dann nur noch mit einer "
+    "Stornorechnung oder einer Gutschrift korrigieren.",
 )
-NEGATIVE_SUM: Final[Said] = (
+NEGATIVE_SUM: Final[Message] = (
     "sevDesk does not enshrine (festschreiben) a document whose sum would be negative (code "
     "7100). Correct the positions of the draft (",
     Action.UPDATE_DRAFT,
     "), or issue a credit note instead.",
 )
-ACTION_CODES: Final[dict[int, str | Said]] = {7100: NEGATIVE_SUM}
-FLAG_CODES: Final[dict[int, str | Said]] = {outgoing.MISSING_CODE: outgoing.MISSING}
-INTERNATIONAL: Final = (
+ACTION_CODES: Final[dict[int, str | Message]] = {7100: NEGATIVE_SUM}
+FLAG_CODES: Final[dict[int, str | Message]] = {
+    einvoice_finalize.MISSING_CODE: einvoice_finalize.MISSING
+}
+INTERNATIONAL: Final = Said(
     "A recipient's domain has letters beyond plain ASCII; compare it letter by letter with the "
-    "address you expect (the mail goes to the ASCII form shown)."
+    "address you expect (the mail goes to the ASCII form shown).",
+    "Die Domain eines Empfängers enthält Buchstaben außerhalb von ASCII; vergleichen Sie sie "
+    "Buchstabe für Buchstabe mit der erwarteten Adresse (die E-Mail geht an die gezeigte "
+    "ASCII-Form).",
+)
+NO_RECALL: Final = Said(
+    "An email cannot be recalled once sevDesk has sent it.",
+    "Eine E-Mail lässt sich nicht zurückholen, sobald sevDesk sie versendet hat.",
 )
 
 
 SentWay = Literal["post", "printed"]
 SEND_TYPES: Final[dict[SentWay, str]] = {"post": "VP", "printed": "VPR"}
-LETTER: Final = (
+LETTER: Final = Said(
     "sevDesk sends no letter: this only records in sevDesk how the document was sent. Printing "
-    "and posting the letter is the user's to do."
+    "and posting the letter is the user's to do.",
+    "sevDesk verschickt keinen Brief: Hier wird nur in sevDesk vermerkt, wie das Dokument "
+    "versendet wurde. Drucken und Verschicken des Briefs bleibt beim Nutzer.",
 )
-RECORDED: Final = (
-    "Recording the sending is binding: sevDesk keeps it in the document's history as sent "
-    "(versendet)."
+RECORDED: Final = Said(
+    "Recording the sending is binding: sevDesk keeps it in the document's history as sent.",
+    "Der Versandvermerk ist verbindlich: sevDesk führt das Dokument in seinem Verlauf als "
+    "versendet.",
+)
+_HOW: Final[dict[SentWay, Said]] = {
+    "post": Said("by post", "per Post"),
+    "printed": Said("as printed", "als gedruckt"),
+}
+
+
+NOTHING_SENT: Final = Said(
+    "no (nothing is sent; download the PDF later)",
+    "nein (es wird nichts versendet; das PDF lässt sich später herunterladen)",
+)
+POST_IT: Final = Said(
+    "not sent by sevDesk: print the PDF and post it yourself",
+    "wird nicht von sevDesk verschickt: das PDF selbst drucken und verschicken",
 )
 
 
 class ActionPlan(msgspec.Struct, frozen=True):
     """One request about one document; ``flag`` is the ``saveInvoice`` body sent before it
-    that marks a draft invoice as e-invoice (:mod:`sevdesk_mcp.domain.einvoice.outgoing`)."""
+    that marks a draft invoice as e-invoice (:mod:`.einvoice_finalize`)."""
 
     kind: KindName
     document_id: int
@@ -109,18 +140,15 @@ async def prepare_finalize(
     if e_invoice and kind_name != "invoice":
         raise ToolInputError("e_invoice applies to invoices only; leave it out.")
     doc = await _draft(client, kind_name, document_id, "finalized")
-    then = word(kind_name, after(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)))
+    then = _then(kind_name, doc)
     warnings = [_finalize_warning(kind_name)]
     facts = await document_facts(client, kind_name, doc)
-    facts.append(Fact("Sent to the customer", "no (nothing is sent; download the PDF later)"))
+    facts.append(fact("Sent to the customer", "An den Kunden versendet", NOTHING_SENT))
     step = await _e_invoice_step(client, kind_name, doc, wanted=e_invoice)
-    action = f"Finalize {label(kind_name, doc)} (abschließen: number, status {then})"
+    action = _finalize_action(kind_name, doc, then, e_invoice=step is not None)
     if step is not None:
         facts += step.facts
         warnings += step.warnings
-        action = (
-            f"Finalize {label(kind_name, doc)} as e-invoice (abschließen: number, status {then})"
-        )
     preview = Preview(
         action=action, facts=facts, warnings=warnings, irreversible=kind_name != "order"
     )
@@ -133,7 +161,7 @@ async def prepare_finalize(
 
 async def _e_invoice_step(
     client: SevdeskPort, kind_name: KindName, doc: Document, *, wanted: bool
-) -> outgoing.EInvoiceStep | None:
+) -> einvoice_finalize.EInvoiceStep | None:
     """:returns: the e-invoice part of finalizing an invoice that is to be, or is marked as,
     an e-invoice; ``None`` for any other document.
 
@@ -141,9 +169,9 @@ async def _e_invoice_step(
     """
     if kind_name != "invoice":
         return None
-    if not wanted and not await outgoing.marked(client, doc.id):
+    if not wanted and not await einvoice_finalize.marked(client, doc.id):
         return None
-    return await outgoing.prepare_e_invoice(client, doc, label(kind_name, doc))
+    return await einvoice_finalize.prepare_e_invoice(client, doc, label(kind_name, doc))
 
 
 async def prepare_mark_sent(
@@ -170,12 +198,23 @@ async def prepare_mark_sent(
         )
     how = "by post" if way == "post" else "as printed"
     facts = await document_facts(client, kind_name, doc)
-    facts.append(Fact("Recorded as sent", f"{how} (sevDesk send type {SEND_TYPES[way]})"))
-    facts.append(Fact("The letter", "not sent by sevDesk: print the PDF and post it yourself"))
-    action = f"Mark {label(kind_name, doc)} as sent {how}"
+    recorded = say(
+        "{0} (sevDesk send type {1})", "{0} (sevDesk-Versandart {1})", _HOW[way], SEND_TYPES[way]
+    )
+    facts.append(fact("Recorded as sent", "Vermerkt als versendet", recorded))
+    facts.append(fact("The letter", "Der Brief", POST_IT))
+    action = say(
+        "Mark {0} as sent {1}", "{0} als {1} versendet vermerken", named(kind_name, doc), _HOW[way]
+    )
     if draft:
-        then = word(kind_name, after(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)))
-        action += f", which finalizes the draft (abschließen: number, status {then})"
+        action = say(
+            "Mark {0} as sent {1}; this finalizes the draft: it gets its number and status {2}",
+            "{0} als {1} versendet vermerken; damit wird der Entwurf abgeschlossen: er erhält "
+            "seine Nummer und den Status {2}",
+            named(kind_name, doc),
+            _HOW[way],
+            _then(kind_name, doc),
+        )
     preview = Preview(
         action=action,
         facts=facts,
@@ -215,7 +254,11 @@ async def prepare_enshrine(
             record=label(kind_name, doc),
         )
     preview = Preview(
-        action=f"Festschreiben (enshrine) {label(kind_name, doc)}",
+        action=say(
+            "Enshrine {0} (festschreiben, GoBD): it can never be changed again",
+            "{0} festschreiben (GoBD): danach lässt es sich nie wieder ändern",
+            named(kind_name, doc),
+        ),
         facts=await document_facts(client, kind_name, doc),
         warnings=[GOBD],
         irreversible=True,
@@ -249,20 +292,27 @@ async def prepare_email(
             ", then send it.",
             record=label(kind_name, doc),
         )
-    warnings = ["An email cannot be recalled once sevDesk has sent it."]
+    warnings = [NO_RECALL]
     if to.international or (cc and cc.international):
         warnings.append(INTERNATIONAL)
     facts = [
         *await document_facts(client, kind_name, doc),
-        Fact("To", to.shown),
-        Fact("Cc", cc.shown if cc else "(none)"),
-        Fact("Copy to the sevDesk user", "yes" if email.copy_to_self else "no"),
-        Fact("Subject", email.subject),
-        Fact("Text", email.text),
-        Fact("Attachment", f"the PDF of {label(kind_name, doc)}"),
+        fact("To", "An", _address(to)),
+        fact("Cc", "Cc", _address(cc) if cc else NONE),
+        fact("Copy to the sevDesk user", "Kopie an den sevDesk-Nutzer", _yes(email.copy_to_self)),
+        fact("Subject", "Betreff der E-Mail", quoted(email.subject)),
+        fact("Text", "Text der E-Mail", whole(email.text)),
+        fact(
+            "Attachment", "Anhang", say("the PDF of {0}", "das PDF von {0}", named(kind_name, doc))
+        ),
     ]
     preview = Preview(
-        action=f"Send {label(kind_name, doc)} by email to {to.sent} (versenden)",
+        action=say(
+            "Send {0} by email to {1}",
+            "{0} per E-Mail an {1} versenden",
+            named(kind_name, doc),
+            Quoted(to.sent),
+        ),
         facts=facts,
         warnings=warnings,
         irreversible=True,
@@ -291,11 +341,16 @@ async def execute(client: SevdeskPort, plan: ActionPlan, progress: Progress) -> 
     place = where(plan.kind, plan.document_id)
     if plan.flag is not None:
         await send_once(
-            client, "POST", outgoing.SAVE_PATH, codes=FLAG_CODES, where=place, json=plan.flag
+            client,
+            "POST",
+            einvoice_finalize.SAVE_PATH,
+            codes=FLAG_CODES,
+            where=place,
+            json=plan.flag,
         )
         progress.done(f"{KINDS[plan.kind].label} {plan.document_id} marked as e-invoice")
         if plan.kept is not None:
-            await outgoing.check_kept(client, plan.document_id, plan.kept, place)
+            await einvoice_finalize.check_kept(client, plan.document_id, plan.kept, place)
     path = api_path(KINDS[plan.kind].model, plan.document_id, plan.action)
     await send_once(
         client,
@@ -349,11 +404,59 @@ def _finalizable(doc: Document, kind_name: KindName, verb: str) -> Document:
     return doc
 
 
-def _finalize_warning(kind_name: KindName) -> str:
+def _finalize_warning(kind_name: KindName) -> Said:
     if kind_name == "order":
-        return "The order is marked as sent (versendet) and can no longer be edited as a draft."
-    return (
+        return Said(
+            "The order is marked as sent and can no longer be edited as a draft.",
+            "Der Auftrag wird als versendet markiert und lässt sich nicht mehr als Entwurf "
+            "bearbeiten.",
+        )
+    return Said(
         "Finalizing gives the document its number and enshrines it (festschreiben, GoBD): it "
         "becomes a binding document in the books and can never again be changed or deleted; "
-        "corrections need a cancellation invoice (Stornorechnung) or a credit note."
+        "corrections need a cancellation invoice or a credit note.",
+        "Das Abschließen vergibt die Nummer und schreibt das Dokument fest (GoBD): Es wird ein "
+        "verbindlicher Beleg der Buchhaltung und lässt sich nie wieder ändern oder löschen; "
+        "Korrekturen brauchen eine Stornorechnung oder eine Gutschrift.",
     )
+
+
+def _then(kind_name: KindName, doc: Document) -> Said:
+    """:returns: the status finalizing leads to, in both languages.
+
+    :raises PreconditionError: if finalizing is refused in the document's status.
+    """
+    return said(kind_name, after(kind_name, doc.status, Step.FINALIZE, label(kind_name, doc)))
+
+
+def _finalize_action(kind_name: KindName, doc: Document, then: Said, *, e_invoice: bool) -> Said:
+    if e_invoice:
+        return say(
+            "Finalize {0} as e-invoice: it gets its number and status {1} and is then binding",
+            "{0} als E-Rechnung abschließen: Nummer und Status {1} werden vergeben, danach ist "
+            "sie verbindlich",
+            named(kind_name, doc),
+            then,
+        )
+    return say(
+        "Finalize {0}: it gets its number and status {1} and is then binding",
+        "{0} abschließen: Nummer und Status {1} werden vergeben, danach ist das Dokument "
+        "verbindlich",
+        named(kind_name, doc),
+        then,
+    )
+
+
+def _address(to: Recipient) -> Piece:
+    if not to.international:
+        return Quoted(to.sent)
+    return say(
+        "{0} (internationalized domain, shown in Unicode as {1})",
+        "{0} (internationalisierte Domain, in Unicode: {1})",
+        Quoted(to.sent),
+        Quoted(to.unicode),
+    )
+
+
+def _yes(value: bool) -> Said:
+    return Said("yes", "ja") if value else Said("no", "nein")

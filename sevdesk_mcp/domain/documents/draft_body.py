@@ -18,14 +18,13 @@ import msgspec
 from sevdesk_mcp.domain.documents import draft_checks as checks
 from sevdesk_mcp.domain.documents.draft_lines import Line, position_body, sums_facts
 from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
-from sevdesk_mcp.domain.documents.writes import KIND_WORDS, read_document
+from sevdesk_mcp.domain.documents.writes import KIND_SAID, named, read_document
 from sevdesk_mcp.domain.lifecycle_table import INITIAL, Step, refusal
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.domain.writes import ref
+from sevdesk_mcp.domain.writes import ref, whole
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.safety.preview import Day, Fact, Said, fact, quoted, say
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
@@ -34,6 +33,9 @@ CreditNoteCategory = Literal["underachievement", "provision"]
 OrderType = Literal["AN", "AB", "LI"]
 DEFAULT_DAYS: Final = 14
 KEY: Final = {"invoice": "invoice", "credit_note": "creditNote", "order": "order"}
+NO_ADDRESS: Final = Said(
+    "(the contact has no address on file)", "(beim Kontakt ist keine Adresse hinterlegt)"
+)
 _DATE: Final = {"invoice": "invoiceDate", "credit_note": "creditNoteDate", "order": "orderDate"}
 
 
@@ -67,19 +69,23 @@ async def document_body(
     source = await _source_invoice(client, draft, rates)
     top = _top(draft, to, user, rule, current)
     facts = [
-        Fact("Document", KIND_WORDS[draft.kind]),
-        Fact("Contact", f"{fence(to.name)} (id {to.contact_id})"),
-        Fact("Address", to.lines() if to.street else "(the contact has no address on file)"),
-        Fact("Date", draft.day.isoformat()),
-        Fact("Tax rule", f"{draft.tax_rule_id} {rule}"),
+        fact("Document", "Dokument", KIND_SAID[draft.kind]),
+        fact(
+            "Contact",
+            "Kontakt",
+            say("{0} (id {1})", "{0} (ID {1})", quoted(to.name), to.contact_id),
+        ),
+        fact("Billing address", "Rechnungsadresse", to.lines() if to.street else NO_ADDRESS),
+        fact("Date", "Datum", Day(draft.day)),
+        fact("Tax rule", "Steuerregel", say("{0} {1}", "{0} {1}", draft.tax_rule_id, quoted(rule))),
     ]
     if source is not None:
         top["refSrcInvoice"] = ref(source.id, "Invoice")
-        facts.append(Fact("Corrects invoice", source.number() or f"draft {source.id}"))
+        facts.append(fact("Corrects", "Korrigiert", named("invoice", source)))
     if draft.kind == "invoice":
         days = _days(draft, to)
         top["timeToPay"] = days
-        facts.append(Fact("Payment term", f"{days} days"))
+        facts.append(fact("Payment term", "Zahlungsziel", say("{0} days", "{0} Tage", days)))
     facts += _text_facts(draft)
     facts += sums_facts(draft.lines)
     model = KINDS[draft.kind].model
@@ -177,14 +183,14 @@ def _days(draft: Draft, to: checks.Recipient) -> int:
 def _text_facts(draft: Draft) -> list[Fact]:
     facts = []
     if draft.delivery_day is not None and draft.kind != "order":
-        facts.append(Fact("Delivery date", draft.delivery_day.isoformat()))
-    for name, value in (
-        ("Header", draft.header),
-        ("Head text", draft.head_text),
-        ("Foot text", draft.foot_text),
+        facts.append(fact("Delivery date", "Lieferdatum", Day(draft.delivery_day)))
+    for en, de, value in (
+        ("Header", "Betreff", draft.header),
+        ("Head text", "Kopftext", draft.head_text),
+        ("Foot text", "Fußtext", draft.foot_text),
     ):
         if value:
-            facts.append(Fact(name, value))
+            facts.append(fact(en, de, quoted(value) if en == "Header" else whole(value)))
     return facts
 
 

@@ -22,7 +22,8 @@ from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import Missing, read_one
 from sevdesk_mcp.errors import ToolError, ToolInputError
-from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.safety.fence import clean
+from sevdesk_mcp.safety.preview import Lines, quoted
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
 
@@ -56,10 +57,10 @@ class Recipient(msgspec.Struct, frozen=True):
     country_id: int | None
     default_days: int | None
 
-    def lines(self) -> str:
-        """:returns: the address as the preview shows it, each line fenced (third-party text)."""
+    def lines(self) -> Lines:
+        """:returns: the address as the preview shows it, each line quoted (third-party text)."""
         town = " ".join(p for p in (self.zip, self.city) if p)
-        return "\n".join(f"{fence(p)}" for p in (self.name, self.street, town) if p)
+        return Lines(tuple(quoted(p) for p in (self.name, self.street, town) if p))
 
 
 async def tax_rule_name(

@@ -13,21 +13,25 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.money import (
-    HUNDRED,
-    MAX_AMOUNT,
-    PRICE_PLACES,
-    cents,
-    shown,
-    shown_price,
-    total,
-)
-from sevdesk_mcp.domain.writes import ref
+from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, cents, total
+from sevdesk_mcp.domain.writes import ref, whole
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.safety.preview import NONE, Fact, Piece, Plain, Said, Table, amount, fact, quoted
 
 QUANTITY_PLACES: Final = 4
+RATES: Final = frozenset({Decimal(0), Decimal(7), Decimal(19)})
+COLUMNS: Final = (
+    Said("Pos.", "Pos."),
+    Said("Quantity", "Menge"),
+    Said("Name", "Bezeichnung"),
+    Said("Unit price", "Einzelpreis"),
+    Said("VAT", "USt."),
+    Said("Net", "Netto"),
+)
+"""The columns of a preview's positions, as on the document."""
+RIGHT: Final = (0, 1, 3, 4, 5)  # the columns of numbers
+DASHED: Final = "{0} \u2013 {1}"  # a position's name, an en dash, its text
 
 
 class Line(msgspec.Struct, frozen=True):
@@ -51,7 +55,8 @@ class Line(msgspec.Struct, frozen=True):
 
 
 def checked_line(line: Line, index: int) -> Line:
-    """:returns: ``line`` if its quantity and price are sound amounts.
+    """:returns: ``line`` if its quantity and price are sound amounts and its rate is 0, 7 or
+        19 (then as a whole number: ``7.0`` becomes ``7``).
 
     :raises ToolInputError: naming the position and the field otherwise.
     """
@@ -60,7 +65,17 @@ def checked_line(line: Line, index: int) -> Line:
     _amount(line.price, f"{where}.unit_price", PRICE_PLACES, positive=False)
     if not line.name.strip():
         raise ToolInputError(f"{where}.name is empty; every position needs a name.")
-    return line
+    return msgspec.structs.replace(line, tax_rate=_rate(line.tax_rate, f"{where}.tax_rate"))
+
+
+def _rate(value: Decimal, name: str) -> Decimal:
+    """:returns: the VAT rate as a whole number of percent (``7.0`` and ``"7"`` are 7).
+
+    :raises ToolInputError: for any rate but 0, 7 or 19.
+    """
+    if not value.is_finite() or value not in RATES:
+        raise ToolInputError(f"{name} must be 0, 7 or 19 (percent), as a number or a string.")
+    return Decimal(int(value))
 
 
 def _amount(value: Decimal, name: str, places: int, *, positive: bool) -> None:
@@ -96,17 +111,37 @@ def total_gross(lines: tuple[Line, ...]) -> Decimal:
 
 
 def sums_facts(lines: tuple[Line, ...]) -> list[Fact]:
-    """:returns: the preview lines of the positions and the sums (net, VAT per rate, gross)."""
-    rows = [
-        f"{i}. {line.quantity.normalize():f} x {line.name} à {shown_price(line.price)}, "
-        f"{line.tax_rate.normalize():f} % = {shown(line.net())} net"
-        for i, line in enumerate(lines, 1)
-    ]
+    """:returns: the preview facts of the positions (a table like the document's) and, under
+    it, the sums (net, VAT per rate, gross)."""
+    rows = tuple(_row(i, line) for i, line in enumerate(lines, 1))
     by_rate: dict[Decimal, Decimal] = defaultdict(Decimal)
     for line in lines:
         by_rate[line.tax_rate.normalize()] += line.tax()
     net = total(line.net() for line in lines)
-    facts = [Fact("Positions", "\n".join(rows)), Fact("Net", shown(net))]
-    facts += [Fact(f"VAT {rate:f} %", shown(tax)) for rate, tax in sorted(by_rate.items())]
-    facts.append(Fact("Gross", shown(total_gross(lines))))
+    facts = [
+        fact("Positions", "Positionen", Table(COLUMNS, rows, RIGHT)),
+        fact("Net", "Netto", amount(net)),
+    ]
+    facts += [
+        Fact(Said("VAT {0} %", "USt. {0} %", (Plain(f"{rate:f}"),)), amount(tax))
+        for rate, tax in sorted(by_rate.items())
+    ]
+    facts.append(fact("Gross", "Brutto", amount(total_gross(lines))))
     return facts
+
+
+def _row(index: int, line: Line) -> tuple[Piece, ...]:
+    return (
+        Plain(str(index)),
+        Plain(f"{line.quantity.normalize():f}"),
+        name_cell(line.name, line.text),
+        amount(line.price),
+        Plain(f"{line.tax_rate.normalize():f} %"),
+        amount(line.net()),
+    )
+
+
+def name_cell(name: str | None, text: str | None) -> Piece:
+    """:returns: a position's name, with its text after a dash if it has one (both quoted)."""
+    shown, more = quoted(name), whole(text)
+    return shown if more is NONE else Said(DASHED, DASHED, (shown, more))

@@ -23,28 +23,33 @@ from sevdesk_mcp.domain.documents.draft_lines import total_gross
 from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
 from sevdesk_mcp.domain.documents.lifecycle import send_once
 from sevdesk_mcp.domain.documents.writes import (
-    KIND_WORDS,
+    DRAFT_SAID,
     DocumentWritten,
     label,
+    named,
     read_back,
     read_document,
     where,
 )
-from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
+from sevdesk_mcp.domain.errors import Action, PreconditionError
+from sevdesk_mcp.domain.errors import Said as Message
 from sevdesk_mcp.domain.lifecycle_table import Step, refusal
-from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import find_one
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.errors import MalformedResponseError, RejectedError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, Said, amount, fact, quoted, say
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
-NO_LONGER_DRAFT: Final[dict[int, str | Said]] = {
+CHANGED_UNDO: Final = Said(
+    "While it is a draft it can be changed again; the replaced positions are not kept.",
+    "Solange er ein Entwurf ist, lässt er sich erneut ändern; die ersetzten Positionen werden "
+    "nicht aufbewahrt.",
+)
+NO_LONGER_DRAFT: Final[dict[int, str | Message]] = {
     159: (
         "the document is no longer a draft (it was finalized meanwhile, in sevDesk or by another "
         "call), so it can neither be changed nor deleted. Read it again with ",
@@ -89,21 +94,24 @@ async def prepare_create(
     body, facts = await document_body(client, draft, None)
     if draft.kind == "credit_note":
         number = await numbers.peek_number(client, today)
-        facts.insert(
-            1,
-            Fact(
-                "Number (Gutschriftnummer)",
-                f"{number} (the next number of the number range, taken when the draft is created)",
-            ),
+        taken = say(
+            "{0} (the next number of the number range, taken when the draft is created)",
+            "{0} (die nächste Nummer des Nummernkreises, vergeben beim Anlegen des Entwurfs)",
+            number,
         )
+        facts.insert(1, fact("Credit note number", "Gutschriftnummer", taken))
     if not draft.allow_duplicate:
         gross = total_gross(draft.lines)
         look = checks.Fingerprint(draft.kind, draft.contact_id, draft.day, gross, draft.header)
         await checks.refuse_lookalike(client, look)
     preview = Preview(
-        action=f"Create a draft {KIND_WORDS[draft.kind]} in sevDesk (Entwurf: it can still be "
-        "changed or deleted)",
+        action=say(
+            "Create a new {0} in sevDesk; as a draft it can still be changed or deleted",
+            "Neuen {0} in sevDesk anlegen; als Entwurf lässt er sich noch ändern oder löschen",
+            DRAFT_SAID[draft.kind],
+        ),
         facts=facts,
+        undo=_created_undo(draft.kind),
     )
     number_day = today if draft.kind == "credit_note" else None
     plan = DraftPlan(draft.kind, None, body, number_day=number_day)
@@ -150,8 +158,16 @@ async def prepare_update(
     old = await _position_ids(client, draft.kind, document_id)
     pos_model = f"{KINDS[draft.kind].model}Pos"
     body[f"{KEY[draft.kind]}PosDelete"] = [ref(i, pos_model) for i in old] or None
-    facts.append(Fact("Replaced positions", str(len(old))))
-    preview = Preview(action=f"Change {label(draft.kind, current)} (a draft)", facts=facts)
+    facts.append(fact("Positions replaced", "Ersetzte Positionen", len(old)))
+    preview = Preview(
+        action=say(
+            "Change {0}: its header fields and all its positions are replaced",
+            "{0} ändern: Kopfdaten und alle Positionen werden ersetzt",
+            named(draft.kind, current),
+        ),
+        facts=facts,
+        undo=CHANGED_UNDO,
+    )
     return Prepared(preview, DraftPlan(draft.kind, document_id, body))
 
 
@@ -188,12 +204,31 @@ async def prepare_delete(
     """
     doc = await draft_document(client, kind_name, document_id, Step.DELETE_DRAFT)
     facts = [
-        Fact("Document", label(kind_name, doc)),
-        Fact("Header", fence(doc.header) or "(none)"),
-        Fact("Gross", shown(doc.sumGross, doc.currency)),
+        fact("Document", "Dokument", named(kind_name, doc)),
+        fact("Header", "Betreff", quoted(doc.header)),
+        fact("Gross", "Brutto", amount(doc.sumGross, doc.currency)),
     ]
-    preview = Preview(action=f"Delete {label(kind_name, doc)} (a draft) from sevDesk", facts=facts)
+    action = say(
+        "Delete {0} from sevDesk",
+        "{0} in sevDesk löschen",
+        named(kind_name, doc),
+    )
+    preview = Preview(action=action, facts=facts, irreversible=True)
     return Prepared(preview, DraftPlan(kind_name, document_id, {}))
+
+
+def _created_undo(kind_name: KindName) -> Said:
+    if kind_name == "credit_note":
+        return Said(
+            "While it is a draft it can be deleted again; the credit note number it takes stays "
+            "used in the number range.",
+            "Solange er ein Entwurf ist, lässt er sich wieder löschen; die vergebene "
+            "Gutschriftnummer bleibt im Nummernkreis verbraucht.",
+        )
+    return Said(
+        "While it is a draft it can be deleted again.",
+        "Solange er ein Entwurf ist, lässt er sich wieder löschen.",
+    )
 
 
 async def execute_delete(client: SevdeskPort, plan: DraftPlan, progress: Progress) -> DraftDeleted:

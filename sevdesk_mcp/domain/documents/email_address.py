@@ -24,11 +24,13 @@ _ASCII_LABEL: Final = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])
 
 
 class Recipient(msgspec.Struct, frozen=True):
-    """A checked address: what is sent, and what the preview shows."""
+    """A checked address: what is sent, and what the preview shows (``unicode``: the address
+    as typed, for an internationalized domain)."""
 
     sent: str
     shown: str
     international: bool
+    unicode: str = ""
 
 
 def recipient(value: str, argument: str) -> Recipient:
@@ -50,7 +52,7 @@ def recipient(value: str, argument: str) -> Recipient:
     if domain.isascii():
         return Recipient(sent=sent, shown=sent, international=False)
     shown = f"{sent} (internationalized domain, shown in Unicode as {domain})"
-    return Recipient(sent=sent, shown=shown, international=True)
+    return Recipient(sent=sent, shown=shown, international=True, unicode=f"{local}@{domain}")
 
 
 def _ascii_label(label: str, argument: str, domain: str) -> str:

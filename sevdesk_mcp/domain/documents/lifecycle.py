@@ -21,11 +21,13 @@ from sevdesk_mcp.domain.contacts.read import Untrusted, display_name
 from sevdesk_mcp.domain.documents.writes import (
     DocumentWritten,
     label,
+    named,
     read_back,
     read_document,
     sent_once,
 )
-from sevdesk_mcp.domain.errors import PreconditionError, Said
+from sevdesk_mcp.domain.errors import PreconditionError
+from sevdesk_mcp.domain.errors import Said as Message
 from sevdesk_mcp.domain.lifecycle_table import open_statuses, word
 from sevdesk_mcp.domain.money import ZERO, Money, money, shown
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -33,6 +35,7 @@ from sevdesk_mcp.domain.records import find_one, read_one
 from sevdesk_mcp.errors import RejectedError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.preview import Piece, Said, quoted, say
 from sevdesk_mcp.sevdesk import dates, wire
 
 TargetKind = Literal["invoice", "credit_note", "voucher"]
@@ -67,6 +70,8 @@ class Target(msgspec.Struct, frozen=True):
     :param label: e.g. ``Rechnung (invoice) RE-1042`` or ``Beleg (receipt) 800026 (…)``.
     :param contact: the customer or supplier, fenced.
     :param type: ``RE``, ``SR`` … for invoices; ``None`` otherwise.
+    :param named: the document for a preview, in both languages.
+    :param party: the customer or supplier for a preview (quoted), or "none".
     """
 
     kind: TargetKind
@@ -83,6 +88,8 @@ class Target(msgspec.Struct, frozen=True):
     contact_id: int | None
     type: str | None
     enshrined: bool
+    named: Said
+    party: Piece
 
     @property
     def model(self) -> str:
@@ -136,7 +143,8 @@ async def read_target(client: SevdeskPort, kind: TargetKind, ident: int) -> Targ
     if kind == "voucher":
         return _voucher_target(await read_voucher(client, ident))
     doc = await read_document(client, kind, ident)
-    contact = await _contact_name(client, doc.contact.id) if doc.contact else None
+    shown = await _display_name(client, doc.contact.id) if doc.contact else None
+    contact = fence(shown) if shown is not None else None
     return Target(
         kind=kind,
         id=doc.id,
@@ -152,6 +160,8 @@ async def read_target(client: SevdeskPort, kind: TargetKind, ident: int) -> Targ
         contact_id=doc.contact.id if doc.contact else None,
         type=doc.type(),
         enshrined=doc.enshrined is not None,
+        named=named(kind, doc),
+        party=quoted(shown),
     )
 
 
@@ -202,7 +212,7 @@ async def send_once(  # noqa: PLR0913 - the request and what its failures mean
     method: str,
     path: str,
     *,
-    codes: Mapping[int, str | Said],
+    codes: Mapping[int, str | Message],
     where: str,
     json: JsonObject | None = None,
 ) -> JsonValue:
@@ -243,9 +253,11 @@ def _voucher_target(voucher: VoucherState) -> Target:
         contact_id=None,
         type=None,
         enshrined=voucher.enshrined is not None,
+        named=say("receipt {0}", "Beleg {0}", voucher.id),
+        party=quoted(voucher.supplierName or voucher.supplierNameAtSave),
     )
 
 
-async def _contact_name(client: SevdeskPort, contact_id: int) -> str | None:
+async def _display_name(client: SevdeskPort, contact_id: int) -> str | None:
     contact = await find_one(client, "Contact", contact_id, wire.Contact)
-    return fence(display_name(contact)) if contact is not None else None
+    return display_name(contact) if contact is not None else None

@@ -31,12 +31,12 @@ from sevdesk_mcp.domain.documents.reversals import (
     cancellations_of,
     credit_notes_of,
 )
-from sevdesk_mcp.domain.lifecycle_table import Refused, Step, Why, after, decide, word
+from sevdesk_mcp.domain.lifecycle_table import Refused, Step, Why, after, decide, said
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Change, Day, Fact, Lines, Preview, Said, amount, fact, say
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import CheckAccountTransactionLog
@@ -45,21 +45,34 @@ ResetTo = Literal["open", "draft"]
 MAX_LOG: Final = 20_000
 RESETS: Final = {"open": Step.RESET_TO_OPEN, "draft": Step.RESET_TO_DRAFT}
 ACTIONS: Final = {"open": "resetToOpen", "draft": "resetToDraft"}
-WORDS: Final = {
-    "open": "Zurücksetzen auf offen (reset to open)",
-    "draft": "Zurücksetzen auf Entwurf (reset to draft)",
-}
 RESET_CODES: Final = {
     170: f"a credit note (Gutschrift) exists for this invoice. {CREDIT_NOTE_HINT}.",
 }
-ALL_BOOKINGS: Final = (
-    "Zurücksetzen auf offen removes ALL payment bookings of this document, not only the last "
-    "one: its paid amount goes back to 0 and the bank transactions become unbooked (offen) and "
-    "must be booked again."
+ALL_BOOKINGS: Final = Said(
+    "Resetting to open removes ALL payment bookings of this document, not only the last one: "
+    "its paid amount goes back to 0 and the bank transactions become unbooked and must be "
+    "booked again.",
+    "Das Zurücksetzen auf offen entfernt ALLE Zahlungen dieses Dokuments, nicht nur die "
+    "letzte: Der bezahlte Betrag geht auf 0 zurück, und die Bankumsätze werden wieder offen "
+    "und müssen neu zugeordnet werden.",
 )
-EDITABLE: Final = (
-    "As a draft (Entwurf) the document is editable again and no longer counts as open in the "
-    "books until it is finalized again."
+EDITABLE: Final = Said(
+    "As a draft the document is editable again and no longer counts as open in the books "
+    "until it is finalized again.",
+    "Als Entwurf ist das Dokument wieder bearbeitbar und zählt in der Buchhaltung nicht mehr "
+    "als offen, bis es erneut abgeschlossen wird.",
+)
+DRAFT_UNDO: Final = Said(
+    "Finalizing the draft again makes it open again.",
+    "Erneutes Abschließen des Entwurfs macht das Dokument wieder offen.",
+)
+OPEN_UNDO: Final = Said(
+    "The payments can be booked again on the bank transactions afterwards.",
+    "Die Zahlungen lassen sich danach erneut auf die Bankumsätze buchen.",
+)
+LOG_CUT: Final = Said(
+    "The transaction log was too long to read whole; bookings may be missing.",
+    "Das Zahlungsprotokoll war zu lang, um es ganz zu lesen; Buchungen können fehlen.",
 )
 
 
@@ -102,9 +115,14 @@ async def prepare_reset(
     else:
         _refuse_draft(target)
         preview = Preview(
-            action=f"{WORDS['draft']}: {target.label}",
-            facts=[*_facts(target), Fact("Status", _status_after(target, "draft"))],
+            action=say(
+                "Reset {0} to draft: it becomes editable again",
+                "{0} auf Entwurf zurücksetzen: danach ist das Dokument wieder bearbeitbar",
+                target.named,
+            ),
+            facts=[*_facts(target), fact("Status", "Status", _status_after(target, "draft"))],
             warnings=[EDITABLE],
+            undo=DRAFT_UNDO,
         )
     return Prepared(preview, ResetPlan(target, to))
 
@@ -201,45 +219,80 @@ def _refuse_draft(target: Target) -> None:
         )
 
 
-def _status_after(target: Target, to: ResetTo) -> str:
+def _status_after(target: Target, to: ResetTo) -> Change:
     then = after(target.kind, target.status, RESETS[to], target.where())
-    return f"{target.status_word} → {word(target.kind, then)}"
+    return Change(said(target.kind, target.status), said(target.kind, then))
 
 
 def _open_preview(target: Target, bookings: list[Booking], cut: bool) -> Preview:
+    money = target.currency
     facts = [
         *_facts(target),
-        Fact("Status", _status_after(target, "open")),
-        Fact("Bezahlt (paid)", f"{target.euros(target.paid)} → {target.euros(ZERO)}"),
-        Fact("Zahlungen, die entfernt werden (bookings removed)", _bookings(target, bookings)),
+        fact("Status", "Status", _status_after(target, "open")),
+        fact("Paid", "Bezahlt", Change(amount(target.paid, money), amount(ZERO, money))),
+        fact("Bookings removed", "Zahlungen, die entfernt werden", _bookings(target, bookings)),
     ]
     warnings = [ALL_BOOKINGS]
     if cut:
-        warnings.append("The transaction log was too long to read whole; bookings may be missing.")
+        warnings.append(LOG_CUT)
     if target.kind == "voucher" and target.currency != "EUR":
         warnings.append(
-            f"This receipt is in {target.currency}: sevDesk recalculates its EUR amounts at "
-            "today's exchange rate when it is reset, so they may change."
+            say(
+                "This receipt is in {0}: sevDesk recalculates its EUR amounts at today's "
+                "exchange rate when it is reset, so they may change.",
+                "Dieser Beleg ist in {0}: sevDesk rechnet seine EUR-Beträge beim Zurücksetzen "
+                "zum heutigen Wechselkurs neu, sie können sich also ändern.",
+                target.currency,
+            )
         )
-    return Preview(action=f"{WORDS['open']}: {target.label}", facts=facts, warnings=warnings)
+    action = say(
+        "Reset {0} to open: all its payment bookings are removed",
+        "{0} auf offen zurücksetzen: alle Zahlungen werden entfernt",
+        target.named,
+    )
+    return Preview(action=action, facts=facts, warnings=warnings, undo=OPEN_UNDO)
 
 
-def _bookings(target: Target, bookings: list[Booking]) -> str:
+def _bookings(target: Target, bookings: list[Booking]) -> Lines:
     if not bookings:
-        return "none in the transaction log (bookings without a bank transaction are removed too)"
-    lines = [
-        f"transaction {b.transaction_id}: {target.euros(b.amount)}"
-        + (f" on {b.date.isoformat()}" if b.date else "")
-        + " → the transaction becomes unbooked (offen)"
-        for b in bookings
-    ]
-    return "\n".join(lines)
+        return Lines(
+            (
+                Said(
+                    "none in the transaction log (bookings without a bank transaction are "
+                    "removed too)",
+                    "keine im Zahlungsprotokoll (Zahlungen ohne Bankumsatz werden ebenfalls "
+                    "entfernt)",
+                ),
+            )
+        )
+    return Lines(tuple(_booking(target, b) for b in bookings))
+
+
+def _booking(target: Target, booking: Booking) -> Said:
+    paid = amount(booking.amount, target.currency)
+    if booking.date is None:
+        return say(
+            "transaction {0}: {1} → the transaction becomes unbooked",
+            "Bankumsatz {0}: {1} → der Umsatz wird wieder offen",
+            booking.transaction_id,
+            paid,
+        )
+    return say(
+        "transaction {0}: {1} on {2} → the transaction becomes unbooked",
+        "Bankumsatz {0}: {1} am {2} → der Umsatz wird wieder offen",
+        booking.transaction_id,
+        paid,
+        Day(booking.date),
+    )
 
 
 def _facts(target: Target) -> list[Fact]:
-    party = "Lieferant (supplier)" if target.credit_debit == "C" else "Kunde (customer)"
+    party = (
+        Said("Supplier", "Lieferant") if target.credit_debit == "C" else Said("Customer", "Kunde")
+    )
     return [
-        Fact("Dokument (document)", f"{target.where()}, {target.status_word}"),
-        Fact(party, target.contact or "(none)"),
-        Fact("Betrag (gross amount)", target.euros(target.gross)),
+        fact("Document", "Dokument", say("{0} (id {1})", "{0} (ID {1})", target.named, target.id)),
+        fact("Status now", "Status jetzt", said(target.kind, target.status)),
+        Fact(party, target.party),
+        fact("Gross amount", "Bruttobetrag", amount(target.gross, target.currency)),
     ]

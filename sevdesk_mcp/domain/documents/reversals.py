@@ -18,20 +18,21 @@ from sevdesk_mcp.domain.documents.kinds import KINDS
 from sevdesk_mcp.domain.documents.lifecycle import Target, read_target, send_once
 from sevdesk_mcp.domain.documents.search import list_documents
 from sevdesk_mcp.domain.documents.writes import DocumentWritten, read_back
-from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
-from sevdesk_mcp.domain.lifecycle_table import Step, Why, refusal
+from sevdesk_mcp.domain.errors import Action, PreconditionError
+from sevdesk_mcp.domain.errors import Said as Message
+from sevdesk_mcp.domain.lifecycle_table import Step, Why, refusal, said
 from sevdesk_mcp.domain.money import ZERO
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Created, Prepared, Progress, ref
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Day, Fact, Preview, Said, amount, fact, say
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.envelope import one
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
-RESET_HINT: Final[Said] = (
+RESET_HINT: Final[Message] = (
     "Reset it to open first (Zurücksetzen auf offen, ",
     Action.RESET_TO_OPEN,
     "), which removes all its payment bookings",
@@ -40,7 +41,7 @@ CREDIT_NOTE_HINT: Final = (
     "Delete the credit note (Gutschrift) first if it is a draft; otherwise correct the invoice "
     "with credit notes only"
 )
-CANCEL_CODES: Final[dict[int, str | Said]] = {
+CANCEL_CODES: Final[dict[int, str | Message]] = {
     390: ("the invoice has payments booked (teilbezahlt). ", *RESET_HINT, ", then cancel it."),
     421: "the invoice is already cancelled (storniert); its Stornorechnung exists. Nothing "
     "was changed.",
@@ -51,15 +52,25 @@ CREDIT_CODES: Final = {
     "whole invoice is not possible while other credit notes exist; change or delete those "
     "first.",
 }
-IRREVERSIBLE_STORNO: Final = (
-    "Stornieren erzeugt eine Stornorechnung (cancellation invoice) with negative amounts. It is "
-    "numbered with the next invoice number and festgeschrieben (enshrined, GoBD): it can never "
-    "be changed or deleted, and the cancellation cannot be undone."
+IRREVERSIBLE_STORNO: Final = Said(
+    "Cancelling creates a cancellation invoice (Stornorechnung) with negative amounts. It is "
+    "numbered with the next invoice number and enshrined (festgeschrieben, GoBD): it can never "
+    "be changed or deleted, and the cancellation cannot be undone.",
+    "Das Stornieren erzeugt eine Stornorechnung mit negativen Beträgen. Sie erhält die nächste "
+    "Rechnungsnummer und wird festgeschrieben (GoBD): Sie lässt sich nie ändern oder löschen, "
+    "und das Storno lässt sich nicht rückgängig machen.",
 )
-CREDIT_NOTE_LOCK: Final = (
-    "Solange die Gutschrift existiert (while the credit note exists), the invoice cannot be "
-    "reset to open (Zurücksetzen auf offen) or cancelled (Stornieren): sevDesk refuses both "
-    "with code 170 until the credit note is deleted."
+CREDIT_NOTE_LOCK: Final = Said(
+    "While the credit note exists, the invoice cannot be reset to open or cancelled: sevDesk "
+    "refuses both with code 170 until the credit note is deleted.",
+    "Solange die Gutschrift existiert, lässt sich die Rechnung weder auf offen zurücksetzen "
+    "noch stornieren: sevDesk lehnt beides mit Code 170 ab, bis die Gutschrift gelöscht ist.",
+)
+CREDIT_NOTE_UNDO: Final = Said(
+    "While the credit note is a draft it can be deleted again, which lifts the lock on the "
+    "invoice.",
+    "Solange die Gutschrift ein Entwurf ist, lässt sie sich wieder löschen; damit ist die "
+    "Rechnung wieder frei.",
 )
 
 
@@ -106,14 +117,24 @@ async def prepare_cancel(client: SevdeskPort, invoice_id: int) -> Prepared[Invoi
             ", then cancel it.",
             record=where,
         )
-    made = Fact(
-        "Stornorechnung (cancellation invoice)",
-        f"new invoice of type SR over {invoice.euros(-invoice.gross)}, numbered, "
-        "enshrined (festgeschrieben)",
+    made = fact(
+        "Cancellation invoice",
+        "Stornorechnung",
+        say(
+            "new invoice of type SR over {0}, numbered, enshrined (festgeschrieben)",
+            "neue Rechnung vom Typ SR über {0}, nummeriert, festgeschrieben",
+            amount(-invoice.gross, invoice.currency),
+        ),
     )
-    after = "storniert (cancelled)"
-    action = f"Stornieren (cancel) {invoice.label}"
-    preview = _preview(invoice, made, after, action, IRREVERSIBLE_STORNO, irreversible=True)
+    after = Said("cancelled", "storniert")
+    action = say(
+        "Cancel {0}: a cancellation invoice with negative amounts is created and enshrined",
+        "{0} stornieren: eine Stornorechnung mit negativen Beträgen wird erzeugt und "
+        "festgeschrieben",
+        invoice.named,
+    )
+    preview = _preview(invoice, made, after, action, IRREVERSIBLE_STORNO)
+    preview = msgspec.structs.replace(preview, irreversible=True)
     return Prepared(preview, InvoicePlan(invoice))
 
 
@@ -156,14 +177,24 @@ async def prepare_credit_note(client: SevdeskPort, invoice_id: int) -> Prepared[
             f"{invoice.where()} already has the credit note {_numbers(notes)}; a credit note over "
             "the whole invoice would exceed it (code 455). Change that credit note instead."
         )
-    made = Fact(
-        "Gutschrift/Rechnungskorrektur (credit note)",
-        f"new draft (Entwurf) against {invoice.label} over {invoice.euros(invoice.gross)}, "
-        "with the invoice's positions",
+    made = fact(
+        "Credit note",
+        "Gutschrift/Rechnungskorrektur",
+        say(
+            "new draft against {0} over {1}, with the invoice's positions",
+            "neuer Entwurf zu {0} über {1}, mit den Positionen der Rechnung",
+            invoice.named,
+            amount(invoice.gross, invoice.currency),
+        ),
     )
-    after = "Gutschrift als Entwurf (credit note draft)"
-    action = f"Gutschrift erstellen (create credit note) from {invoice.label}"
-    preview = _preview(invoice, made, after, action, CREDIT_NOTE_LOCK, irreversible=False)
+    after = Said("credit note draft", "Gutschrift als Entwurf")
+    action = say(
+        "Create a credit note draft over the whole of {0}",
+        "Gutschrift als Entwurf über die ganze {0} erstellen",
+        invoice.named,
+    )
+    preview = _preview(invoice, made, after, action, CREDIT_NOTE_LOCK)
+    preview = msgspec.structs.replace(preview, undo=CREDIT_NOTE_UNDO)
     return Prepared(preview, InvoicePlan(invoice))
 
 
@@ -230,19 +261,25 @@ async def cancellations_of(client: SevdeskPort, invoice_id: int) -> list[Documen
     ]
 
 
-def _preview(  # noqa: PLR0913 - the parts of the two reversal previews
-    invoice: Target, made: Fact, after: str, action: str, warning: str, *, irreversible: bool
-) -> Preview:
+def _preview(invoice: Target, made: Fact, after: Said, action: Said, warning: Said) -> Preview:
     """:returns: the preview of a reversal: the invoice, what is made, the status after."""
-    day = invoice.date.isoformat() if invoice.date else "no date"
+    day = Day(invoice.date) if invoice.date else Said("no date", "ohne Datum")
+    shown = say(
+        "{0} (id {1}), {2}, dated {3}",
+        "{0} (ID {1}), {2}, vom {3}",
+        invoice.named,
+        invoice.id,
+        said("invoice", invoice.status),
+        day,
+    )
     facts = [
-        Fact("Rechnung (invoice)", f"{invoice.where()}, {invoice.status_word}, dated {day}"),
-        Fact("Kunde (customer)", invoice.contact or "(none)"),
-        Fact("Betrag (gross amount)", invoice.euros(invoice.gross)),
+        fact("Invoice", "Rechnung", shown),
+        fact("Customer", "Kunde", invoice.party),
+        fact("Gross amount", "Bruttobetrag", amount(invoice.gross, invoice.currency)),
         made,
-        Fact("Status danach (status after)", after),
+        fact("Status after", "Status danach", after),
     ]
-    return Preview(action=action, facts=facts, warnings=[warning], irreversible=irreversible)
+    return Preview(action=action, facts=facts, warnings=[warning])
 
 
 def _numbers(documents: list[Document]) -> str:

@@ -21,6 +21,7 @@ from sevdesk_mcp.domain.records import read_one
 from sevdesk_mcp.errors import OutcomeUnknownError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
 from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.preview import Said, say
 from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
@@ -28,6 +29,27 @@ KIND_WORDS: Final[dict[str, str]] = {
     "invoice": "Rechnung (invoice)",
     "credit_note": "Gutschrift (credit note)",
     "order": "Angebot/Auftrag (order)",
+}
+KIND_SAID: Final[dict[str, Said]] = {
+    "invoice": Said("invoice", "Rechnung"),
+    "credit_note": Said("credit note", "Gutschrift"),
+    "order": Said("order", "Angebot/Auftrag"),
+}
+DRAFT_SAID: Final[dict[str, Said]] = {
+    "invoice": Said("invoice draft", "Rechnungsentwurf"),
+    "credit_note": Said("credit note draft", "Gutschriftentwurf"),
+    "order": Said("order draft", "Angebots-/Auftragsentwurf"),
+}
+_NAMED: Final[dict[str, tuple[tuple[str, str], tuple[str, str]]]] = {
+    "invoice": (("invoice {0}", "Rechnung {0}"), ("invoice draft {0}", "Rechnungsentwurf {0}")),
+    "credit_note": (
+        ("credit note {0}", "Gutschrift {0}"),
+        ("credit note draft {0}", "Gutschriftentwurf {0}"),
+    ),
+    "order": (
+        ("order {0}", "Angebot/Auftrag {0}"),
+        ("order draft {0}", "Angebots-/Auftragsentwurf {0}"),
+    ),
 }
 
 
@@ -109,6 +131,21 @@ def label(kind_name: KindName, doc: Document) -> str:
     return (
         f"{KIND_WORDS[kind_name]} {number}" if number else f"{KIND_WORDS[kind_name]} draft {doc.id}"
     )
+
+
+def named(kind_name: KindName, doc: Document) -> Said:
+    """:returns: the document for a preview, in both languages: ``invoice RE-1042`` /
+    ``Rechnung RE-1042``, or ``invoice draft (id 700041)`` / ``Rechnungsentwurf (ID 700041)``."""
+    return named_by(kind_name, doc.number(), doc.id)
+
+
+def named_by(kind_name: str, number: str | None, ident: int) -> Said:
+    """:returns: a document of ``kind_name`` by its number, or as a draft by its id."""
+    numbered, draft = _NAMED[kind_name]
+    if number:
+        return say(*numbered, number)
+    en, de = draft
+    return say(en, de, say("(id {0})", "(ID {0})", ident))
 
 
 async def sent_once(

@@ -19,7 +19,7 @@ import msgspec
 
 from sevdesk_mcp.domain.contacts.read import Untrusted
 from sevdesk_mcp.domain.errors import Action, PreconditionError
-from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, Money, cents, money, shown
+from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, Money, cents, money
 from sevdesk_mcp.domain.parts.numbers import next_part_number
 from sevdesk_mcp.domain.parts.read import STATUSES
 from sevdesk_mcp.domain.port import SevdeskPort
@@ -32,11 +32,12 @@ from sevdesk_mcp.domain.writes import (
     post,
     ref,
     reference_name,
+    was,
 )
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean, fence
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Fact, Piece, Plain, Preview, Said, amount, fact, quoted, say
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import Part
@@ -46,6 +47,20 @@ TaxRate = Literal[0, 7, 19]
 ACTIVE: Final = 100
 INACTIVE: Final = 50
 STOCK_PLACES: Final = 4
+NAME: Final = Said("Name", "Bezeichnung")
+NET: Final = Said("Net price", "Nettopreis")
+RATE: Final = Said("Tax rate", "Steuersatz")
+GROSS: Final = Said("Gross price (computed)", "Bruttopreis (berechnet)")
+STOCK: Final = Said("Stock", "Bestand")
+STATUS: Final = Said("Status", "Status")
+STATUS_SAID: Final[dict[str, Said]] = {
+    "active": Said("active", "aktiv"),
+    "inactive": Said("inactive", "inaktiv"),
+}
+UPDATE_UNDO: Final = Said(
+    "The old values can be set again with another update.",
+    "Die alten Werte lassen sich mit einer weiteren Änderung wiederherstellen.",
+)
 
 
 class NewPart(msgspec.Struct, frozen=True):
@@ -129,12 +144,16 @@ async def prepare_create(client: SevdeskPort, new: NewPart) -> Prepared[PartPlan
     if new.part_number is None:
         proposed = next_part_number(p.partNumber for p in parts)
         number = proposed.number
-        shown = (
-            f"{number} (the next free number, computed from the existing articles: the "
-            f"highest is {proposed.highest})"
+        shown: Piece = say(
+            "{0} (the next free number, computed from the existing articles: the highest is {1})",
+            "{0} (die nächste freie Nummer, aus den vorhandenen Artikeln berechnet: die höchste "
+            "ist {1})",
+            number,
+            quoted(proposed.highest),
         )
     else:
-        number = shown = new.part_number
+        number = new.part_number
+        shown = quoted(number)
     _refuse_same_number(parts, number)
     gross = gross_price(price, Decimal(new.tax_rate))
     body: JsonObject = {
@@ -150,18 +169,19 @@ async def prepare_create(client: SevdeskPort, new: NewPart) -> Prepared[PartPlan
         "status": ACTIVE,
     }
     facts = [
-        Fact("Article number", shown),
-        Fact("Name", new.name),
-        Fact("Unit", unit),
-        Fact("Tax rate", f"{new.tax_rate} %"),
-        Fact("Net price", _euros(price)),
-        Fact("Gross price (computed)", _euros(gross)),
-        Fact("Stock", _plain(stock)),
+        fact("Article number", "Artikelnummer", shown),
+        fact("Name", "Bezeichnung", quoted(new.name)),
+        fact("Unit", "Einheit", quoted(unit)),
+        fact("Tax rate", "Steuersatz", f"{new.tax_rate} %"),
+        fact("Net price", "Nettopreis", amount(price)),
+        fact("Gross price (computed)", "Bruttopreis (berechnet)", amount(gross)),
+        fact("Stock", "Bestand", _plain(stock)),
     ]
     if new.text:
         body["text"] = new.text
-        facts.append(Fact("Text", new.text))
-    preview = Preview(action="Create a new article in sevDesk", facts=facts)
+        facts.append(fact("Text", "Beschreibung", quoted(new.text)))
+    action = Said("Create a new article in sevDesk", "Neuen Artikel in sevDesk anlegen")
+    preview = Preview(action=action, facts=facts)
     return Prepared(preview, PartPlan(None, body, ("article",)))
 
 
@@ -195,8 +215,15 @@ async def prepare_update(client: SevdeskPort, changes: PartChanges) -> Prepared[
         raise ToolError(
             f"Nothing would change: article {changes.part_id} already has these values."
         )
-    preview = Preview(action=f"Update article {changes.part_id} in sevDesk", facts=facts)
-    return Prepared(preview, PartPlan(changes.part_id, body, tuple(f.label for f in facts)))
+    preview = Preview(
+        action=say(
+            "Update article {0} in sevDesk", "Artikel {0} in sevDesk ändern", changes.part_id
+        ),
+        facts=facts,
+        undo=UPDATE_UNDO,
+    )
+    labels = tuple(f.label.en.lower() for f in facts)
+    return Prepared(preview, PartPlan(changes.part_id, body, labels))
 
 
 async def execute_update(client: SevdeskPort, plan: PartPlan, progress: Progress) -> PartWritten:
@@ -270,22 +297,20 @@ def _changes(changes: PartChanges, current: Part) -> tuple[JsonObject, list[Fact
     facts: list[Fact] = []
     if changes.name and changes.name != (current.name or ""):
         body["name"] = changes.name
-        facts.append(change_fact("name", fence(current.name), changes.name))
+        facts.append(change_fact(NAME, was(current.name), quoted(changes.name)))
     old_net = current.priceNet if current.priceNet is not None else current.price
     net = old_net if changes.net_price is None else changes.net_price
     if net is not None and net != old_net:
         body.update(price=_plain(net), priceNet=_plain(net))
-        facts.append(change_fact("net price", _euros(old_net), _euros(net)))
+        facts.append(change_fact(NET, _euros(old_net), amount(net)))
     rate = current.taxRate if changes.tax_rate is None else Decimal(changes.tax_rate)
     if rate is not None and rate != current.taxRate:
         body["taxRate"] = int(rate)
-        facts.append(change_fact("tax rate", _percent(current.taxRate), _percent(rate)))
+        facts.append(change_fact(RATE, _percent(current.taxRate), Plain(f"{rate.normalize():f} %")))
     if body.keys() & {"priceNet", "taxRate"} and net is not None and rate is not None:
         gross = gross_price(net, rate)
         body["priceGross"] = _plain(gross)
-        facts.append(
-            change_fact("gross price (computed)", _euros(current.priceGross), _euros(gross))
-        )
+        facts.append(change_fact(GROSS, _euros(current.priceGross), amount(gross)))
     facts += _stock_and_status(changes, current, body)
     return body, facts
 
@@ -294,13 +319,12 @@ def _stock_and_status(changes: PartChanges, current: Part, body: JsonObject) -> 
     facts = []
     if changes.stock is not None and changes.stock != current.stock:
         body["stock"] = _plain(changes.stock)
-        old = None if current.stock is None else _plain(current.stock)
-        facts.append(change_fact("stock", old, _plain(changes.stock)))
+        old = None if current.stock is None else Plain(_plain(current.stock))
+        facts.append(change_fact(STOCK, old, Plain(_plain(changes.stock))))
     status = None if changes.active is None else ACTIVE if changes.active else INACTIVE
     if status is not None and status != current.status:
         body["status"] = status
-        old_status = STATUSES.get(current.status or 0, f"status {current.status}")
-        facts.append(change_fact("status", old_status, STATUSES[status]))
+        facts.append(change_fact(STATUS, _status(current.status), _status(status)))
     return facts
 
 
@@ -308,9 +332,14 @@ def _plain(value: Decimal) -> str:
     return format(value, "f")
 
 
-def _euros(value: Decimal | None) -> str:
-    return "" if value is None else shown(value)
+def _euros(value: Decimal | None) -> Piece | None:
+    return None if value is None else amount(value)
 
 
-def _percent(value: Decimal | None) -> str:
-    return "" if value is None else f"{value.normalize():f} %"
+def _percent(value: Decimal | None) -> Piece | None:
+    return None if value is None else Plain(f"{value.normalize():f} %")
+
+
+def _status(code: int | None) -> Piece:
+    name = STATUSES.get(code or 0)
+    return STATUS_SAID[name] if name else say("status {0}", "Status {0}", str(code))

@@ -24,6 +24,7 @@ from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts.vouchers import MAX_ACCOUNTS
 from sevdesk_mcp.safety.fence import clean
+from sevdesk_mcp.safety.preview import Said
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.wire_finance import AccountingType
 
@@ -36,10 +37,13 @@ TAX_TYPE_RATES: Final[dict[str, frozenset[Decimal]]] = {
     "noteu": frozenset({Decimal(0)}),
     "ss": frozenset({Decimal(0)}),
 }
-DIRECTION_WARNING: Final = (
+DIRECTION_WARNING: Final = Said(
     "Bookkeeping 1.0: sevDesk's API does not say whether an accounting type is an income or "
     "an output type (income types are for revenue, output types for expenses only); check "
-    "that every account shown fits this receipt."
+    "that every account shown fits this receipt.",
+    "Buchhaltung 1.0: Die API von sevDesk sagt nicht, ob eine Buchungskategorie eine Einnahme- "
+    "oder eine Ausgabekategorie ist (Einnahmekategorien nur für Einnahmen, Ausgabekategorien "
+    "nur für Ausgaben); prüfen Sie, ob jedes gezeigte Konto zu diesem Beleg passt.",
 )
 MAX_LISTED: Final = 12
 

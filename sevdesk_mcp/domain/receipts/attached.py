@@ -23,8 +23,7 @@ from sevdesk_mcp.domain.errors import PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import read_raw
 from sevdesk_mcp.errors import MalformedResponseError
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.safety.preview import Fact, Said, Words, fact, quoted, say
 from sevdesk_mcp.safety.redact import Undisclosed
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.envelope import one
@@ -57,10 +56,21 @@ class AttachedFile(msgspec.Struct, frozen=True):
     sha256: str
     media_type: str | None
 
-    def shown(self) -> str:
+    def said(self) -> Said:
         """:returns: the file in one line for a preview; the name is third-party text."""
         kind = f", {self.media_type}" if self.media_type else ""
-        return f"{fence(self.name)} (Document {self.document_id}), {self.size} bytes{kind}"
+        return say(
+            "{0} (document {1}), {2} bytes{3}",
+            "{0} (Dokument {1}), {2} Bytes{3}",
+            quoted(self.name),
+            self.document_id,
+            self.size,
+            kind,
+        )
+
+    def shown(self) -> str:
+        """:returns: the file in one line for the model (the name fenced)."""
+        return Words("en", "model").text(self.said())
 
 
 async def read_attached(client: SevdeskPort, document_id: int, where: str) -> AttachedFile:
@@ -111,8 +121,10 @@ def preview_facts(attached: AttachedFile | None) -> list[Fact]:
     """:returns: the preview lines of a receipt's file: ``File`` (name, document, size, type)
     and ``File SHA-256``; only ``File`` saying so when none is attached."""
     if attached is None:
-        return [Fact("File", "(none: no receipt file is attached)")]
-    return [Fact("File", attached.shown()), Fact("File SHA-256", attached.sha256)]
+        none = say("(none: no receipt file is attached)", "(keine: es hängt keine Belegdatei an)")
+        return [fact("File", "Datei", none)]
+    return [fact("File", "Datei", attached.said()), fact("File SHA-256", "SHA-256 der Datei",
+            attached.sha256)]  # fmt: skip
 
 
 async def saved_file_line(client: SevdeskPort, voucher_id: int, sha256: str | None) -> str:

@@ -22,7 +22,7 @@ from sevdesk_mcp.domain.receipts import accounting_types as v1
 from sevdesk_mcp.domain.receipts.guidance import Guides, ReceiptKind, Wanted, check_position
 from sevdesk_mcp.domain.writes import ref
 from sevdesk_mcp.jsontypes import JsonValue
-from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.safety.preview import Fact, Said, fact, quoted, say
 from sevdesk_mcp.sevdesk.wire_finance import VoucherPos
 
 DEFAULT_TAX_RULE: Final = 9
@@ -38,12 +38,26 @@ class Treatment(msgspec.Struct, frozen=True):
 
 
 class Account(msgspec.Struct, frozen=True):
-    """The booking account of one position: its id, how the preview names it, and its
-    number (bookkeeping 2.0; empty on 1.0)."""
+    """The booking account of one position: its id, how the preview names it (sevDesk's name
+    of the account quoted), and its number (bookkeeping 2.0; empty on 1.0)."""
 
     id: int
-    label: str
+    label: Said
     number: str = ""
+
+
+def _datev_label(number: str, name: str) -> Said:
+    return say("{0} {1}", "{0} {1}", number, quoted(name))
+
+
+def _typed_label(account: v1.LegacyAccount) -> Said:
+    return say(
+        "{0} {1} (accounting type {2})",
+        "{0} {1} (Buchungskategorie {2})",
+        account.number,
+        quoted(account.name),
+        account.id,
+    )
 
 
 class Booking(Protocol):
@@ -65,7 +79,7 @@ class Booking(Protocol):
         ...
 
     @property
-    def warnings(self) -> list[str]:
+    def warnings(self) -> list[Said]:
         """What the preview warns about."""
         ...
 
@@ -92,7 +106,7 @@ class _Guided(msgspec.Struct):
     kind: ReceiptKind
     rule: int
     model: str = "AccountDatev"
-    warnings: list[str] = msgspec.field(default_factory=list)
+    warnings: list[Said] = msgspec.field(default_factory=list)
 
     @property
     def tax(self) -> tuple[str, JsonValue]:
@@ -100,18 +114,18 @@ class _Guided(msgspec.Struct):
 
     @property
     def tax_fact(self) -> Fact:
-        return Fact("Tax rule", str(self.rule))
+        return fact("Tax rule", "Steuerregel", self.rule)
 
     async def for_number(self, where: str, number: str, rate: Decimal) -> Account:
         guide = await self.guides.number(number)
         guide = check_position(guide, where, number, Wanted(self.kind, self.rule, rate))
-        return Account(guide.account_id, f"{guide.number} {guide.name}", guide.number)
+        return Account(guide.account_id, _datev_label(guide.number, guide.name), guide.number)
 
     def for_position(self, where: str, position: VoucherPos, rate: Decimal) -> Account:
         ident = position.accountDatev.id if position.accountDatev else 0
         wanted = Wanted(self.kind, self.rule, rate)
         guide = check_position(self.guides.by_id.get(ident), where, str(ident), wanted)
-        return Account(guide.account_id, f"{guide.number} {guide.name}", guide.number)
+        return Account(guide.account_id, _datev_label(guide.number, guide.name), guide.number)
 
 
 class _Typed(msgspec.Struct):
@@ -120,7 +134,7 @@ class _Typed(msgspec.Struct):
     types: v1.AccountingTypes
     tax_type: str
     model: str = "AccountingType"
-    warnings: list[str] = msgspec.field(default_factory=lambda: [v1.DIRECTION_WARNING])
+    warnings: list[Said] = msgspec.field(default_factory=lambda: [v1.DIRECTION_WARNING])
 
     @property
     def tax(self) -> tuple[str, JsonValue]:
@@ -128,12 +142,13 @@ class _Typed(msgspec.Struct):
 
     @property
     def tax_fact(self) -> Fact:
-        return Fact("Tax type", f"{self.tax_type} (bookkeeping 1.0)")
+        said = say("{0} (bookkeeping 1.0)", "{0} (Buchhaltung 1.0)", self.tax_type)
+        return fact("Tax type", "Steuerart", said)
 
     async def for_number(self, where: str, number: str, rate: Decimal) -> Account:
         account = v1.check_number(self.types, where, number)
         v1.check_rate(account, where, self.tax_type, rate)
-        return Account(account.id, account.label)
+        return Account(account.id, _typed_label(account))
 
     def for_position(self, where: str, position: VoucherPos, rate: Decimal) -> Account:
         ident = position.accountingType.id if position.accountingType else None
@@ -146,7 +161,7 @@ class _Typed(msgspec.Struct):
                 field="positions",
             )
         v1.check_rate(account, where, self.tax_type, rate)
-        return Account(account.id, account.label)
+        return Account(account.id, _typed_label(account))
 
 
 async def booking(

@@ -14,6 +14,7 @@ replaces every position (sevDesk sums only the positions of the call); only draf
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from typing import Final
 
 import msgspec
@@ -25,8 +26,8 @@ from sevdesk_mcp.domain.documents.lifecycle import (
     send_once,
     voucher_written,
 )
-from sevdesk_mcp.domain.errors import Action, PreconditionError, Said
-from sevdesk_mcp.domain.money import shown
+from sevdesk_mcp.domain.errors import Action, PreconditionError
+from sevdesk_mcp.domain.errors import Said as Told
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts import vouchers
 from sevdesk_mcp.domain.receipts.attached import saved_file_line
@@ -44,8 +45,18 @@ from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.errors import MalformedResponseError, ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import (
+    Day,
+    Fact,
+    Plain,
+    Preview,
+    Said,
+    Table,
+    amount,
+    fact,
+    quoted,
+    say,
+)
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue, api_path
 from sevdesk_mcp.sevdesk.together import both
@@ -55,8 +66,24 @@ SAVE_PATH: Final = "/Voucher/Factory/saveVoucher"
 ACCOUNT_FIELDS: Final = {"AccountDatev": "accountDatev", "AccountingType": "accountingType"}
 DRAFT: Final = 50
 CREDIT_DEBIT: Final = {"expense": "C", "revenue": "D"}
-KIND_WORDS: Final = {"expense": "Ausgabe (expense)", "revenue": "Einnahme (revenue)"}
-NOT_DRAFT: Final[dict[int, str | Said]] = {
+KIND_WORDS: Final = {
+    "expense": Said("expense", "Ausgabe"),
+    "revenue": Said("revenue", "Einnahme"),
+}
+DELETE_AGAIN: Final = Said(
+    "Way back: delete the draft again (delete the receipt draft).",
+    "Rückweg: den Entwurf wieder löschen (Belegentwurf löschen).",
+)
+POSITION_COLUMNS: Final = (
+    Said("No.", "Nr."),
+    Said("Booking account", "Buchungskonto"),
+    Said("VAT rate", "USt-Satz"),
+    Said("Net", "Netto"),
+    Said("VAT", "USt"),
+    Said("Gross", "Brutto"),
+    Said("Text", "Text"),
+)
+NOT_DRAFT: Final[dict[int, str | Told]] = {
     90400: (
         "the receipt is no longer a draft (finalized meanwhile), so it cannot be changed. Read "
         "it again with ",
@@ -110,9 +137,13 @@ async def prepare_create(client: SevdeskPort, draft: ReceiptDraft) -> Prepared[R
     built = await _body(client, draft, None)
     if not draft.allow_duplicate:
         await refuse_lookalike(client, draft, built.supplier)
-    action = "Create a receipt draft (Beleg-Entwurf) in sevDesk: it can still be changed or deleted"
+    action = say(
+        "Create a receipt draft in sevDesk; it can still be changed or deleted.",
+        "Einen Belegentwurf in sevDesk anlegen; er lässt sich danach noch ändern oder löschen.",
+    )
     plan = ReceiptPlan(None, built.body, _pinned(draft))
-    return Prepared(built.preview(action), plan)
+    preview = msgspec.structs.replace(built.preview(action), undo=DELETE_AGAIN)
+    return Prepared(preview, plan)
 
 
 async def prepare_update(
@@ -128,8 +159,12 @@ async def prepare_update(
     built = await _body(client, draft, voucher_id)
     old = await position_ids(client, voucher_id)
     built.body["voucherPosDelete"] = [ref(i, "VoucherPos") for i in old] or None
-    built.facts.append(Fact("Replaced positions", str(len(old))))
-    action = f"Change Beleg (receipt) draft {voucher_id}: every field and position as below"
+    built.facts.append(fact("Positions replaced", "Ersetzte Positionen", len(old)))
+    action = say(
+        "Change receipt draft {0}: every field and every position as below.",
+        "Belegentwurf {0} ändern: alle Felder und alle Positionen wie unten.",
+        voucher_id,
+    )
     plan = ReceiptPlan(voucher_id, built.body, _pinned(draft))
     return Prepared(built.preview(action), plan)
 
@@ -167,12 +202,15 @@ async def prepare_delete(client: SevdeskPort, voucher_id: int) -> Prepared[Recei
     """
     voucher = await draft_voucher(client, voucher_id)
     facts = [
-        Fact("Receipt", f"Beleg (receipt) draft {voucher_id}"),
-        Fact("Supplier", fence(voucher.supplierName or voucher.supplierNameAtSave) or "(none)"),
-        Fact("Receipt number", fence(voucher.description) or "(none)"),
-        Fact("Gross", shown(voucher.sumGross, voucher.currency)),
+        fact("Receipt", "Beleg", say("draft {0}", "Entwurf {0}", voucher_id)),
+        fact("Supplier", "Lieferant", quoted(voucher.supplierName or voucher.supplierNameAtSave)),
+        fact("Receipt number", "Belegnummer", quoted(voucher.description)),
+        fact("Gross", "Brutto", amount(voucher.sumGross, voucher.currency)),
     ]
-    preview = Preview(action=f"Delete Beleg (receipt) draft {voucher_id} from sevDesk", facts=facts)
+    action = say(
+        "Delete receipt draft {0} from sevDesk.", "Belegentwurf {0} in sevDesk löschen.", voucher_id
+    )
+    preview = Preview(action=action, facts=facts, irreversible=True)
     return Prepared(preview, ReceiptPlan(voucher_id, {}))
 
 
@@ -230,10 +268,10 @@ class _Built(msgspec.Struct, frozen=True):
 
     body: JsonObject
     facts: list[Fact]
-    warnings: list[str]
+    warnings: list[Said]
     supplier: Supplier
 
-    def preview(self, action: str) -> Preview:
+    def preview(self, action: Said) -> Preview:
         """:returns: the preview of ``action`` with these facts and warnings."""
         return Preview(action=action, facts=self.facts, warnings=self.warnings)
 
@@ -245,16 +283,13 @@ async def _body(client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None
     wanted = Treatment(draft.kind, draft.tax_rule_id, draft.tax_type)
     book = await booking(client, version, wanted)
     positions: list[JsonValue] = []
-    shown_lines: list[str] = []
+    booked: list[tuple[Account, ReceiptLine]] = []
     rows: list[Row] = []
     for index, line in enumerate(lines, start=1):
         account = await book.for_number(f"Position {index}", line.account_number, line.tax_rate)
         positions.append(position_body(account.id, line, model=book.model))
         rows.append(_row(line, account))
-        shown_lines.append(
-            f"{index}. {account.label}, {line.tax_rate:f} %: net {line.net:f} + tax "
-            f"{line.tax:f} = gross {line.gross:f} EUR — {fence(line.text) or '(no text)'}"
-        )
+        booked.append((account, line))
     body: JsonObject = {
         "voucher": voucher_head(draft, supplier, voucher_id, book),
         "voucherPosSave": positions,
@@ -263,14 +298,14 @@ async def _body(client: SevdeskPort, draft: ReceiptDraft, voucher_id: int | None
     }
     net, tax, gross = totals(lines)
     facts = [
-        Fact("Supplier", supplier.shown()),
-        Fact("Kind", KIND_WORDS[draft.kind]),
-        Fact("Receipt number", fence(draft.receipt_number) or "(none)"),
-        Fact("Date", draft.day.isoformat()),
+        fact("Supplier", "Lieferant", supplier.said()),
+        fact("Kind", "Art", KIND_WORDS[draft.kind]),
+        fact("Receipt number", "Belegnummer", quoted(draft.receipt_number)),
+        fact("Date", "Belegdatum", Day(draft.day)),
         book.tax_fact,
-        Fact("Positions", "\n".join(shown_lines)),
-        Fact("Total", f"net {net:f} + tax {tax:f} = gross {gross:f} EUR"),
-        Fact("File", _file_shown(draft)),
+        fact("Positions", "Positionen", positions_table(booked)),
+        fact("Total", "Summe", total_said(net, tax, gross)),
+        fact("File", "Datei", _file_said(draft)),
     ]
     built = _Built(body, facts, list(book.warnings), supplier)
     if version != "2.0" or draft.kind != "expense":
@@ -315,12 +350,51 @@ def _pinned(draft: ReceiptDraft) -> str | None:
     return draft.file_sha256.strip().lower()
 
 
-def _file_shown(draft: ReceiptDraft) -> str:
+def positions_table(booked: list[tuple[Account, ReceiptLine]]) -> Table:
+    """:returns: a receipt's positions as a preview shows them: account, rate, the three sums
+    and the text (quoted: the caller's or sevDesk's words)."""
+    rows = tuple(
+        (
+            Plain(str(index)),
+            account.label,
+            Plain(f"{line.tax_rate.normalize():f} %"),
+            amount(line.net),
+            amount(line.tax),
+            amount(line.gross),
+            quoted(line.text),
+        )
+        for index, (account, line) in enumerate(booked, start=1)
+    )
+    return Table(POSITION_COLUMNS, rows, right=(0, 2, 3, 4, 5))
+
+
+def total_said(net: Decimal, tax: Decimal, gross: Decimal) -> Said:
+    """:returns: a receipt's sums in words."""
+    return say(
+        "net {0} + VAT {1} = gross {2}",
+        "netto {0} + USt {1} = brutto {2}",
+        amount(net),
+        amount(tax),
+        amount(gross),
+    )
+
+
+def _file_said(draft: ReceiptDraft) -> Said:
     if draft.file is None:
-        return "(none: a receipt without its file)"
+        return say("(none: a receipt without its file)", "(keine: ein Beleg ohne seine Datei)")
+    name = quoted(draft.file)
     if draft.file_sha256 is None:
-        return f"{draft.file} (uploaded file; SHA-256 not given, so not checked)"
-    return f"{draft.file}, SHA-256 {draft.file_sha256.strip().lower()} (checked after saving)"
+        return say(
+            "{0} (uploaded file; SHA-256 not given, so not checked)",
+            "{0} (hochgeladene Datei; SHA-256 nicht angegeben, daher nicht geprüft)",
+            name,
+        )
+    return say(
+        "{0}, SHA-256 {1} (checked after saving)",
+        "{0}, SHA-256 {1} (wird nach dem Speichern geprüft)",
+        name,
+        draft.file_sha256.strip().lower(),
+    )
 
 
 def voucher_head(

@@ -35,6 +35,8 @@ from sevdesk_mcp.domain.receipts.drafts import (
     SAVE_PATH,
     draft_voucher,
     position_body,
+    positions_table,
+    total_said,
 )
 from sevdesk_mcp.domain.receipts.foreign import Receipt, Row, buyer_notes
 from sevdesk_mcp.domain.receipts.guidance import ReceiptKind
@@ -43,14 +45,22 @@ from sevdesk_mcp.domain.receipts.vouchers import MAX_POSITIONS
 from sevdesk_mcp.domain.records import read_raw
 from sevdesk_mcp.domain.writes import Prepared, Progress, ref
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import NONE, Day, Preview, Said, Table, fact, quoted, say
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.together import both
 from sevdesk_mcp.sevdesk.wire_finance import VoucherPos
 
 OPEN: Final = 100
+NO_FILE: Final = Said(
+    "No receipt file is attached to this receipt.", "An diesem Beleg hängt keine Belegdatei."
+)
+FINAL: Final = Said(
+    "It cannot be changed or deleted any more; only a reset to draft reopens it, and once it is "
+    "festgeschrieben (enshrined) nothing does.",
+    "Danach lässt er sich nicht mehr ändern oder löschen; nur ein Zurücksetzen auf Entwurf "
+    "öffnet ihn wieder, nach dem Festschreiben nichts mehr.",
+)
 _KINDS: Final[dict[str, ReceiptKind]] = {"C": "expense", "D": "revenue"}
 
 
@@ -152,26 +162,19 @@ async def execute_finalize(
     return voucher_written(voucher, [f"finalized receipt {plan.voucher_id} (status open)"])
 
 
-def _checked(
-    book: Booking, rows: list[VoucherPos]
-) -> tuple[list[JsonValue], list[str], list[Account]]:
-    """:returns: the positions to send again, their preview lines and their accounts.
+def _checked(book: Booking, rows: list[VoucherPos]) -> tuple[list[JsonValue], Table, list[Account]]:
+    """:returns: the positions to send again, their preview table and their accounts.
 
     :raises PreconditionError: for a position its bookkeeping version does not allow.
     """
     positions: list[JsonValue] = []
-    shown: list[str] = []
-    accounts: list[Account] = []
+    booked: list[tuple[Account, ReceiptLine]] = []
     for index, pos in enumerate(rows, start=1):
         line = _line(pos)
         account = book.for_position(f"Position {index}", pos, line.tax_rate)
-        accounts.append(account)
+        booked.append((account, line))
         positions.append(position_body(account.id, line, pos.id, model=book.model))
-        shown.append(
-            f"{index}. {account.label}, {line.tax_rate:f} %: net {line.net:f} + tax "
-            f"{line.tax:f} = gross {line.gross:f} — {fence(line.text) or '(no text)'}"
-        )
-    return positions, shown, accounts
+    return positions, positions_table(booked), [account for account, _ in booked]
 
 
 def _of(position: VoucherPos, voucher_id: int) -> bool:
@@ -217,7 +220,7 @@ def _head_body(head: Head, kind: ReceiptKind, book: Booking) -> JsonObject:
 
 def _preview(
     head: Head,
-    shown: list[str],
+    shown: Table,
     rows: list[VoucherPos],
     attached: AttachedFile | None,
     book: Booking,
@@ -227,23 +230,37 @@ def _preview(
     gross = sum((_line(p).gross for p in rows), ZERO)
     day = dates.berlin_date(head.voucherDate)
     facts = [
-        Fact("Supplier", fence(head.supplierName) or "(none)"),
-        Fact("Kind", KIND_WORDS[kind]),
-        Fact("Receipt number", fence(head.description) or "(none)"),
-        Fact("Date", day.isoformat() if day else "(none)"),
+        fact("Supplier", "Lieferant", _supplier(head)),
+        fact("Kind", "Art", KIND_WORDS[kind]),
+        fact("Receipt number", "Belegnummer", quoted(head.description)),
+        fact("Date", "Belegdatum", Day(day) if day else NONE),
         book.tax_fact,
-        Fact("Positions", "\n".join(shown)),
-        Fact("Total", f"net {net:f} + tax {gross - net:f} = gross {gross:f} EUR"),
+        fact("Positions", "Positionen", shown),
+        fact("Total", "Summe", total_said(net, gross - net, gross)),
         *preview_facts(attached),
     ]
     warnings = [*book.warnings]
     if attached is None:
-        warnings.append("No receipt file is attached to this receipt.")
-    return Preview(
-        action=f"Finalize Beleg (receipt) {head.id}: it enters the books as open (offen, status "
-        "100) and counts for the tax return. It cannot be changed or deleted any more; only a "
-        "reset to draft reopens it, and once festgeschrieben never",
-        facts=facts,
-        warnings=warnings,
-        irreversible=True,
+        warnings.append(
+            say(
+                "No receipt file is attached to this receipt.",
+                "An diesem Beleg hängt keine Belegdatei.",
+            )
+        )
+    action = say(
+        "Finalize receipt {0}: it enters the books as open (status 100) and counts for the tax "
+        "return.",
+        "Beleg {0} abschließen: Er geht als offen (Status 100) in die Buchhaltung ein und zählt "
+        "für die Umsatzsteuer.",
+        head.id,
     )
+    warnings.append(FINAL)
+    return Preview(action=action, facts=facts, warnings=warnings, irreversible=True)
+
+
+def _supplier(head: Head) -> Said:
+    """:returns: the supplier as the finalize preview names it: its name (quoted) and contact."""
+    if head.supplier is None:
+        return say("{0}", "{0}", quoted(head.supplierName))
+    return say("{0} (contact {1})", "{0} (Kontakt {1})", quoted(head.supplierName),
+               head.supplier.id)  # fmt: skip

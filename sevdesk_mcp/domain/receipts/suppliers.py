@@ -17,7 +17,8 @@ from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import Missing, read_raw
 from sevdesk_mcp.errors import ToolInputError
-from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.safety.fence import clean
+from sevdesk_mcp.safety.preview import Said, Words, quoted, say
 from sevdesk_mcp.sevdesk import wire
 
 MAX_CONTACTS: Final = 20_000
@@ -49,13 +50,23 @@ class Supplier(msgspec.Struct, frozen=True):
 
     contact_id: int | None
     name: str
-    how: str
+    how: Said
+
+    def said(self) -> Said:
+        """:returns: the supplier as a preview names it (the name quoted: third-party text)."""
+        if self.contact_id is None:
+            return say(
+                "{0} — NEW supplier: {1}; saved as a name only",
+                "{0} — NEUER Lieferant: {1}; nur als Name gespeichert",
+                quoted(self.name),
+                self.how,
+            )
+        return say("{0} (contact {1}, {2})", "{0} (Kontakt {1}, {2})", quoted(self.name),
+                   self.contact_id, self.how)  # fmt: skip
 
     def shown(self) -> str:
-        """:returns: the preview line (the name fenced: third-party text)."""
-        if self.contact_id is None:
-            return f"{fence(self.name)} — NEW supplier: {self.how}; saved as a name only"
-        return f"{fence(self.name)} (contact {self.contact_id}, {self.how})"
+        """:returns: the supplier in one line for the model (the name fenced)."""
+        return Words("en", "model").text(self.said())
 
 
 async def find_supplier(client: SevdeskPort, query: SupplierQuery) -> Supplier:
@@ -69,7 +80,7 @@ async def find_supplier(client: SevdeskPort, query: SupplierQuery) -> Supplier:
         missing = Missing("contact", Action.FIND_CONTACT, " finds suppliers.", "supplier_id")
         raw = await read_raw(client, "Contact", query.contact_id, missing=missing)
         contact = wire.parse(raw, SupplierContact)
-        return Supplier(contact.id, _name(contact), "given by id")
+        return Supplier(contact.id, _name(contact), say("given by id", "per ID angegeben"))
     if not query.name:
         raise ToolInputError("Name the supplier: give supplier_id or supplier_name.")
     page = await client.get_all("/Contact", {"depth": 1}, max_items=MAX_CONTACTS)
@@ -86,17 +97,21 @@ async def find_supplier(client: SevdeskPort, query: SupplierQuery) -> Supplier:
         )
     if found:
         contact, how = found[0]
-        return Supplier(contact.id, _name(contact), f"matched by {how}")
-    return Supplier(None, clean(query.name), "no contact matches its name, VAT id or IBAN")
+        return Supplier(contact.id, _name(contact), say("matched by {0}", "gefunden über {0}", how))
+    none = say(
+        "no contact matches its name, VAT id or IBAN",
+        "kein Kontakt passt zu Name, USt-IdNr. oder IBAN",
+    )
+    return Supplier(None, clean(query.name), none)
 
 
-def _matched_by(contact: SupplierContact, query: SupplierQuery) -> str | None:
+def _matched_by(contact: SupplierContact, query: SupplierQuery) -> Said | None:
     if query.vat_id and _code(contact.vatNumber) == _code(query.vat_id):
-        return "VAT id"
+        return say("VAT id", "USt-IdNr.")
     if query.iban and _code(contact.bankAccount) == _code(query.iban):
-        return "IBAN"
+        return say("IBAN", "IBAN")
     if query.name and _words(_name(contact)) == _words(query.name):
-        return "name"
+        return say("name", "Name")
     return None
 
 

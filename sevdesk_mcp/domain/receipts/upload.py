@@ -22,7 +22,7 @@ from sevdesk_mcp.errors import (
 )
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.files import FileAccess, LocalFile
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Preview, fact, quoted, say
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.client import Upload
 from sevdesk_mcp.sevdesk.envelope import one
@@ -79,16 +79,18 @@ def prepare_upload(files: FileAccess, path: str, sha256: str | None) -> Prepared
             "it again. Nothing was sent."
         )
     facts = [
-        Fact("File", local.given),
-        Fact("Type", f"{local.media_type} (by content)"),
-        Fact("Size", f"{local.size} bytes"),
-        Fact("SHA-256", local.sha256),
+        fact("File", "Datei", quoted(local.given)),
+        fact("Type", "Typ", say("{0} (by content)", "{0} (nach Inhalt)", local.media_type)),
+        fact("Size", "Größe", say("{0} bytes", "{0} Bytes", local.size)),
+        fact("SHA-256", "SHA-256", local.sha256),
     ]
-    preview = Preview(
-        action="Upload a receipt file to sevDesk (temporary: it joins the books only when a "
-        "receipt draft uses it)",
-        facts=facts,
+    action = say(
+        "Upload a receipt file to sevDesk (temporary: it joins the books only when a receipt "
+        "draft uses it).",
+        "Eine Belegdatei zu sevDesk hochladen (vorläufig: Sie kommt erst in die Buchhaltung, "
+        "wenn ein Belegentwurf sie verwendet).",
     )
+    preview = Preview(action=action, facts=facts)
     return Prepared(preview, UploadPlan(local))
 
 

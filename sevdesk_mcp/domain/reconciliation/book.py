@@ -13,11 +13,18 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import Final
 
 import msgspec
 
 from sevdesk_mcp.domain.banking.payment_checks import read_transaction, unbooked_rest
-from sevdesk_mcp.domain.banking.payment_words import BINDING, TYPE_WORDS
+from sevdesk_mcp.domain.banking.payment_words import (
+    BINDING,
+    INCOMING,
+    OUTGOING,
+    TYPE_WORDS,
+    who,
+)
 from sevdesk_mcp.domain.banking.payments import (
     CLOSING,
     PaymentBooked,
@@ -27,21 +34,34 @@ from sevdesk_mcp.domain.banking.payments import (
     prepare_payment,
 )
 from sevdesk_mcp.domain.documents.lifecycle import MODELS, TargetKind
-from sevdesk_mcp.domain.money import Money, money, shown
+from sevdesk_mcp.domain.money import Money, money
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.reconciliation.model import Tx
-from sevdesk_mcp.domain.reconciliation.plan import AllocationPlan, Settle, Wanted, plan_allocations
+from sevdesk_mcp.domain.reconciliation.plan import (
+    Allocation,
+    AllocationPlan,
+    Settle,
+    Wanted,
+    plan_allocations,
+)
 from sevdesk_mcp.domain.reconciliation.sources import DocRow, open_doc
 from sevdesk_mcp.domain.records import read_one
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError, ToolInputError
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Day, Fact, Preview, Said, amount, fact, say
 from sevdesk_mcp.sevdesk import dates
 
-IN_ORDER = (
+IN_ORDER: Final = Said(
     "The bookings are sent one after another in this order. If one fails, those before it stay "
-    "booked and are named; nothing is retried."
+    "booked and are named; nothing is retried.",
+    "Die Buchungen werden nacheinander in dieser Reihenfolge gesendet. Schlägt eine fehl, "
+    "bleiben die vorherigen verbucht und werden genannt; nichts wird wiederholt.",
+)
+UNDO_MATCH: Final = Said(
+    "Way back: undo the bookings of the transaction (the undo tool); it resets each document "
+    "to open, which removes all of that document's payment bookings.",
+    "Rückweg: die Buchungen des Umsatzes zurücknehmen; das setzt jedes Dokument auf offen "
+    "zurück und entfernt alle seine Zahlungsbuchungen.",
 )
 
 
@@ -140,38 +160,56 @@ async def execute_match(client: SevdeskPort, plan: MatchPlan, progress: Progress
 
 def _preview(plan: MatchPlan) -> Preview:
     allocation, tx = plan.allocation, plan.allocation.tx
-    who = ", ".join(t for t in (fence(tx.counterparty), fence(tx.purpose)) if t)
     facts = [
-        Fact(
-            "Umsatz (bank transaction)",
-            f"id {tx.id}, {shown(tx.amount, tx.currency)} on "
-            f"{tx.day.isoformat() if tx.day else 'no date'}" + (f", {who}" if who else ""),
-        ),
-        Fact("Zahlungskonto (check account)", f"id {tx.account_id}"),
-        Fact("Unverbucht vorher (unbooked before)", shown(allocation.rest_before, tx.currency)),
-    ]
-    for index, (one, payment) in enumerate(
-        zip(allocation.allocations, plan.payments, strict=True), 1
-    ):
-        target = payment.target
-        facts.append(
-            Fact(
-                f"Buchung {index} (booking {index})",
-                f"{target.where()}: {target.euros(one.amount)}, "
-                f"{TYPE_WORDS[payment.payment_type]}; open {target.euros(one.open_before)} → "
-                f"{target.euros(one.open_after)}",
-            )
-        )
+        fact("Bank transaction", "Umsatz", transaction_said(tx.id, tx.amount, tx.currency, tx.day,
+             who(tx.counterparty, tx.purpose))),
+        fact("Check account", "Zahlungskonto", say("id {0}", "ID {0}", tx.account_id)),
+        fact("Unbooked before", "Unverbucht vorher", amount(allocation.rest_before, tx.currency)),
+    ]  # fmt: skip
+    pairs = zip(allocation.allocations, plan.payments, strict=True)
+    facts += [_booking(index, one, payment) for index, (one, payment) in enumerate(pairs, 1)]
     facts.append(
-        Fact("Unverbucht danach (unbooked after)", shown(allocation.rest_after, tx.currency))
+        fact("Unbooked after", "Unverbucht danach", amount(allocation.rest_after, tx.currency))
     )
     warnings = [BINDING]
     if len(plan.payments) > 1:
         warnings.append(IN_ORDER)
     warnings += allocation.notes
-    return Preview(
-        action=f"Abgleich buchen (book a bank match): transaction {tx.id}, "
-        f"{len(plan.payments)} booking(s)",
-        facts=facts,
-        warnings=warnings,
+    action = say(
+        "Book bank transaction {0} on {1} document(s).",
+        "Umsatz {0} auf {1} Dokument(e) verbuchen.",
+        tx.id,
+        len(plan.payments),
+    )
+    return Preview(action=action, facts=facts, warnings=warnings, undo=UNDO_MATCH)
+
+
+def _booking(index: int, one: Allocation, payment: PaymentPlan) -> Fact:
+    target = payment.target
+    value = say(
+        "{0}: {1}, {2}; open {3} → {4}",
+        "{0}: {1}, {2}; offen {3} → {4}",
+        target.named,
+        amount(one.amount, target.currency),
+        TYPE_WORDS[payment.payment_type],
+        amount(one.open_before, target.currency),
+        amount(one.open_after, target.currency),
+    )
+    return fact(f"Booking {index}", f"Buchung {index}", value)
+
+
+def transaction_said(
+    ident: int, value: Decimal | None, currency: str, day: dt.date | None, party: Said
+) -> Said:
+    """:returns: a bank transaction as a preview shows it: id, amount with its direction in
+    words, day, and its counterparty and purpose (quoted)."""
+    flow = INCOMING if (value or 0) > 0 else OUTGOING
+    return say(
+        "id {0}, {1} ({2}) on {3}{4}",
+        "ID {0}, {1} ({2}) am {3}{4}",
+        ident,
+        amount(value, currency),
+        flow,
+        Day(day) if day else say("no date", "ohne Datum"),
+        party,
     )

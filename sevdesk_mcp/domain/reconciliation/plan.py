@@ -32,6 +32,7 @@ from sevdesk_mcp.domain.reconciliation.evidence import label
 from sevdesk_mcp.domain.reconciliation.index import HUNDRED, discounted
 from sevdesk_mcp.domain.reconciliation.model import OpenDoc, Tx
 from sevdesk_mcp.errors import ToolError, ToolInputError
+from sevdesk_mcp.safety.preview import Said, amount, say
 
 Settle = Literal["auto", "partial", "cash_discount", "fees"]
 Booked = Literal["full", "partial", "cash_discount", "fees"]
@@ -61,7 +62,7 @@ class Allocation(msgspec.Struct, frozen=True):
     open_before: Decimal
     open_after: Decimal
     written_off: Decimal
-    note: str | None = None
+    note: Said | None = None
 
 
 class AllocationPlan(msgspec.Struct, frozen=True):
@@ -73,14 +74,20 @@ class AllocationPlan(msgspec.Struct, frozen=True):
     rest_after: Decimal
 
     @property
-    def notes(self) -> tuple[str, ...]:
+    def notes(self) -> tuple[Said, ...]:
         """:returns: what a human should know before approving the plan."""
         notes = [a.note for a in self.allocations if a.note]
         if self.rest_after > 0:
             notes.append(
-                f"{shown(self.rest_after, self.tx.currency)} of transaction {self.tx.id} stays "
-                "unbooked (nothing is written off with it): ask whether to refund it or keep it "
-                "as a credit, or book it on another document."
+                say(
+                    "{0} of transaction {1} stays unbooked (nothing is written off with it): ask "
+                    "whether to refund it or keep it as a credit, or book it on another document.",
+                    "{0} des Umsatzes {1} bleiben unverbucht (davon wird nichts ausgebucht): "
+                    "Klären Sie, ob der Betrag erstattet oder als Guthaben behalten wird, oder "
+                    "verbuchen Sie ihn auf ein anderes Dokument.",
+                    amount(self.rest_after, self.tx.currency),
+                    self.tx.id,
+                )
             )
         return tuple(notes)
 
@@ -214,15 +221,35 @@ def _refuse_late(tx: Tx, doc: OpenDoc) -> None:
     )
 
 
-def _fees_note(tx: Tx, doc: OpenDoc, amount: Decimal) -> str:
-    said = (
-        f"{shown(doc.open - amount, doc.currency)} of {label(doc)} is written off as bank fees "
-        "(MTC, Nebenkosten des Geldverkehrs); fees never reduce the VAT base."
-    )
+def _fees_note(tx: Tx, doc: OpenDoc, paid: Decimal) -> Said:
+    written_off = amount(doc.open - paid, doc.currency)
     if fee_cue(tx) is not None:
-        return said
-    return (
-        f"{said} The purpose names no bank charges (Gebühr, Entgelt, Spesen, charges, SHA/BEN): "
-        "if the customer deducted it (a Skonto the terms do not grant), book it with "
-        "settle=partial and ask the customer instead."
-    )
+        return say(*_FEES, written_off, doc_said(doc))
+    return say(f"{_FEES[0]} {_NO_CUE[0]}", f"{_FEES[1]} {_NO_CUE[1]}", written_off, doc_said(doc))
+
+
+_FEES: Final = (
+    "{0} of {1} is written off as bank fees (MTC, Nebenkosten des Geldverkehrs); fees never "
+    "reduce the VAT base.",
+    "{0} von {1} werden als Gebühren ausgebucht (MTC, Nebenkosten des Geldverkehrs); "
+    "Gebühren mindern nie die Bemessungsgrundlage der Umsatzsteuer.",
+)
+_NO_CUE: Final = (
+    "The purpose names no bank charges (Gebühr, Entgelt, Spesen, charges, SHA/BEN): if the "
+    "customer deducted it (a Skonto the terms do not grant), book it with settle=partial and "
+    "ask the customer instead.",
+    "Der Verwendungszweck nennt keine Bankgebühren (Gebühr, Entgelt, Spesen, charges, "
+    "SHA/BEN): Hat der Kunde den Betrag abgezogen (ein Skonto, das die Zahlungsbedingungen "
+    "nicht gewähren), verbuchen Sie ihn mit settle=partial und fragen Sie stattdessen beim "
+    "Kunden nach.",
+)
+
+
+def doc_said(doc: OpenDoc) -> Said:
+    """:returns: the document in both languages; a receipt by id (its number is third-party
+    text), an invoice or credit note by its number."""
+    if doc.kind == "voucher":
+        return say("receipt {0}", "Beleg {0}", doc.id)
+    if doc.kind == "credit_note":
+        return say("credit note {0}", "Gutschrift {0}", doc.number or doc.id)
+    return say("invoice {0}", "Rechnung {0}", doc.number or doc.id)

@@ -10,22 +10,40 @@ import msgspec
 
 from sevdesk_mcp.domain.banking.accounts import BOOKED, STATES, bookings_for
 from sevdesk_mcp.domain.banking.payment_checks import PRIVATE, TransactionState, read_transaction
+from sevdesk_mcp.domain.banking.payment_words import who
 from sevdesk_mcp.domain.documents.lifecycle import send_once
-from sevdesk_mcp.domain.money import shown
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.reconciliation.book import transaction_said
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.fence import fence
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Change, Preview, Said, fact, say
 from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.paths import api_path
 
 UNBOOKED: Final = 100
-MEANING: Final = (
-    "Privat (private): the money is a withdrawal or deposit of the owner; it is booked against "
-    "no document and counts as Privatentnahme/Privateinlage. It is binding in the books until it "
-    "is set back to unbooked."
+MEANING: Final = Said(
+    "Private: the money is a withdrawal or deposit of the owner; it is booked against no "
+    "document and counts as a private withdrawal or deposit (Privatentnahme/Privateinlage). It "
+    "is binding in the books until it is set back to unbooked.",
+    "Privat: Das Geld ist eine Entnahme oder Einlage des Inhabers; es wird gegen kein Dokument "
+    "gebucht und zählt als Privatentnahme oder Privateinlage. Das ist in der Buchhaltung "
+    "verbindlich, bis der Umsatz wieder auf unverbucht gesetzt wird.",
 )
+UNDO_PRIVATE: Final = Said(
+    "Way back: mark the transaction again with private=false; it is then unbooked.",
+    "Rückweg: den Umsatz wieder als nicht privat markieren; er ist dann unverbucht.",
+)
+UNDO_UNBOOKED: Final = Said(
+    "Way back: mark the transaction as private again (private=true).",
+    "Rückweg: den Umsatz wieder als privat markieren.",
+)
+STATE_SAID: Final = {
+    100: Said("unbooked", "unverbucht"),
+    200: Said("linked", "verknüpft"),
+    300: Said("private", "privat"),
+    350: Said("booked automatically", "automatisch verbucht"),
+    400: Said("booked", "verbucht"),
+}
 
 
 class PrivatePlan(msgspec.Struct, frozen=True):
@@ -87,18 +105,27 @@ async def execute_private(client: SevdeskPort, plan: PrivatePlan, progress: Prog
 
 
 def _preview(tx: TransactionState, now: str, wanted: int) -> Preview:
+    party = who(tx.payeePayerName, tx.paymtPurpose)
     day = dates.berlin_date(tx.valueDate)
-    who = ", ".join(t for t in (fence(tx.payeePayerName), fence(tx.paymtPurpose)) if t)
+    before = STATE_SAID.get(tx.status or 0, say("{0}", "{0}", now))
+    if wanted == PRIVATE:
+        action = say(
+            "Mark bank transaction {0} as private.", "Umsatz {0} als privat markieren.", tx.id
+        )
+    else:
+        action = say(
+            "Set bank transaction {0} back to unbooked.",
+            "Umsatz {0} auf unverbucht zurücksetzen.",
+            tx.id,
+        )
     return Preview(
-        action=f"Umsatz als {'privat' if wanted == PRIVATE else 'offen'} markieren "
-        f"(mark transaction {tx.id} as {STATES[wanted]})",
+        action=action,
         facts=[
-            Fact(
-                "Umsatz (bank transaction)",
-                f"id {tx.id}, {shown(tx.amount)} on {day.isoformat() if day else 'no date'}"
-                + (f", {who}" if who else ""),
+            fact(
+                "Bank transaction", "Umsatz", transaction_said(tx.id, tx.amount, "EUR", day, party)
             ),
-            Fact("Status", f"{now} → {STATES[wanted]}"),
+            fact("Status", "Status", Change(before, STATE_SAID[wanted])),
         ],
         warnings=[MEANING],
+        undo=UNDO_PRIVATE if wanted == PRIVATE else UNDO_UNBOOKED,
     )

@@ -21,6 +21,7 @@ from sevdesk_mcp.domain.reconciliation.sources import Filter, read_books
 from sevdesk_mcp.domain.reconciliation.status import CONFIDENT, MARGIN
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.safety.preview import Words
 
 RULE: Final = (
     f"confident: confidence >= {CONFIDENT}, anchored by a document number in the purpose or by "
@@ -178,7 +179,7 @@ def _suggestion(verdict: Verdict, found: Candidate) -> Suggestion:
         reasons=list(found.reasons),
         bookings=bookings,
         unbooked_after=money(plan.rest_after, tx.currency),
-        note=" ".join(plan.notes) or None,
+        note=" ".join(Words("en", "model").text(n) for n in plan.notes) or None,
     )
 
 

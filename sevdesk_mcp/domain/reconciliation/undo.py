@@ -22,17 +22,25 @@ from sevdesk_mcp.domain.documents.resets import ResetPlan, execute_reset, prepar
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Fact, Preview, Said, Words, say
 
 KINDS: Final[dict[str, TargetKind]] = {
     "Invoice": "invoice",
     "CreditNote": "credit_note",
     "Voucher": "voucher",
 }
-CONSEQUENCE: Final = (
-    "sevDesk cannot remove a single booking: each document below is reset to open "
-    "(Zurücksetzen auf offen), which removes ALL of its bookings, also those of other bank "
-    "transactions listed below; they become unbooked and must be booked again."
+CONSEQUENCE: Final = Said(
+    "sevDesk cannot remove a single booking: each document below is reset to open, which "
+    "removes ALL of its bookings, also those of other bank transactions listed below; they "
+    "become unbooked and must be booked again.",
+    "sevDesk kann keine einzelne Buchung entfernen: Jedes Dokument unten wird auf offen "
+    "zurückgesetzt, und das entfernt ALLE seine Buchungen, auch die anderer Umsätze, die unten "
+    "stehen; diese werden unverbucht und müssen neu verbucht werden.",
+)
+
+REBOOK: Final = Said(
+    "Way back: book the transactions again on their documents (book a match).",
+    "Rückweg: die Umsätze wieder auf ihre Dokumente verbuchen (Abgleich buchen).",
 )
 
 
@@ -75,18 +83,27 @@ async def prepare_undo(client: SevdeskPort, transaction_id: int) -> Prepared[Und
             "with private=false instead."
         )
     prepared = [await prepare_reset(client, kind, ident, "open") for kind, ident in targets]
-    facts = [
-        Fact(f"{p.plan.target.label} — {f.label}", f.value)
-        for p in prepared
-        for f in p.preview.facts
-    ]
+    facts = [_of(p.plan.target.named, f) for p in prepared for f in p.preview.facts]
     warnings = [CONSEQUENCE, *dict.fromkeys(w for p in prepared for w in p.preview.warnings[1:])]
     preview = Preview(
-        action=f"Buchungen zurücknehmen (undo the bookings of transaction {tx.id})",
+        action=say(
+            "Undo the bookings of bank transaction {0}.",
+            "Die Buchungen des Umsatzes {0} zurücknehmen.",
+            tx.id,
+        ),
         facts=facts,
         warnings=warnings,
+        undo=REBOOK,
     )
     return Prepared(preview, UndoPlan(tx.id, tuple(p.plan for p in prepared)))
+
+
+def _of(document: Said, item: Fact) -> Fact:
+    """:returns: ``item`` of a document's reset, its label led by the document (each label
+    its own words, so that the basis tells the documents' facts apart)."""
+    led = say("{0} — {1}", "{0} — {1}", document, item.label)
+    label = Said(Words("en", "model").text(led), Words("de").text(led))
+    return Fact(label, item.value)
 
 
 async def execute_undo(client: SevdeskPort, plan: UndoPlan, progress: Progress) -> Undone:

@@ -30,7 +30,7 @@ from sevdesk_mcp.domain.reports.datev.expected import Listed as _Stamped
 from sevdesk_mcp.domain.reports.period import Period
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Day, Preview, Said, fact, say
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.together import each
 
@@ -42,10 +42,15 @@ DOCUMENT_DRAFT: Final = 100
 RECEIPT_DRAFT: Final = 50
 BOOKED: Final = 400  # a bank transaction booked on documents or receipts (§3.1)
 AUTO_BOOKED: Final = 350  # booked by sevDesk without the user's confirmation (§3.1)
-GOBD: Final = (
-    "Festschreiben (GoBD): every invoice, credit note, receipt and booking of the period is "
-    "locked in sevDesk for good. None of them can be changed, reset, cancelled, deleted or "
-    "booked differently afterwards. This cannot be undone, not even by sevDesk's support."
+GOBD: Final = Said(
+    "Festschreiben (enshrining, GoBD): every invoice, credit note, receipt and booking of the "
+    "period is locked in sevDesk for good. None of them can be changed, reset, cancelled, "
+    "deleted or booked differently afterwards. This cannot be undone, not even by sevDesk's "
+    "support.",
+    "Festschreiben (GoBD): Jede Rechnung, Gutschrift, jeder Beleg und jede Buchung des "
+    "Zeitraums wird in sevDesk endgültig gesperrt. Nichts davon lässt sich danach ändern, "
+    "zurücksetzen, stornieren, löschen oder anders verbuchen. Das lässt sich nicht rückgängig "
+    "machen, auch nicht durch den Support von sevDesk.",
 )
 
 
@@ -55,9 +60,16 @@ class Tally(msgspec.Struct, frozen=True):
     new: int
     already: int
 
-    def text(self) -> str:
+    def said(self) -> Said:
         """:returns: the count as the preview says it."""
-        return f"{self.new} (already enshrined: {self.already})" if self.already else str(self.new)
+        if not self.already:
+            return say("{0}", "{0}", self.new)
+        return say(
+            "{0} (already enshrined: {1})",
+            "{0} (bereits festgeschrieben: {1})",
+            self.new,
+            self.already,
+        )
 
 
 class Locked(msgspec.Struct, frozen=True):
@@ -154,7 +166,7 @@ def _tally(items: list[_Stamped], keep: _Counter, period: Period) -> Tally:
 
 
 async def prepare_enshrined_export(
-    client: SevdeskPort, period: Period, *, images: bool, delivery: D, delivered_as: str
+    client: SevdeskPort, period: Period, *, images: bool, delivery: D, delivered_as: Said
 ) -> Prepared[EnshrinePlan[D]]:
     """Plan the enshrining DATEV export of ``period`` (reads only).
 
@@ -169,20 +181,40 @@ async def prepare_enshrined_export(
             f"{period.name} holds no finalized invoice, credit note, receipt or booking; there "
             "is nothing to export or enshrine."
         )
-    span = f"{period.start:%d.%m.%Y} to {period.end:%d.%m.%Y}"
+    span = say(
+        "{0} ({1} to {2}, Europe/Berlin)",
+        "{0} ({1} bis {2}, Europe/Berlin)",
+        period.name,
+        Day(period.start),
+        Day(period.end),
+    )
     facts = [
-        Fact("Period", f"{period.name} ({span}, Europe/Berlin)"),
-        Fact("Invoices and credit notes locked", locked.documents.text()),
-        Fact("Receipts locked", locked.receipts.text()),
-        Fact("Bank bookings locked", locked.bookings.text()),
-        Fact("Auto-booked bank transactions, not counted", _unconfirmed(locked.unconfirmed)),
-        Fact("Receipt images in the export", "yes" if images else "no"),
-        Fact("The DATEV file", delivered_as),
+        fact("Period", "Zeitraum", span),
+        fact(
+            "Invoices and credit notes locked",
+            "Gesperrte Rechnungen und Gutschriften",
+            locked.documents.said(),
+        ),
+        fact("Receipts locked", "Gesperrte Belege", locked.receipts.said()),
+        fact("Bank bookings locked", "Gesperrte Bankbuchungen", locked.bookings.said()),
+        fact(
+            "Auto-booked bank transactions, not counted",
+            "Automatisch verbuchte Umsätze, nicht gezählt",
+            _unconfirmed(locked.unconfirmed),
+        ),
+        fact(
+            "Receipt images in the export",
+            "Belegbilder im Export",
+            say("yes", "ja") if images else say("no", "nein"),
+        ),
+        fact("The DATEV file", "Die DATEV-Datei", delivered_as),
     ]
     preview = Preview(
-        action=(
-            f"DATEV export of {period.name} with festschreiben: enshrine {locked.total()} "
-            "records irreversibly"
+        action=say(
+            "DATEV export of {0} with festschreiben: enshrine {1} records irreversibly.",
+            "DATEV-Export von {0} mit Festschreiben: {1} Datensätze unwiderruflich festschreiben.",
+            period.name,
+            locked.total(),
         ),
         facts=facts,
         warnings=[GOBD],
@@ -191,12 +223,17 @@ async def prepare_enshrined_export(
     return Prepared(preview, EnshrinePlan(period, images, locked, delivery))
 
 
-def _unconfirmed(count: int) -> str:
+def _unconfirmed(count: int) -> Said:
     """:returns: what the preview says of the auto-booked transactions it does not count."""
-    return (
-        f"{count} (status 350: sevDesk booked them, nobody confirmed them). Whether festschreiben "
+    return say(
+        "{0} (status 350: sevDesk booked them, nobody confirmed them). Whether festschreiben "
         "locks them is not documented, so the bank bookings above count confirmed ones (400) "
-        "only; confirm or undo them in sevDesk first to be sure"
+        "only; confirm or undo them in sevDesk first to be sure",
+        "{0} (Status 350: sevDesk hat sie verbucht, niemand hat sie bestätigt). Ob das "
+        "Festschreiben sie sperrt, ist nicht dokumentiert; die Bankbuchungen oben zählen daher "
+        "nur bestätigte (400). Bestätigen Sie sie vorher in sevDesk oder nehmen Sie sie zurück, "
+        "um sicherzugehen",
+        count,
     )
 
 

@@ -9,11 +9,11 @@ module        what
 ============  ==========================================================================
 ``style``     the one stylesheet, inlined in every page and allowed by its hash
 ``headers``   the one Content-Security-Policy and the headers of every page answer
-``lang``      the language choice (German or English)
-``page``      the one HTML escaper, the page shell, clock times, answering a page
+``lang``      the language: the ``lang`` field, ``Accept-Language``, the configured default
+``page``      the one HTML escaper, the shell, the language switch, moments, answering
 ``forms``     the one reader of forms and queries (each field once, UTF-8, bounded), cookies
 ``guard``     the one same-origin check and the constant-time token comparison
-``approval``  what both approval pages show: the preview, the two decision forms
+``approval``  both approval pages' preview (from its data, by language) and two forms
 ``token``     the sevDesk API token a person pastes (sign-in, consent): field and check
 ============  ==========================================================================
 

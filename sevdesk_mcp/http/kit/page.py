@@ -13,11 +13,14 @@ import html
 from typing import Final
 
 from sevdesk_mcp.http.connection import Exchange
-from sevdesk_mcp.http.kit.lang import Lang
+from sevdesk_mcp.http.kit.lang import Lang, other_lang, with_lang
 from sevdesk_mcp.http.kit.style import STYLE
+from sevdesk_mcp.safety import locale
 
 HTML_TYPE: Final = "text/html; charset=utf-8"
 Headers = tuple[tuple[str, str], ...]
+SWITCH: Final[dict[Lang, str]] = {"de": "English", "en": "Deutsch"}
+"""The words of the switch link (by the page's language), in the language it switches to."""
 
 
 def e(text: str) -> str:
@@ -43,9 +46,20 @@ def document(
     return f'{head}<main id="main">{content}</main></body></html>'.encode()
 
 
-def hms(epoch: float) -> str:
-    """:returns: the clock time of ``epoch`` in UTC (the pages say "(UTC)")."""
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%H:%M:%S")
+def switch_link(path: str, lang: Lang) -> str:
+    """:returns: the link to ``path`` (of this site) in the other language than ``lang``,
+    labelled and marked in that language (``lang``, ``hreflang``)."""
+    other = other_lang(lang)
+    return (
+        f'<a class="lang" href="{e(with_lang(path, other))}" hreflang="{other}" lang="{other}">'
+        f"{SWITCH[lang]}</a>"
+    )
+
+
+def when(epoch: float, lang: Lang) -> str:
+    """:returns: the moment ``epoch`` as a person reads it, in Europe/Berlin with the zone
+    named (``01.12.2026, 15:05 Uhr MEZ``, ``1 Dec 2026, 15:05 CET``)."""
+    return locale.moment(dt.datetime.fromtimestamp(epoch, dt.UTC), lang)
 
 
 async def send_html(exchange: Exchange, status: int, body: bytes, headers: Headers = ()) -> None:

@@ -42,6 +42,20 @@ dd{margin:0 0 0 1rem;white-space:pre-wrap;overflow-wrap:anywhere}
 padding:.5rem 1rem .5rem 2rem;margin:0 0 .75rem;border-radius:4px}
 .warnings li{font-weight:600}
 .cut{font-style:italic;color:var(--muted)}
+.company{font-weight:700;font-size:1.05rem;margin:0}
+.undo{margin:-.25rem 0 .75rem}
+q.data{background:#eef2f7;border:1px solid var(--line);border-radius:4px;padding:0 .25em;
+font-style:normal;color:var(--ink);white-space:pre-wrap;box-decoration-break:clone;
+-webkit-box-decoration-break:clone}
+.old{color:var(--muted)}
+.table{overflow-x:auto;margin:.35rem 0 0;white-space:normal}
+table{border-collapse:collapse;width:100%;font-size:.95rem}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-weight:600;background:var(--bg)}
+.num{text-align:right;white-space:nowrap}
+.lang{font-size:.95rem}
+.pagetop{display:flex;justify-content:space-between;align-items:baseline;gap:1rem;
+flex-wrap:wrap;margin-bottom:.5rem}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
 .actions form{margin:0}
 button,.button{font:inherit;font-weight:600;padding:.6rem 1.3rem;border-radius:8px;cursor:pointer;

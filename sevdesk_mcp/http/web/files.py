@@ -22,10 +22,17 @@ from sevdesk_mcp.errors import TransferRefusedError
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.kit.forms import posted_form
 from sevdesk_mcp.http.kit.guard import tokens_match
-from sevdesk_mcp.http.kit.lang import Lang, lang_of
-from sevdesk_mcp.http.kit.page import e, hms, send_html
+from sevdesk_mcp.http.kit.lang import LANG_FIELD, Lang, with_lang
+from sevdesk_mcp.http.kit.page import e, send_html, when
 from sevdesk_mcp.http.web import multipart
-from sevdesk_mcp.http.web.guard import query_id, refuse, require_session, same_origin
+from sevdesk_mcp.http.web.guard import (
+    here,
+    page_lang,
+    query_id,
+    refuse,
+    require_session,
+    same_origin,
+)
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.render import document, message_page
 from sevdesk_mcp.http.web.sessions import Session
@@ -38,10 +45,10 @@ ACCEPT: Final = ".pdf,.png,.jpg,.jpeg,.xml,application/pdf,image/png,image/jpeg,
 
 async def upload_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /upload?id=``."""
-    lang = lang_of(exchange.request.headers)
+    lang = page_lang(exchange)
     found = await _shown(hub, exchange, lang, "upload")
     if found is not None:
-        await send_html(exchange, 200, _upload_page(*found, lang))
+        await send_html(exchange, 200, _upload_page(*found, lang, here(exchange)))
 
 
 async def upload_post(hub: WebHub, exchange: Exchange) -> None:
@@ -49,7 +56,7 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
 
     :raises HttpError: 413 when the body exceeds its announced or real limit (the stack's).
     """
-    lang = lang_of(exchange.request.headers)
+    lang = page_lang(exchange)
     t = TEXT[lang]
     session = await hub.sessions.of(exchange.request.headers)
     store = hub.transfers
@@ -83,7 +90,7 @@ async def upload_post(hub: WebHub, exchange: Exchange) -> None:
 
 async def download_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /download?id=``: the page with the download button."""
-    lang = lang_of(exchange.request.headers)
+    lang = page_lang(exchange)
     found = await _shown(hub, exchange, lang, "download")
     if found is None:
         return
@@ -91,20 +98,22 @@ async def download_get(hub: WebHub, exchange: Exchange) -> None:
     t = TEXT[lang]
     content = (
         f"<h1>{t['download_title']}</h1>"
-        f'<section class="card"><p>{e(t["download_lead"].format(time=hms(record.expires)))}</p>'
-        f"<p><strong>{e(record.name)}</strong> · {e(record.media_type)} · {_size(record)}</p>"
+        f'<section class="card"><p>{e(t["download_lead"].format(time=when(record.expires, lang)))}'
+        f"</p><p><strong>{e(record.name)}</strong> · {e(record.media_type)} · {_size(record)}</p>"
         f'<form method="post" action="/download?id={e(record.id)}">'
         f'<input type="hidden" name="csrf" value="{e(session.csrf)}">'
+        f'<input type="hidden" name="{LANG_FIELD}" value="{lang}">'
         f'<div class="actions"><button type="submit" class="primary">'
         f"{e(t['download_button'].format(name=record.name))}</button></div></form></section>"
     )
-    await send_html(exchange, 200, document(lang, t["download_title"], content, session))
+    page = document(lang, t["download_title"], content, session, here=here(exchange))
+    await send_html(exchange, 200, page)
 
 
 async def download_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /download?id=``: the file, once, as an attachment."""
-    lang = lang_of(exchange.request.headers)
     fields = await posted_form(exchange)
+    lang = page_lang(exchange, fields)
     session = await hub.sessions.of(exchange.request.headers)
     store = hub.transfers
     if store is None or session is None or fields is None or not same_origin(exchange, hub.site):
@@ -157,13 +166,15 @@ async def _gone(exchange: Exchange, lang: Lang, session: Session, key: str) -> N
     await send_html(exchange, 404, message_page(lang, t["error_title"], t[key], session))
 
 
-def _upload_page(store: TransferStore, slot: Record, session: Session, lang: Lang) -> bytes:
+def _upload_page(
+    store: TransferStore, slot: Record, session: Session, lang: Lang, address: str
+) -> bytes:
     t = TEXT[lang]
-    limits = t["upload_limits"].format(size=_mib(store), time=hms(slot.expires))
+    limits = t["upload_limits"].format(size=_mib(store), time=when(slot.expires, lang))
     too_large = t["too_large"].format(size=_mib(store))
     content = (
         f'<h1>{t["upload_title"]}</h1><p class="lead">{t["upload_lead"]}</p>'
-        f'<form class="card" method="post" action="/upload?id={e(slot.id)}" '
+        f'<form class="card" method="post" action="{e(with_lang(f"/upload?id={slot.id}", lang))}" '
         'enctype="multipart/form-data">'
         f'<input type="hidden" name="csrf" value="{e(session.csrf)}">'
         f'<label class="drop" id="drop" for="file" data-max="{store.limits.max_upload_bytes}" '
@@ -175,7 +186,7 @@ def _upload_page(store: TransferStore, slot: Record, session: Session, lang: Lan
         f'<div class="actions"><button type="submit" class="primary">{t["upload_button"]}'
         "</button></div></form>"
     )
-    return document(lang, t["upload_title"], content, session, script=True)
+    return document(lang, t["upload_title"], content, session, script=True, here=address)
 
 
 def _announced(exchange: Exchange) -> int:

@@ -1,9 +1,11 @@
-"""What every page request of the web pages is checked for, on the page kit: the language, a
+"""What every page request of the web pages is checked for, on the page kit: the language (the
+query's or form's ``lang``, else ``Accept-Language``, else the configured default), a
 same-origin POST to this site, the session, and the ``id`` of a query."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Final
 from urllib.parse import quote
 
@@ -11,7 +13,7 @@ from sevdesk_mcp.errors import FormError
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.kit import guard
 from sevdesk_mcp.http.kit.forms import params
-from sevdesk_mcp.http.kit.lang import Lang
+from sevdesk_mcp.http.kit.lang import LANG_FIELD, Lang, lang_of, with_lang
 from sevdesk_mcp.http.kit.page import e, see_other, send_html
 from sevdesk_mcp.http.settings import Site
 from sevdesk_mcp.http.web.render import document, message_page
@@ -19,7 +21,9 @@ from sevdesk_mcp.http.web.sessions import Session, SessionStore
 from sevdesk_mcp.http.web.text import TEXT
 
 ID: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")
-NEXT: Final = re.compile(r"/approvals|/(upload|download)\?id=[A-Za-z0-9_-]{16,64}")
+NEXT: Final = re.compile(
+    r"/approvals(\?lang=(de|en))?|/(upload|download)\?id=[A-Za-z0-9_-]{16,64}(&lang=(de|en))?"
+)
 
 
 def same_origin(exchange: Exchange, site: Site) -> bool:
@@ -40,19 +44,34 @@ def query_param(exchange: Exchange, name: str) -> str | None:
 
 
 def query_id(exchange: Exchange) -> str | None:
-    """:returns: the ``id`` of the query if it is the only parameter and well formed."""
+    """:returns: the ``id`` of the query if it is well formed and the only parameter besides
+    ``lang``."""
     try:
         found = params(exchange.request.query)
     except FormError:
         return None
     value = found.get("id", "")
-    return value if set(found) == {"id"} and ID.fullmatch(value) else None
+    return value if set(found) - {LANG_FIELD} == {"id"} and ID.fullmatch(value) else None
+
+
+def page_lang(exchange: Exchange, fields: Mapping[str, str] | None = None) -> Lang:
+    """:returns: the language of a page request: the ``lang`` of its query, else of its form
+    ``fields``, else as its ``Accept-Language`` prefers, else the configured default."""
+    asked = query_param(exchange, LANG_FIELD) or (fields or {}).get(LANG_FIELD)
+    return lang_of(exchange.request.headers, asked)
+
+
+def here(exchange: Exchange) -> str:
+    """:returns: the request's path and query (the page the language switch links to)."""
+    request = exchange.request
+    return f"{request.path}?{request.query}" if request.query else request.path
 
 
 async def refuse(exchange: Exchange, lang: Lang, session: Session | None = None) -> None:
     """Answer 403: the request did not come from this site's pages (CSRF, Origin)."""
     t = TEXT[lang]
-    await send_html(exchange, 403, message_page(lang, t["error_title"], t["refused"], session))
+    page = message_page(lang, t["error_title"], t["refused"], session, here=here(exchange))
+    await send_html(exchange, 403, page)
 
 
 async def require_session(exchange: Exchange, sessions: SessionStore, lang: Lang) -> Session | None:
@@ -63,15 +82,15 @@ async def require_session(exchange: Exchange, sessions: SessionStore, lang: Lang
     if session is not None:
         return session
     request = exchange.request
-    target = f"{request.path}?{request.query}" if request.query else request.path
+    target = here(exchange)
     if exchange.request.method == "GET" and request.headers.get("sec-fetch-site") == "cross-site":
         t = TEXT[lang]
         content = (
             f"<h1>{t['continue_title']}</h1><p>{t['continue_lead']}</p>"
             f'<p><a class="button primary" href="{e(target)}">{t["continue"]}</a></p>'
         )
-        await send_html(exchange, 200, document(lang, t["continue_title"], content))
+        await send_html(exchange, 200, document(lang, t["continue_title"], content, here=target))
         return None
     next_path = target if NEXT.fullmatch(target) else "/approvals"
-    await see_other(exchange, f"/signin?next={quote(next_path, safe='')}")
+    await see_other(exchange, with_lang(f"/signin?next={quote(next_path, safe='')}", lang))
     return None

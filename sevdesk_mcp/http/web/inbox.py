@@ -17,14 +17,15 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from sevdesk_mcp.errors import FormError
 from sevdesk_mcp.http.auth import oauth_grant
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.kit.approval import decision_forms, decision_of, preview_html
-from sevdesk_mcp.http.kit.forms import posted_form
+from sevdesk_mcp.http.kit.forms import params, posted_form
 from sevdesk_mcp.http.kit.guard import tokens_match
-from sevdesk_mcp.http.kit.lang import Lang, lang_of
-from sevdesk_mcp.http.kit.page import e, hms, see_other, send_html
-from sevdesk_mcp.http.web.guard import refuse, require_session, same_origin
+from sevdesk_mcp.http.kit.lang import LANG_FIELD, Lang, with_lang
+from sevdesk_mcp.http.kit.page import e, see_other, send_html, when
+from sevdesk_mcp.http.web.guard import here, page_lang, refuse, require_session, same_origin
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.render import document, message_page
 from sevdesk_mcp.http.web.sessions import Session
@@ -41,7 +42,7 @@ GRANT_CHARS: Final = 10  # the short form of a grant id (``g_`` and 8 more)
 
 async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /approvals``."""
-    lang = lang_of(exchange.request.headers)
+    lang = page_lang(exchange)
     session = await require_session(exchange, hub.sessions, lang)
     if session is None:
         return
@@ -52,17 +53,20 @@ async def inbox_get(hub: WebHub, exchange: Exchange) -> None:
         _done_notice(exchange.request.query, lang),
     ]
     approvals = await _pending(hub, session)
-    if not approvals:
+    if approvals:
+        parts.append(f"<p>{t['inbox_what']}</p>")
+    else:
         parts.append(f'<p class="card">{t["inbox_empty"]}</p>')
     parts += [_card(a, session, lang) for a in approvals]
     parts.append(await _uploads(hub, session, lang))
-    await send_html(exchange, 200, document(lang, t["inbox_title"], "".join(parts), session))
+    page = document(lang, t["inbox_title"], "".join(parts), session, here=here(exchange))
+    await send_html(exchange, 200, page)
 
 
 async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /approvals``: one decision."""
-    lang = lang_of(exchange.request.headers)
     fields = await posted_form(exchange)
+    lang = page_lang(exchange, fields)
     session = await hub.sessions.of(exchange.request.headers)
     if fields is None or session is None or not same_origin(exchange, hub.site):
         await refuse(exchange, lang, session)
@@ -72,17 +76,16 @@ async def inbox_post(hub: WebHub, exchange: Exchange) -> None:
         return
     decision = decision_of(fields)
     found = await _find(hub, fields.get("id", ""), session)
-    if decision is None or found is None:
-        t = TEXT[lang]
-        await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
-        return
-    store, approval = found
-    decided = await store.decide(approval.id, session.person, approved=decision)
+    decided = None
+    if decision is not None and found is not None:
+        store, approval = found
+        decided = await store.decide(approval.id, session.person, approved=decision)
     if decided is None:
         t = TEXT[lang]
         await send_html(exchange, 404, message_page(lang, t["error_title"], t["gone"], session))
         return
-    await see_other(exchange, f"/approvals?done={decided.status}-{decided.reference}")
+    done = f"/approvals?done={decided.status}-{decided.reference}"
+    await see_other(exchange, with_lang(done, lang))
 
 
 async def _pending(hub: WebHub, session: Session) -> list[Approval]:
@@ -118,7 +121,7 @@ def _card(approval: Approval, session: Session, lang: Lang) -> str:
         if approval.changed
         else ""
     )
-    hidden = (("csrf", session.csrf), ("id", approval.id))
+    hidden = (("csrf", session.csrf), ("id", approval.id), (LANG_FIELD, lang))
     forms = decision_forms("/approvals", hidden, t, f"ref-{approval.reference}")
     return (
         f'<section class="card" aria-labelledby="ref-{e(approval.reference)}">'
@@ -126,8 +129,8 @@ def _card(approval: Approval, session: Session, lang: Lang) -> str:
         f'<span class="ref">{e(approval.reference)}</span></span>'
         f"<span>{t['tool']} <code>{e(approval.binding.tool)}</code></span>"
         f"{_asked(approval, lang)}"
-        f"<span>{e(t['expires'].format(time=hms(approval.expires)))}</span></div>"
-        f"{changed}{preview_html(approval.preview)}"
+        f"<span>{e(t['expires'].format(time=when(approval.expires, lang)))}</span></div>"
+        f"{changed}{preview_html(approval.preview, lang)}"
         f'<div class="actions">{forms}</div></section>'
     )
 
@@ -141,8 +144,8 @@ def _asked(approval: Approval, lang: Lang) -> str:
     who = f"{t['asked_by']} <strong>{e(client)}</strong>" if client else ""
     if grant:
         who += f"{' · ' if who else ''}{t['connection']} <code>{e(grant)}</code>"
-    when = f"<span>{e(t['asked'].format(time=hms(approval.asked)))}</span>"
-    return (f"<span>{who}</span>" if who else "") + (when if approval.asked else "")
+    asked = f"<span>{e(t['asked'].format(time=when(approval.asked, lang)))}</span>"
+    return (f"<span>{who}</span>" if who else "") + (asked if approval.asked else "")
 
 
 def _shown(text: str) -> str:
@@ -161,8 +164,8 @@ async def _uploads(hub: WebHub, session: Session, lang: Lang) -> str:
         return ""
     t = TEXT[lang]
     items = "".join(
-        f'<li><a href="/upload?id={e(s.id)}">{t["upload_open"]}</a> · '
-        f"{e(t['expires'].format(time=hms(s.expires)))}</li>"
+        f'<li><a href="{e(with_lang(f"/upload?id={s.id}", lang))}">{t["upload_open"]}</a> · '
+        f"{e(t['expires'].format(time=when(s.expires, lang)))}</li>"
         for s in slots
     )
     title = f"<h2>{t['uploads_title']}</h2>"
@@ -170,8 +173,13 @@ async def _uploads(hub: WebHub, session: Session, lang: Lang) -> str:
 
 
 def _done_notice(query: str, lang: Lang) -> str:
-    match = _DONE.fullmatch(query.removeprefix("done="))
-    if not query.startswith("done=") or match is None:
+    """:returns: the notice of a decision just made (``?done=approved-7K-M3QX``), or ``""``."""
+    try:
+        found = params(query)
+    except FormError:
+        return ""
+    match = _DONE.fullmatch(found.get("done", ""))
+    if match is None:
         return ""
     text = TEXT[lang][match[1]].format(ref=match[2])
     return f'<p class="notice" role="status">{e(text)}</p>'

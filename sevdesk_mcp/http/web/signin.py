@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import secrets
 from typing import Final
+from urllib.parse import quote
 
 from sevdesk_mcp.http.connection import Exchange
 from sevdesk_mcp.http.kit.forms import cookie, cookie_attributes, posted_form
 from sevdesk_mcp.http.kit.guard import tokens_match
-from sevdesk_mcp.http.kit.lang import Lang, lang_of
+from sevdesk_mcp.http.kit.lang import LANG_FIELD, Lang, with_lang
 from sevdesk_mcp.http.kit.page import e, see_other, send_html
 from sevdesk_mcp.http.kit.token import FIELD, checked_token, token_field
-from sevdesk_mcp.http.web.guard import NEXT, query_param, refuse, same_origin
+from sevdesk_mcp.http.web.guard import NEXT, here, page_lang, query_param, refuse, same_origin
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.render import document
 from sevdesk_mcp.http.web.text import TEXT
@@ -33,7 +34,7 @@ SIGNIN_COOKIE_TTL_S: Final = 1800
 
 async def signin_get(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``GET /signin``: the form, with a fresh sign-in cookie."""
-    lang = lang_of(exchange.request.headers)
+    lang = page_lang(exchange)
     asked = query_param(exchange, "next") or ""
     next_path = asked if NEXT.fullmatch(asked) else "/approvals"
     nonce = secrets.token_urlsafe(32)
@@ -42,8 +43,8 @@ async def signin_get(hub: WebHub, exchange: Exchange) -> None:
 
 async def signin_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /signin`` (see the module docstring)."""
-    lang = lang_of(exchange.request.headers)
     fields = await posted_form(exchange)
+    lang = page_lang(exchange, fields)
     nonce = cookie(exchange.request.headers.get_all("cookie"), SIGNIN_COOKIE)
     if (
         fields is None
@@ -54,7 +55,7 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
         await refuse(exchange, lang)
         return
     next_path = fields.get("next", "")
-    next_path = next_path if NEXT.fullmatch(next_path) else "/approvals"
+    next_path = with_lang(next_path if NEXT.fullmatch(next_path) else "/approvals", lang)
     if not await hub.attempts.allow(exchange.client):
         problem = TEXT[lang]["signin_slow"]
         await _form_page(hub, exchange, lang, nonce, next_path, problem, 429)
@@ -72,11 +73,12 @@ async def signin_post(hub: WebHub, exchange: Exchange) -> None:
 
 async def signout_post(hub: WebHub, exchange: Exchange) -> None:
     """Serve ``POST /signout``: end the session (same origin, its CSRF token)."""
-    lang = lang_of(exchange.request.headers)
     fields = await posted_form(exchange)
+    lang = page_lang(exchange, fields)
+    signin = with_lang("/signin", lang)
     session = await hub.sessions.of(exchange.request.headers)
     if session is None:
-        await see_other(exchange, "/signin")
+        await see_other(exchange, signin)
         return
     if (
         fields is None
@@ -86,7 +88,7 @@ async def signout_post(hub: WebHub, exchange: Exchange) -> None:
         await refuse(exchange, lang, session)
         return
     await hub.sessions.end(session)
-    await see_other(exchange, "/signin", (("set-cookie", hub.sessions.clear_cookie()),))
+    await see_other(exchange, signin, (("set-cookie", hub.sessions.clear_cookie()),))
 
 
 async def _form_page(  # noqa: PLR0913, PLR0917 - the page's parts
@@ -105,10 +107,20 @@ async def _form_page(  # noqa: PLR0913, PLR0917 - the page's parts
         '<form class="card" method="post" action="/signin">'
         f'<input type="hidden" name="csrf" value="{e(hub.mac(nonce))}">'
         f'<input type="hidden" name="next" value="{e(next_path)}">'
+        f'<input type="hidden" name="{LANG_FIELD}" value="{lang}">'
         f"{token_field(t['token'], t['token_help'])}"
         f'<div class="actions"><button type="submit" class="primary">{t["signin_button"]}'
         "</button></div></form>"
     )
     attributes = cookie_attributes(SIGNIN_COOKIE_TTL_S, https=hub.sessions.https)
     headers = (("set-cookie", f"{SIGNIN_COOKIE}={nonce}; {attributes}"),)
-    await send_html(exchange, status, document(lang, t["signin_title"], content), headers)
+    page = document(lang, t["signin_title"], content, here=_signin_here(exchange, next_path))
+    await send_html(exchange, status, page, headers)
+
+
+def _signin_here(exchange: Exchange, next_path: str) -> str:
+    """:returns: the sign-in page's own address (the language switch links to it; after a POST
+    the form's ``next`` is kept)."""
+    if exchange.request.method == "GET":
+        return here(exchange)
+    return f"/signin?next={quote(next_path, safe='')}"

@@ -1,4 +1,6 @@
-"""The words of the pages, in German and English (chosen from ``Accept-Language``)."""
+"""The words of the pages, in German and English (chosen by ``kit.lang``: the ``lang`` field,
+``Accept-Language``, the configured default); ``{time}`` is a moment in Europe/Berlin with its
+zone named (``kit.page.when``)."""
 
 from __future__ import annotations
 
@@ -31,11 +33,14 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "inbox_lead": "Actions your assistant prepared for {account} with your sevDesk token wait "
         "here for your decision (colleagues see only their own). Check that the reference "
         "matches the one your assistant named.",
+        "inbox_what": "If you approve, your assistant does exactly what the card shows when it "
+        "calls the action again; a warning says when it cannot be undone. If you decline, "
+        "nothing is changed.",
         "inbox_empty": "Nothing waits for your decision.",
         "reference": "Reference",
         "tool": "Action",
-        "expires": "Expires at {time} (UTC)",
-        "asked": "Asked at {time} (UTC)",
+        "expires": "Expires on {time}",
+        "asked": "Asked on {time}",
         "asked_by": "Asked through",
         "connection": "connection",
         "approve": "Approve",
@@ -54,8 +59,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "what you upload here; it never sees this page.",
         "upload_choose": "File",
         "upload_drop": "Drop the file here, or choose it.",
-        "upload_limits": "PDF, PNG, JPEG or XML, at most {size} MiB. Link valid until {time} "
-        "(UTC).",
+        "upload_limits": "PDF, PNG, JPEG or XML, at most {size} MiB. Link valid until {time}.",
         "upload_button": "Upload",
         "upload_done_title": "File received",
         "upload_done": "Received {name} ({type}, {size}). Go back to your assistant and tell it "
@@ -66,7 +70,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "as a smaller PDF.",
         "download_title": "Download a file",
         "download_lead": "Your assistant prepared this file for you. It can be downloaded once, "
-        "until {time} (UTC).",
+        "until {time}.",
         "download_button": "Download {name}",
         "download_gone": "This download link is not valid any more: it expired, was used "
         "already, or belongs to someone else. Ask your assistant for the file again.",
@@ -102,11 +106,14 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "inbox_lead": "Aktionen, die Ihr Assistent mit Ihrem sevDesk-Token für {account} "
         "vorbereitet hat, warten hier auf Ihre Entscheidung (Kollegen sehen nur ihre eigenen). "
         "Prüfen Sie, ob die Referenz mit der übereinstimmt, die Ihr Assistent genannt hat.",
+        "inbox_what": "Wenn Sie freigeben, führt Ihr Assistent genau das aus, was die Karte zeigt, "
+        "sobald er die Aktion erneut aufruft; ein Warnhinweis sagt, wenn es sich nicht "
+        "rückgängig machen lässt. Wenn Sie ablehnen, wird nichts geändert.",
         "inbox_empty": "Nichts wartet auf Ihre Entscheidung.",
         "reference": "Referenz",
         "tool": "Aktion",
-        "expires": "Gültig bis {time} (UTC)",
-        "asked": "Angefragt um {time} (UTC)",
+        "expires": "Gültig bis {time}",
+        "asked": "Angefragt am {time}",
         "asked_by": "Angefragt über",
         "connection": "Verbindung",
         "approve": "Freigeben",
@@ -125,8 +132,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "kann nur verwenden, was Sie hier hochladen; diese Seite sieht er nie.",
         "upload_choose": "Datei",
         "upload_drop": "Datei hierher ziehen oder auswählen.",
-        "upload_limits": "PDF, PNG, JPEG oder XML, höchstens {size} MiB. Link gültig bis {time} "
-        "(UTC).",
+        "upload_limits": "PDF, PNG, JPEG oder XML, höchstens {size} MiB. Link gültig bis {time}.",
         "upload_button": "Hochladen",
         "upload_done_title": "Datei erhalten",
         "upload_done": "{name} erhalten ({type}, {size}). Gehen Sie zurück zu Ihrem Assistenten "
@@ -137,7 +143,7 @@ TEXT: Final[dict[Lang, dict[str, str]]] = {
         "exportieren Sie den Beleg als kleineres PDF.",
         "download_title": "Eine Datei herunterladen",
         "download_lead": "Ihr Assistent hat diese Datei für Sie vorbereitet. Sie kann einmal "
-        "heruntergeladen werden, bis {time} (UTC).",
+        "heruntergeladen werden, bis {time}.",
         "download_button": "{name} herunterladen",
         "download_gone": "Dieser Download-Link ist nicht mehr gültig: Er ist abgelaufen, wurde "
         "schon benutzt oder gehört jemand anderem. Bitten Sie Ihren Assistenten erneut "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 
@@ -49,7 +49,9 @@ class PositionInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     unit_price: Annotated[
         Decimal, msgspec.Meta(description="Net price of one unit in EUR, e.g. 120.00")
     ]
-    tax_rate: Annotated[Literal[0, 7, 19], msgspec.Meta(description="VAT rate in percent")]
+    tax_rate: Annotated[
+        Decimal, msgspec.Meta(description='VAT rate in percent: 0, 7 or 19 (19 or "19")')
+    ]
     unit_id: Annotated[int, msgspec.Meta(ge=1, le=10**6, description="Unit id (1 is Stk)")] = 1
     part_id: Annotated[SevdeskId, msgspec.Meta(description="Article id")] | None = None
     text: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
@@ -153,7 +155,7 @@ def _draft(args: DraftFields, today: dt.date, *, allow_duplicate: bool = False) 
                 name=stripped(p.name, f"positions[{i}].name") or "",
                 quantity=p.quantity,
                 price=p.unit_price,
-                tax_rate=Decimal(p.tax_rate),
+                tax_rate=p.tax_rate,
                 unit_id=p.unit_id,
                 part_id=p.part_id,
                 text=stripped(p.text, f"positions[{i}].text"),

@@ -2,7 +2,10 @@
 a receipt from it (read), file it as a receipt draft with the file as its document (write);
 and the outgoing preflight of a draft invoice against the XRechnung rules (read).
 
-The logic is in :mod:`sevdesk_mcp.domain.einvoice`; files are read only through the call's
+The reader is :mod:`sevdesk_mcp.domain.einvoice`, the suggestion and filing are receipts
+(:mod:`sevdesk_mcp.domain.receipts.einvoice_voucher`,
+:mod:`sevdesk_mcp.domain.receipts.einvoice_filing`), the preflight is of sales documents
+(:mod:`sevdesk_mcp.domain.documents.einvoice_preflight`); files are read only through the call's
 ``ToolContext.files`` (a local path, or over HTTP an upload reference ``upload:<id>``);
 parsing runs in a worker thread under the reader's caps.
 """
@@ -14,11 +17,12 @@ from typing import Annotated
 import anyio
 import msgspec
 
+from sevdesk_mcp.domain.documents import einvoice_preflight
 from sevdesk_mcp.domain.documents.lifecycle import VoucherWritten
-from sevdesk_mcp.domain.einvoice import filing, preflight
 from sevdesk_mcp.domain.einvoice import report as reports
-from sevdesk_mcp.domain.einvoice.voucher import VoucherSuggestion, suggest_voucher
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts import einvoice_filing
+from sevdesk_mcp.domain.receipts.einvoice_voucher import VoucherSuggestion, suggest_voucher
 from sevdesk_mcp.domain.writes import Prepared
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
@@ -78,20 +82,20 @@ async def _suggest(args: FileInput, ctx: ToolContext) -> VoucherSuggestion:
 
 async def _prepare_file(
     args: FileDraftInput, client: SevdeskPort, context: PrepareContext
-) -> Prepared[filing.FilingPlan]:
-    asked = filing.Filing(
+) -> Prepared[einvoice_filing.FilingPlan]:
+    asked = einvoice_filing.Filing(
         path=args.path,
         account_numbers=args.account_numbers,
         supplier_id=args.supplier_id,
         allow_invalid=args.allow_invalid,
         allow_duplicate=args.allow_duplicate,
     )
-    return await filing.prepare_filing(client, await context.files.fetch(args.path), asked)
+    return await einvoice_filing.prepare_filing(client, await context.files.fetch(args.path), asked)
 
 
-async def _preflight(args: PreflightInput, ctx: ToolContext) -> preflight.Preflight:
+async def _preflight(args: PreflightInput, ctx: ToolContext) -> einvoice_preflight.Preflight:
     client = ctx.account.require_client()
-    return await preflight.preflight(client, args.invoice_id)
+    return await einvoice_preflight.preflight(client, args.invoice_id)
 
 
 READ_EINVOICE = define_tool(
@@ -145,7 +149,7 @@ FILE_EINVOICE = define_write_tool(
     input=FileDraftInput,
     output=VoucherWritten,
     prepare=WithContext(_prepare_file, reads_files=True),
-    execute=plan_only(filing.execute_filing),
+    execute=plan_only(einvoice_filing.execute_filing),
     locks=lambda a: ("receipts/new",),
 )
 
@@ -161,7 +165,7 @@ PREFLIGHT_EINVOICE = define_tool(
     tier=Tier.READ,
     annotations=READ_ANNOTATIONS,
     input=PreflightInput,
-    output=preflight.Preflight,
+    output=einvoice_preflight.Preflight,
     handler=_preflight,
 )
 

@@ -30,6 +30,7 @@ from sevdesk_mcp.domain.reports.period import Period as ReportPeriod
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import FileAccessError, ToolError, UpstreamError
 from sevdesk_mcp.safety.files import FileAccess
+from sevdesk_mcp.safety.preview import Said, say
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.receipts.upload import can_offer, no_transfer, offer_download
@@ -259,14 +260,22 @@ class EnshrinedExport(msgspec.Struct, frozen=True, kw_only=True):
     file: DatevFile
 
 
-DOWNLOAD_PAGE: Final = "a download page for you (once, for 10 minutes)"
-NEW_FILE: Final = f"a new file in the output folder ({SETTING})"
-NOWHERE: Final = (
-    f"nowhere: no output folder ({SETTING}) is set up, so the real call is refused until it is"
+DOWNLOAD_PAGE: Final = Said(
+    "a download page for you (once, for 10 minutes)",
+    "eine Download-Seite für Sie (einmal, für 10 Minuten)",
+)
+NEW_FILE: Final = say(
+    "a new file in the output folder ({0})", "eine neue Datei im Ausgabeordner ({0})", SETTING
+)
+NOWHERE: Final = say(
+    "nowhere: no output folder ({0}) is set up, so the real call is refused until it is",
+    "nirgendwohin: Es ist kein Ausgabeordner ({0}) eingerichtet, daher wird der echte Aufruf "
+    "abgelehnt, bis einer eingerichtet ist",
+    SETTING,
 )
 
 
-def _destination(files: FileAccess, *, dry_run: bool) -> str:
+def _destination(files: FileAccess, *, dry_run: bool) -> Said:
     """:returns: where the file will go, as the preview says it.
 
     :raises FileAccessError: if it has nowhere to go (no output folder, or HTTP without file

@@ -10,7 +10,9 @@ import msgspec
 from sevdesk_mcp import __version__
 from sevdesk_mcp.domain import reference
 from sevdesk_mcp.domain.calendar import BERLIN
+from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
+from sevdesk_mcp.tools.catalog import tools as catalog_tools
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import LOCAL_READ_ANNOTATIONS, READ_ANNOTATIONS
 
@@ -72,15 +74,36 @@ def _notes(ctx: ToolContext) -> list[str]:
     return notes
 
 
+def brief_status(_: StatusInput, text: JsonObject) -> None:
+    """Shorten the text of the server status: how many tools are registered, per tier, instead
+    of every name (tools/list names them)."""
+    names = text.pop("tools", [])
+    listed = names if isinstance(names, list) else []
+    text["tool_count"] = len(listed)
+    text["tools_per_tier"] = tools_per_tier([n for n in listed if isinstance(n, str)])
+
+
+def tools_per_tier(names: list[str]) -> JsonObject:
+    """:returns: how many of the tools ``names`` need each tier, in tier order; a tool the
+    product does not ship (a test's own) counts as ``other``."""
+    tier_of = {tool.name: str(tool.tier) for tool in catalog_tools()}
+    counts: dict[str, int] = {}
+    for name in names:
+        tier = tier_of.get(name, "other")
+        counts[tier] = counts.get(tier, 0) + 1
+    order = [str(t) for t in Tier] + ["other"]
+    return {tier: counts[tier] for tier in order if tier in counts}
+
+
 SERVER_STATUS = define_tool(
     name="sevdesk_server_status",
     title="Server status and permissions",
     description=(
-        "Shows what this sevDesk server may do right now, without contacting sevDesk: the "
+        "Shows what this server may do right now, without contacting sevDesk: the "
         "permission tiers that are on (read, write, commit, external) and why, the "
-        "SEVDESK_READ_ONLY and dry-run settings, today's date in Berlin (for relative dates "
-        "such as 'yesterday' or 'last quarter'; the demo books' today in demo mode) and the "
-        "registered tools. Use it to explain why an action is unavailable."
+        "SEVDESK_READ_ONLY and dry-run settings, today's date in Berlin (for relative dates; "
+        "the demo books' today in demo mode) and the tool count per "
+        "tier. Use it to explain why an action is unavailable."
     ),
     toolset="meta",
     tier=Tier.READ,
@@ -88,6 +111,7 @@ SERVER_STATUS = define_tool(
     input=StatusInput,
     output=ServerStatus,
     handler=_status,
+    brief=brief_status,
 )
 
 

@@ -9,12 +9,19 @@ import msgspec
 
 from sevdesk_mcp.domain import calendar as dates
 from sevdesk_mcp.domain import reports
+from sevdesk_mcp.domain.reports.summaries import BUCKETS
 from sevdesk_mcp.errors import ToolInputError
+from sevdesk_mcp.mcp.types import JsonObject, JsonValue
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.outputs import drop_zeros, objects
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
 
 DEFAULT_LOOKBACK: Final = dt.timedelta(days=7)
+Explain = Annotated[
+    bool,
+    msgspec.Meta(description="Add the rule used"),
+]
 
 
 class OpenItemsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -26,6 +33,7 @@ class OpenItemsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     top: Annotated[
         int, msgspec.Meta(ge=1, le=200, description="Show this many contacts, most open first")
     ] = 10
+    explain: Explain = False
 
 
 class CashInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -89,15 +97,45 @@ async def _changes(args: ChangesInput, ctx: ToolContext) -> reports.Changes:
     return await reports.changed_since(client, since, args.limit)
 
 
+def brief_open_items(args: OpenItemsInput, text: JsonObject) -> None:
+    """Shorten the text of open items: no zero aging bucket (the currency is in every amount),
+    the rule only with ``explain``."""
+    _without_rule(args.explain, text)
+    for side in ("receivables", "payables"):
+        part = text.get(side)
+        if not isinstance(part, dict):
+            continue
+        for aging in objects(part.get("aging")):
+            _brief_aging(aging)
+        for contact in objects(part.get("top_contacts")):
+            _brief_aging(contact.get("aging"))
+
+
+def brief_cash(_: CashInput, text: JsonObject) -> None:
+    """Shorten the text of the cash position: without the rule, which is the one of open items
+    (``sevdesk_open_items`` with ``explain``)."""
+    _without_rule(False, text)
+
+
+def _without_rule(explain: bool, text: JsonObject) -> None:
+    if not explain:
+        text.pop("rule", None)
+
+
+def _brief_aging(aging: JsonValue) -> None:
+    drop_zeros(aging, BUCKETS)
+    if isinstance(aging, dict):
+        aging.pop("currency", None)
+
+
 OPEN_ITEMS = define_tool(
     name="sevdesk_open_items",
     title="Open receivables and payables (aging)",
     description=(
-        "Who owes us and whom do we owe? Open receivables (open and partly paid invoices, less "
+        "Open receivables (open and partly paid invoices, less "
         "open credit notes) and open payables (unpaid expense receipts) as of a day: totals per "
-        "currency, aging buckets (not yet due, 0-30, 31-60, 61-90, over 90 days overdue) overall "
-        "and per contact, the contacts with most open first. The answer states the rule used. "
-        "Contact names are fenced in ⟦ ⟧."
+        "currency, aging buckets (not due, 0-30, 31-60, 61-90, >90 days overdue) overall and per "
+        "contact, most open first. Contact names are fenced in ⟦ ⟧."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -105,13 +143,14 @@ OPEN_ITEMS = define_tool(
     input=OpenItemsInput,
     output=reports.OpenItems,
     handler=_open_items,
+    brief=brief_open_items,
 )
 
 CASH_POSITION = define_tool(
     name="sevdesk_cash_position",
     title="Cash position",
     description=(
-        "How liquid are we? Balances of all active bank accounts and cash registers at a day, "
+        "Balances of all active bank accounts and cash registers at a day, "
         "totals per currency, plus open receivables and payables and the net "
         "position (cash + receivables - payables). Account names are fenced in ⟦ ⟧."
     ),
@@ -121,6 +160,7 @@ CASH_POSITION = define_tool(
     input=CashInput,
     output=reports.CashPosition,
     handler=_cash,
+    brief=brief_cash,
 )
 
 CHANGED_SINCE = define_tool(

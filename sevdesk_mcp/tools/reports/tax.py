@@ -4,7 +4,7 @@ One-Stop-Shop figures and the profit and loss by booking account."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 
@@ -12,9 +12,15 @@ from sevdesk_mcp.domain.reports import euer, oss, vat, zm
 from sevdesk_mcp.domain.reports import period as reports_period
 from sevdesk_mcp.domain.reports.company import CompanyFacts
 from sevdesk_mcp.domain.reports.period import PATTERN, parse_period
+from sevdesk_mcp.mcp.types import JsonObject
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
+from sevdesk_mcp.tools.outputs import is_zero, objects
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS
+
+BOX_FIGURES: Final = ("base", "tax", "form_base", "form_tax")
+LISTS_LEFT_OUT_EMPTY: Final = ("unclassified", "outside", "differences", "open_questions")
+PNL_LISTS_LEFT_OUT_EMPTY: Final = ("assets", "thresholds", "without_account")
 
 Period = Annotated[
     str,
@@ -136,6 +142,35 @@ async def _pnl(args: PnlInput, ctx: ToolContext) -> euer.ProfitAndLoss:
     return await euer.profit_and_loss(client, period_of(args.period, ctx), args.basis, facts)
 
 
+def brief_vat(args: VatInput, text: JsonObject) -> None:
+    """Shorten the text of a VAT return: boxes without a source and an amount are named in
+    ``empty_boxes`` instead of listed, and empty lists are left out."""
+    del args  # every call is shortened alike
+    boxes = objects(text.get("boxes"))
+    kept = [box for box in boxes if not _empty(box)]
+    text["boxes"] = list(kept)
+    text["empty_boxes"] = [box.get("box") for box in boxes if _empty(box)]
+    _without_empty(text, LISTS_LEFT_OUT_EMPTY)
+
+
+def brief_pnl(args: PnlInput, text: JsonObject) -> None:
+    """Shorten the text of a profit and loss: empty lists are left out."""
+    del args  # every call is shortened alike
+    _without_empty(text, PNL_LISTS_LEFT_OUT_EMPTY)
+
+
+def _without_empty(text: JsonObject, names: tuple[str, ...]) -> None:
+    for name in names:
+        if text.get(name) == []:
+            del text[name]
+
+
+def _empty(box: JsonObject) -> bool:
+    """:returns: whether a box of the text has no source and no amount other than zero."""
+    figures = [box[name] for name in BOX_FIGURES if name in box]
+    return not box.get("sources") and all(is_zero(figure) for figure in figures)
+
+
 VAT_RETURN = define_tool(
     name="sevdesk_vat_return",
     title="Advance VAT return (UStVA boxes)",
@@ -156,6 +191,7 @@ VAT_RETURN = define_tool(
     input=VatInput,
     output=vat.VatReturn,
     handler=_vat,
+    brief=brief_vat,
 )
 
 EU_SALES_LIST = define_tool(
@@ -198,9 +234,9 @@ PROFIT_AND_LOSS = define_tool(
         "(§4(3) EStG, cash basis, gross: VAT received, input tax and VAT paid to the tax office "
         "on their own lines), each figure on its Anlage EÜR line of the year; low-value assets "
         "by the company's option, 70/30 business meals, gifts over 50 EUR apart, assets listed "
-        "with the depreciation to enter. For a GmbH, UG, AG, OHG or KG (they must draw up a "
-        "balance sheet) and on basis accrual an income and expense overview that says why it "
-        "is not an EÜR. States the legal form, the options and every assumption. Files nothing."
+        "with the depreciation to enter. For a GmbH, UG, AG, OHG or KG and on basis accrual an "
+        "income and expense overview that says why it is not an EÜR. States the legal form, the "
+        "options and every assumption. Files nothing."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -208,6 +244,7 @@ PROFIT_AND_LOSS = define_tool(
     input=PnlInput,
     output=euer.ProfitAndLoss,
     handler=_pnl,
+    brief=brief_pnl,
 )
 
 TOOLS = (VAT_RETURN, EU_SALES_LIST, OSS_FIGURES, PROFIT_AND_LOSS)

@@ -10,6 +10,7 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.domain.money import ZERO
+from sevdesk_mcp.domain.receipts.abroad import origin_of
 from sevdesk_mcp.domain.receipts.suggest import amounts, rates
 from sevdesk_mcp.domain.receipts.suggest.charts import Chart
 from sevdesk_mcp.domain.receipts.suggest.foreign import propose_reverse_charge
@@ -18,7 +19,6 @@ from sevdesk_mcp.domain.receipts.suggest.matching import Matched
 from sevdesk_mcp.domain.receipts.suggest.model import Company, Confidence, ReceiptQuery
 from sevdesk_mcp.domain.receipts.suggest.text import words
 from sevdesk_mcp.domain.receipts.suggest.words import NINETEEN, SOURCE, Case
-from sevdesk_mcp.domain.reports.vat.foreign import origin_of
 
 BUYER_OWES: Final = frozenset({12, 13, 14})  # reverse charge: the position is at 0 %
 ACQUISITION: Final = 8  # intra-EU acquisition: the position carries the German rate

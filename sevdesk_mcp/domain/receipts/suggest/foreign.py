@@ -2,7 +2,7 @@
 (german-tax-rules.md §1 "Purchases from abroad"), with the sentence the create and finalize
 previews show ("§13b: you owe 19 % = 57.00 EUR, deductible as input tax").
 
-Where the supplier is from is the VAT return's rule (:func:`..reports.vat.foreign.origin_of`:
+Where the supplier is from is the rule the VAT return applies too (:func:`..abroad.origin_of`:
 VAT id prefix, IBAN country, country). Services of an EU business: tax rule 14 (boxes 46/47, 67);
 of a non-EU business: rule 12 (84/85, 67); goods from the EU: rule 8, an intra-EU acquisition
 (89 at 19 %, 93 at 7 %, with 61). Nothing is proposed where the place of supply is abroad (a
@@ -21,8 +21,8 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.domain.money import HUNDRED, cents
+from sevdesk_mcp.domain.receipts.abroad import origin_of, place_abroad
 from sevdesk_mcp.domain.receipts.suggest.words import NINETEEN, SEVEN, Nature
-from sevdesk_mcp.domain.reports.vat.foreign import origin_of, place_abroad
 
 EU_SERVICES: Final = 14
 NON_EU_SERVICES: Final = 12

@@ -1,47 +1,18 @@
 """Receipts from foreign suppliers entered without reverse charge (german-tax-rules §1,
-"Purchases from abroad"): a receipt at 0 % under an ordinary rule (9, 10) whose supplier has a
-VAT id or IBAN of another state, or whose text says "reverse charge", belongs in a German box
-where the place of supply is Germany: EU goods in 89/93 with 61, EU services in 46/47, other
-services in 84/85, each with 67 where the buyer may deduct. Services whose place of supply is
-abroad (a hotel, a restaurant, a ticket, a fare) and imports from outside the EU belong in no
-box and get no hint."""
+"Purchases from abroad"), in the VAT return: each receipt of the books asked of the receipts'
+rule (:func:`sevdesk_mcp.domain.receipts.abroad.placement`: a receipt at 0 % under an ordinary
+rule (9, 10) whose supplier has a VAT id or IBAN of another state, or whose text says "reverse
+charge", belongs in a German box where the place of supply is Germany; services supplied abroad
+and imports from outside the EU belong in no box and get no hint)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from decimal import Decimal
-from typing import Final, Literal
 
 import msgspec
 
-from sevdesk_mcp.domain.money import HUNDRED, ZERO, cents
+from sevdesk_mcp.domain.receipts.abroad import Entered, Position, placement
 from sevdesk_mcp.domain.reports.books import Books, Record
-from sevdesk_mcp.safety.fence import clean
-
-Origin = Literal["eu", "non_eu", "unknown"]
-EU_STATES: Final = frozenset(
-    {"AT", "BE", "BG", "CY", "CZ", "DK", "EE", "EL", "ES", "FI", "FR", "GR", "HR", "HU", "IE",
-     "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK", "XI"}
-)  # fmt: skip
-ORDINARY_RULES: Final = frozenset({9, 10})
-_WORDS: Final = re.compile(
-    r"reverse[\s-]*charge|steuerschuldnerschaft\s+des\s+leistungsempf|art(icle|\.)?\s*196"
-    r"|autoliquidation|omgekeerde\s+heffing|inversi[oó]n\s+del\s+sujeto|inversione\s+contabile"
-    r"|§\s*13\s*b",
-    re.IGNORECASE,
-)
-_ABROAD_WORDS: Final = re.compile(
-    r"\b(hotel\w*|übernachtung\w*|restaurant\w*|bewirtung\w*|eintrittskarte\w*|flug\w*"
-    r"|flight\w*|taxi)\b",
-    re.IGNORECASE,
-)
-# booking accounts whose place of supply is where the service is used (§3a(3), §3b UStG):
-# travel, hotels, meals (SKR03 / SKR04)
-_ABROAD_ACCOUNTS: Final = frozenset(
-    {"4650", "4654", "4660", "4663", "4664", "4666", "4670", "4673", "4674", "4676",
-     "6640", "6644", "6660", "6663", "6664", "6673", "6674", "6680"}
-)  # fmt: skip
 
 
 class Misplaced(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,91 +29,36 @@ class Misplaced(msgspec.Struct, frozen=True, kw_only=True):
 def misplaced(books: Books, record: Record, *, deductible: bool) -> Misplaced | None:
     """:returns: where ``record`` belongs if it is a foreign supplier's receipt entered at 0 %
     without reverse charge, else ``None``."""
-    if record.revenue or record.rule not in ORDINARY_RULES:
+    if record.revenue:
         return None
-    zero = [line for line in record.lines if line.tax == ZERO and line.net != ZERO]
-    if not zero or _abroad(books, record):
+    found = placement(_entered(books, record), deductible=deductible)
+    if found is None:
         return None
-    origin, evidence = _origin(books, record)
-    if not evidence:
-        return None
-    goods = any(_goods_account(books, line.account) for line in zero)
-    if goods and origin != "eu":
-        return None  # an import: import VAT (box 62) comes with the customs notice
-    base = cents(sum((line.net for line in zero), ZERO))
-    tax = cents(base * Decimal(19) / HUNDRED)
-    box, rule = _box(origin, goods=goods)
-    input_box = "61" if goods else "67"
     return Misplaced(
         record=record,
-        boxes=f"{box} and {input_box}" if deductible else box,
-        base=base,
-        tax=tax,
-        evidence=evidence,
-        fix=f"enter it with tax rule {rule} in sevDesk",
+        boxes=found.boxes,
+        base=found.base,
+        tax=found.tax,
+        evidence=found.evidence,
+        fix=f"enter it with tax rule {found.rule} in sevDesk",
     )
 
 
-def _box(origin: Origin, *, goods: bool) -> tuple[str, int]:
-    if goods:
-        return "89", 8
-    return ("46/47", 14) if origin == "eu" else ("84/85", 12)
-
-
-def _origin(books: Books, record: Record) -> tuple[Origin, list[str]]:
+def _entered(books: Books, record: Record) -> Entered:
     contact = books.contacts.get(record.contact_id or 0)
-    origin, evidence = origin_of(contact.vatNumber if contact else None, record.ibans)
-    if any(_WORDS.search(text) for text in _texts(record)):
-        evidence.append("its text names reverse charge")
-    return origin, evidence
+    return Entered(
+        rule=record.rule,
+        number=record.number,
+        party=record.party,
+        vat_id=contact.vatNumber if contact else None,
+        ibans=record.ibans,
+        positions=[
+            Position(line.net, line.tax, _number(books, line.account), line.text)
+            for line in record.lines
+        ],
+    )
 
 
-def origin_of(
-    vat_id: str | None, ibans: Iterable[str] = (), country: str | None = None
-) -> tuple[Origin, list[str]]:
-    """:returns: where a supplier is from by its VAT id's prefix, its IBANs' country codes and
-    its country (ISO code), strongest first, and the evidence in words; ``"unknown"`` with no
-    evidence for a German or unknown supplier."""
-    evidence: list[str] = []
-    origin: Origin = "unknown"
-    code = clean(vat_id or "").replace(" ", "").upper()
-    if len(code) > 2 and code[:2].isalpha() and code[:2] != "DE":
-        evidence.append(f"the supplier's VAT id {code}")
-        origin = _region(code[:2])
-    for iban in ibans:
-        if iban[:2].isalpha() and iban[:2].upper() != "DE":
-            evidence.append(f"paid to the IBAN {iban[:2]}…{iban[-4:]}")
-            origin = _region(iban[:2].upper()) if origin == "unknown" else origin
-    land = (country or "").strip().upper()
-    if len(land) == 2 and land.isalpha() and land != "DE":
-        evidence.append(f"the supplier's country {land}")
-        origin = _region(land) if origin == "unknown" else origin
-    return origin, evidence
-
-
-def _region(code: str) -> Origin:
-    return "eu" if code in EU_STATES else "non_eu"
-
-
-def place_abroad(account_numbers: Iterable[str], texts: Iterable[str]) -> bool:
-    """:returns: whether the booking accounts (travel, hotels, meals) or the texts (hotel,
-    restaurant, ticket, flight, taxi) name a service whose place of supply is where it is used
-    (§3a(3), §3b UStG): supplied abroad by a foreign business, it carries no German VAT."""
-    if any(number in _ABROAD_ACCOUNTS for number in account_numbers):
-        return True
-    return any(_ABROAD_WORDS.search(text) for text in texts)
-
-
-def _abroad(books: Books, record: Record) -> bool:
-    numbers = [books.accounts.get(line.account or 0) for line in record.lines]
-    return place_abroad((a.number for a in numbers if a and a.number), _texts(record))
-
-
-def _goods_account(books: Books, account_id: int | None) -> bool:
+def _number(books: Books, account_id: int | None) -> str:
     account = books.accounts.get(account_id or 0)
-    number = account.number if account and account.number else ""
-    return len(number) == 4 and (number[0] == "3" or number[0] == "5")  # SKR03 3, SKR04 5
-
-
-def _texts(record: Record) -> list[str]:
-    return [t for t in (record.number, record.party, *(x.text for x in record.lines)) if t]
+    return account.number if account and account.number else ""

@@ -1,6 +1,6 @@
 """A receipt (voucher) suggested from an e-invoice: the supplier matched to a contact (VAT id,
 IBAN or name) or proposed as new, positions per VAT breakdown with booking accounts from the one
-suggestion engine (:mod:`.voucher_lines`), the 2.0 tax rule, and what blocks filing it as a
+suggestion engine (:mod:`.einvoice_lines`), the 2.0 tax rule, and what blocks filing it as a
 draft."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import msgspec
 from sevdesk_mcp.domain.einvoice.model import Invoice
 from sevdesk_mcp.domain.einvoice.taxcase import TaxCase, tax_case
 from sevdesk_mcp.domain.einvoice.values import ZERO
-from sevdesk_mcp.domain.einvoice.voucher_lines import SuggestedPosition, positions_of
 from sevdesk_mcp.domain.money import cents
 from sevdesk_mcp.domain.port import SevdeskPort
+from sevdesk_mcp.domain.receipts.einvoice_lines import SuggestedPosition, positions_of
 from sevdesk_mcp.domain.receipts.suggest import Company
 from sevdesk_mcp.domain.receipts.suppliers import Supplier, SupplierQuery, find_supplier
 from sevdesk_mcp.safety.fence import fence
@@ -55,9 +55,8 @@ async def suggest_voucher(
     """
     supplier = await find_supplier(client, query_of(invoice))
     kind: Literal["expense", "revenue"] = "revenue" if invoice.type_code == "381" else "expense"
-    country = invoice.seller.address.country if invoice.seller.address else None
-    cases = {tax_case(v.category or "", country) for v in invoice.vat_breakdown}
-    case = min(cases, key=lambda c: c.rule_id) if cases else tax_case("S", country)
+    cases = tax_cases(invoice)
+    case = suggested_case(invoice)
     facts = company or Company()
     positions = [
         p
@@ -83,6 +82,20 @@ async def suggest_voucher(
         problems=problems,
         note=_note(kind, invoice, supplier),
     )
+
+
+def tax_cases(invoice: Invoice) -> set[TaxCase]:
+    """:returns: the tax cases of the invoice's VAT breakdown."""
+    country = invoice.seller.address.country if invoice.seller.address else None
+    return {tax_case(v.category or "", country) for v in invoice.vat_breakdown}
+
+
+def suggested_case(invoice: Invoice) -> TaxCase:
+    """:returns: the tax case a receipt of the invoice is suggested with (the lowest rule)."""
+    cases = tax_cases(invoice)
+    if cases:
+        return min(cases, key=lambda c: c.rule_id)
+    return tax_case("S", invoice.seller.address.country if invoice.seller.address else None)
 
 
 def query_of(invoice: Invoice) -> SupplierQuery:

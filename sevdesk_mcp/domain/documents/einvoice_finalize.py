@@ -3,7 +3,7 @@
 sevDesk marks an invoice as e-invoice with ``propertyIsEInvoice`` on the invoice, which the
 API takes only when a draft is saved (``POST /Invoice/Factory/saveInvoice``, with the draft's
 ``id`` to change it); ``sendBy``, which finalizes, has no such parameter. So finalizing as an
-e-invoice is: the outgoing preflight (:mod:`.preflight`) must pass, then the draft is saved
+e-invoice is: the outgoing preflight (:mod:`.einvoice_preflight`) must pass, then the draft is saved
 with the flag (its other fields sent back as they are; positions untouched), then finalized.
 sevDesk then embeds the XRechnung XML in the PDF (ZUGFeRD); ``getXml`` serves it once the
 invoice is enshrined. It refuses the flag without a payment method (code 830).
@@ -16,15 +16,15 @@ from typing import Final
 
 import msgspec
 
+from sevdesk_mcp.domain.documents.einvoice_preflight import NOT_CHECKED, checked, is_flagged
 from sevdesk_mcp.domain.einvoice.findings import Finding
-from sevdesk_mcp.domain.einvoice.preflight import NOT_CHECKED, checked, is_flagged
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import read_raw
 from sevdesk_mcp.domain.writes import ref
 from sevdesk_mcp.errors import ToolError
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
-from sevdesk_mcp.safety.preview import Fact
+from sevdesk_mcp.safety.preview import Fact, Plain, Said, fact, quoted, say
 from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.wire_documents import Document
 
@@ -60,12 +60,29 @@ KEPT: Final = (
 )
 
 
+NOT_CHECKED_SAID: Final = Said(
+    NOT_CHECKED,
+    "Ihre eigenen Angaben als Verkäufer (Name, Anschrift, Ansprechpartner mit Telefon und "
+    "E-Mail, USt-IdNr. oder Steuernummer, IBAN) stammen aus den Einstellungen von sevDesk, die "
+    "die API nicht zeigt: Prüfen Sie sie dort (BR-06, BR-08, BR-CO-26, BR-DE-2 bis BR-DE-7, "
+    "BR-DE-16, BR-DE-23-a). Die Rechnungsnummer wird beim Abschließen vergeben.",
+)
+BINDING_XML: Final = Said(
+    "An e-invoice is binding in its XML form as well: the buyer's system reads the data, not "
+    "the layout. Check the buyer reference (Leitweg-ID) and your own company data in sevDesk's "
+    "settings, which this check cannot see.",
+    "Eine E-Rechnung ist auch in ihrer XML-Form verbindlich: Das System des Käufers liest die "
+    "Daten, nicht das Layout. Prüfen Sie die Käuferreferenz (Leitweg-ID) und Ihre eigenen "
+    "Firmendaten in den Einstellungen von sevDesk, die diese Prüfung nicht sieht.",
+)
+
+
 class EInvoiceStep(msgspec.Struct, frozen=True):
     """What finalizing as an e-invoice adds to the plan: preview facts and warnings, and the
     save that sets the flag (``None`` when sevDesk marks the draft as e-invoice already)."""
 
     facts: list[Fact]
-    warnings: list[str]
+    warnings: list[Said]
     flag_body: JsonObject | None
     kept: JsonObject | None = None  # what the marking save must not change (:data:`KEPT`)
 
@@ -90,17 +107,24 @@ async def prepare_e_invoice(client: SevdeskPort, doc: Document, label: str) -> E
             record=label,
         )
     flagged = is_flagged(raw)
-    how = "already marked as e-invoice" if flagged else "marked as e-invoice first"
+    how = (
+        say("already marked as e-invoice", "bereits als E-Rechnung gekennzeichnet")
+        if flagged
+        else say("marked as e-invoice first", "wird zuerst als E-Rechnung gekennzeichnet")
+    )
+    marked_as = say(
+        "yes: {0} (propertyIsEInvoice); its PDF carries the XRechnung XML",
+        "ja: {0} (propertyIsEInvoice); ihr PDF trägt das XRechnung-XML",
+        how,
+    )
     facts = [
-        Fact("E-invoice", f"yes: {how} (propertyIsEInvoice); its PDF carries the XRechnung XML"),
-        Fact("XRechnung preflight", _passed(result.warnings, result.findings)),
-        Fact("Not checked", NOT_CHECKED),
+        fact("E-invoice", "E-Rechnung", marked_as),
+        fact(
+            "XRechnung preflight", "XRechnung-Vorprüfung", _passed(result.warnings, result.findings)
+        ),
+        fact("Not checked", "Nicht geprüft", NOT_CHECKED_SAID),
     ]
-    warnings = [
-        "An e-invoice is binding in its XML form as well: the buyer's system reads the data, "
-        "not the layout. Check the buyer reference (Leitweg-ID) and your own company data in "
-        "sevDesk's settings, which this check cannot see."
-    ]
+    warnings = [BINDING_XML]
     if flagged:
         return EInvoiceStep(facts, warnings, None)
     return EInvoiceStep(facts, warnings, flag_body(doc, raw), kept_fields(raw))
@@ -170,7 +194,30 @@ def _listed(findings: list[Finding]) -> str:
     return shown + (f"; and {more} more (see the preflight)" if more > 0 else "")
 
 
-def _passed(warnings: int, findings: list[Finding]) -> str:
+def _passed(warnings: int, findings: list[Finding]) -> Said:
     if not warnings:
-        return "passed, no warnings"
-    return f"passed with {warnings} warning(s): {_listed(findings)}"
+        return say("passed, no warnings", "bestanden, keine Warnungen")
+    return say(
+        "passed with {0} warning(s): {1}",
+        "bestanden mit {0} Warnung(en): {1}",
+        warnings,
+        _listed_said(findings),
+    )
+
+
+def _listed_said(findings: list[Finding]) -> Said:
+    """:returns: the first findings by rule, each with its message (the rule's English text,
+    quoted), and how many more there are."""
+    shown = findings[:_SHOWN]
+    marks = "; ".join(f"{{{2 * i}}} ({{{2 * i + 1}}})" for i in range(len(shown)))
+    pieces = [p for f in shown for p in (Plain(f.rule), quoted(f.message.rstrip(".")))]
+    more = len(findings) - _SHOWN
+    if more > 0:
+        tail = len(pieces)
+        pieces.append(Plain(str(more)))
+        return say(
+            f"{marks}; and {{{tail}}} more (see the preflight)",
+            f"{marks}; und {{{tail}}} weitere (siehe die Vorprüfung)",
+            *pieces,
+        )
+    return say(marks, marks, *pieces)

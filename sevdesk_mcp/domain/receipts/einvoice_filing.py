@@ -11,17 +11,22 @@ from sevdesk_mcp.domain.documents.lifecycle import VoucherWritten
 from sevdesk_mcp.domain.einvoice import report as reports
 from sevdesk_mcp.domain.einvoice.model import Invoice
 from sevdesk_mcp.domain.einvoice.values import date_of
-from sevdesk_mcp.domain.einvoice.voucher import VoucherSuggestion, query_of, suggest_voucher
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts import drafts, upload
 from sevdesk_mcp.domain.receipts.drafts import ReceiptDraft, ReceiptPlan
+from sevdesk_mcp.domain.receipts.einvoice_voucher import (
+    VoucherSuggestion,
+    query_of,
+    suggest_voucher,
+    suggested_case,
+)
 from sevdesk_mcp.domain.receipts.lines import ReceiptLine
 from sevdesk_mcp.domain.receipts.suppliers import SupplierQuery
 from sevdesk_mcp.domain.writes import Prepared, Progress
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.files import FileAccess
-from sevdesk_mcp.safety.preview import Fact, Preview
+from sevdesk_mcp.safety.preview import Fact, Preview, Said, fact, quoted, say
 
 
 class Filing(msgspec.Struct, frozen=True):
@@ -67,24 +72,32 @@ async def prepare_filing(
     suggestion = await suggest_voucher(client, read.invoice)
     draft = _draft(filing, suggestion, read.invoice)
     prepared = await drafts.prepare_create(client, draft)
-    facts = [
-        Fact(
-            "E-invoice",
-            f"{read.invoice.profile} ({read.container}); {result.errors} errors, "
-            f"{result.warnings} warnings",
-        ),
-        Fact("Tax case", suggestion.tax_case),
-        *prepared.preview.facts,
-        Fact("SHA-256", local.sha256),
-    ]
-    facts = [
-        f if f.label != "File" else Fact("File", f"{local.given}, uploaded first") for f in facts
-    ]
-    preview = Preview(
-        action="Upload the e-invoice and create a receipt draft (Beleg-Entwurf) with it",
-        facts=facts,
+    checked = say(
+        "{0} ({1}); {2} errors, {3} warnings",
+        "{0} ({1}); {2} Fehler, {3} Warnungen",
+        read.invoice.profile,
+        read.container,
+        result.errors,
+        result.warnings,
     )
+    uploaded = say("{0}, uploaded first", "{0}, wird zuerst hochgeladen", quoted(local.given))
+    facts = [
+        fact("E-invoice", "E-Rechnung", checked),
+        fact("Tax case", "Steuerfall", suggested_case(read.invoice).said),
+        *(_file_first(f, uploaded) for f in prepared.preview.facts),
+        fact("SHA-256", "SHA-256", local.sha256),
+    ]
+    action = say(
+        "Upload the e-invoice and create a receipt draft with it.",
+        "Die E-Rechnung hochladen und damit einen Belegentwurf anlegen.",
+    )
+    preview = Preview(action=action, facts=facts, warnings=prepared.preview.warnings)
     return Prepared(preview, FilingPlan(upload.UploadPlan(local), prepared.plan))
+
+
+def _file_first(item: Fact, uploaded: Said) -> Fact:
+    """:returns: ``item``, or for the draft's file the e-invoice that is uploaded first."""
+    return Fact(item.label, uploaded) if item.label.en == "File" else item
 
 
 def _draft(filing: Filing, suggestion: VoucherSuggestion, invoice: Invoice) -> ReceiptDraft:

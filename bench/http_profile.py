@@ -274,7 +274,7 @@ def log_step(parts: Parts) -> dict[str, float]:
 
 
 async def dispatch_steps(parts: Parts) -> dict[str, float]:
-    from sevdesk_mcp.http.mcp_route import HttpPeer
+    from sevdesk_mcp.http.service.mcp_route import HttpPeer
     from sevdesk_mcp.mcp import jsonrpc
     from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
     from sevdesk_mcp.safety.redact import REDACTOR

@@ -31,9 +31,9 @@ from sevdesk_mcp.http.oauth.cimd import CimdFetcher
 from sevdesk_mcp.http.oauth.clients import ClientResolver
 from sevdesk_mcp.http.oauth.core import AuthServer
 from sevdesk_mcp.http.oauth.seal import Sealer
-from sevdesk_mcp.http.oauth.settings import OAuthSettings
 from sevdesk_mcp.http.oauth.store import Grant, MemoryGrantStore
 from sevdesk_mcp.http.oauth.verifier import OAuthVerifier
+from sevdesk_mcp.http.oauth_settings import OAuthSettings
 from sevdesk_mcp.http.settings import HttpSettings, derive_site
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import Tier

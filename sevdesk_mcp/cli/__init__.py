@@ -192,11 +192,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.command in ("grants", "account-id", "token", "profiles"):
         return _operator_command(args)
     if args.command == "generate-secret":
-        from sevdesk_mcp.http.commands import generate_secret  # noqa: PLC0415
+        from sevdesk_mcp.http.oauth.commands import generate_secret  # noqa: PLC0415
 
         return generate_secret()
     if args.command == "healthcheck":
-        from sevdesk_mcp.http.commands import healthcheck  # noqa: PLC0415
+        from sevdesk_mcp.http.oauth.commands import healthcheck  # noqa: PLC0415
 
         return healthcheck(_listening_env(args))
     if args.command == "fake-sevdesk":
@@ -225,7 +225,7 @@ def _operator_command(args: argparse.Namespace) -> int:
     if args.command in ("token", "profiles"):
         return _local_command(args)
     if args.command == "grants":
-        from sevdesk_mcp.http.commands import grants  # noqa: PLC0415 - OAuth mode only
+        from sevdesk_mcp.http.oauth.commands import grants  # noqa: PLC0415 - OAuth mode only
 
         return grants(os.environ, args.operands)
     from sevdesk_mcp.accounts.identity import account_id  # noqa: PLC0415

@@ -37,7 +37,7 @@ def serve_bearer(setup: HttpSetup, env: Mapping[str, str], *, demo: bool) -> int
     :raises StartupError: if sevDesk refuses the token or the address cannot be bound.
     """
     from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
-    from sevdesk_mcp.http.serve import bind_service  # noqa: PLC0415
+    from sevdesk_mcp.http.service.serve import bind_service  # noqa: PLC0415
     from sevdesk_mcp.http.settings import limits_for  # noqa: PLC0415
 
     config, settings, shared = setup.config, setup.settings, setup.shared

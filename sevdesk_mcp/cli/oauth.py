@@ -43,8 +43,8 @@ from sevdesk_mcp.http.oauth.service import AccountApps, OAuthMcpRoute, OAuthServ
 from sevdesk_mcp.http.oauth.store import GrantStore
 from sevdesk_mcp.http.oauth.verifier import OAuthVerifier
 from sevdesk_mcp.http.router import Router
-from sevdesk_mcp.http.serve import HttpService, background, health_route, session_store
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
+from sevdesk_mcp.http.service.serve import HttpService, background, health_route, session_store
 from sevdesk_mcp.http.settings import HttpSettings, derive_site, limits_for
 from sevdesk_mcp.http.web.hub import WebHub
 from sevdesk_mcp.http.web.routes import with_web

@@ -69,7 +69,7 @@ def pages_in(config: Config, company: Callable[[], str] | None = None) -> Callab
 
 @functools.cache  # called from the event loop's thread only
 def _shared_pages(lang: Lang | None, company: Callable[[], str] | None) -> SharedPages:
-    from sevdesk_mcp.http.approval_page import local_pages  # noqa: PLC0415 - browser approval
+    from sevdesk_mcp.http.local.approval_page import local_pages  # noqa: PLC0415 - browser approval
     from sevdesk_mcp.safety.approval_local import SharedPages  # noqa: PLC0415
 
     return SharedPages(lambda: local_pages(lang, company() if company is not None else ""))

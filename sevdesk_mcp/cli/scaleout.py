@@ -4,8 +4,8 @@ With ``SEVDESK_HTTP_STATE_URL`` set, :func:`shared_stores` opens the Redis conne
 each store of the HTTP stack and the safety runtime on it; the HTTP modes' wiring
 (``cli.http``, ``cli.bearer``, ``cli.oauth``) hands them to the server factory, the web pages,
 and the bearer or OAuth service, which see them only as
-:class:`~sevdesk_mcp.http.serve.SharedBackend`. Without it nothing here is imported and every
-store stays in this process (stdio, and one HTTP instance).
+:class:`~sevdesk_mcp.http.service.serve.SharedBackend`. Without it nothing here is imported
+and every store stays in this process (stdio, and one HTTP instance).
 
 ==================  ====================================  ====================================
 state               in this process                       shared (Redis)

@@ -54,6 +54,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     toolsets: frozenset[str] | None = None
     dry_run: bool = False
     structured_output: StructuredOutput = "auto"
+    output_schemas: bool = False
     api_url: str = DEFAULT_API_URL
     proxy: str | None = None
     output_dir: Path | None = None
@@ -83,6 +84,12 @@ def load_config(env: Mapping[str, str]) -> Config:
         toolsets=_toolsets(env),
         dry_run=flag(env, "SEVDESK_DRY_RUN"),
         structured_output=_structured(env),
+        output_schemas=flag(
+            env,
+            "SEVDESK_OUTPUT_SCHEMAS",
+            meaning="on: tools/list names each read tool's output schema (for clients that "
+            "check structuredContent); off (the default): structuredContent is sent without",
+        ),
         api_url=_api_url(env),
         proxy=_proxy(env),
         output_dir=_output_dir(env),

@@ -24,6 +24,7 @@ class Action(enum.Enum):
     LIST_TAX_RULES = "the reference data of tax rules"
     LIST_UNITS = "the reference data of units"
     LIST_COUNTRIES = "the reference data of countries"
+    LIST_PAYMENT_METHODS = "the reference data of payment methods"
     LIST_BANK_ACCOUNTS = "the list of bank accounts"
     FIND_TRANSACTIONS = "the transaction search"
     FIND_UNMATCHED_TRANSACTIONS = "the transaction search for unmatched transactions"

@@ -89,6 +89,7 @@ def postings(store: Store, start: date, end: date) -> list[Posting]:
 def documents(store: Store, start: date, end: date) -> list[DocBase]:
     """:returns: the finalized invoices and credit notes dated ``start``..``end``."""
     docs: list[DocBase] = [*store.invoices, *store.credit_notes]
+    docs = [d for d in docs if getattr(d, "invoiceType", None) != "WKR"]  # templates, no sales
     return [d for d in docs if d.status != DRAFT and start <= _day(d) <= end]
 
 

@@ -20,8 +20,11 @@ from sevdesk_mcp.fake.demo_bank import Bank, Unmatched, build_bank
 from sevdesk_mcp.fake.demo_catalog import seed_parts
 from sevdesk_mcp.fake.demo_common import BANK_ACCOUNT_ID, DEMO_TODAY, REGISTER_ID, workday
 from sevdesk_mcp.fake.demo_contacts import CUSTOMERS, SUPPLIERS, DemoContacts, seed_contacts
+from sevdesk_mcp.fake.demo_followups import build_recurring
+from sevdesk_mcp.fake.demo_oss import build_oss_sale
 from sevdesk_mcp.fake.demo_purchases import Purchases, build_purchases
 from sevdesk_mcp.fake.demo_sales import EU_CUSTOMER, Sales, build_sales
+from sevdesk_mcp.fake.demo_tags import seed_tags
 from sevdesk_mcp.fake.documents import OPEN, PARTIALLY_PAID, Invoice
 from sevdesk_mcp.fake.store import Store
 from sevdesk_mcp.fake.token import DEMO_TOKEN
@@ -104,7 +107,7 @@ def _by_status(rows: list[tuple[int, int]]) -> dict[int, tuple[int, ...]]:
 
 def _facts(fake: FakeSevdesk, contacts: DemoContacts, built: _Built) -> DemoFacts:
     store, sales, bank = fake.store, built.sales, built.bank
-    invoices = list(store.invoices)
+    invoices = [i for i in store.invoices if i.invoiceType != "WKR"]  # listed apart
     eu_contact = contacts.orgs[EU_CUSTOMER].id
     return DemoFacts(
         company=COMPANY,
@@ -146,6 +149,9 @@ def build_demo_with_facts() -> tuple[FakeSevdesk, DemoFacts]:
     purchases = build_purchases(store, contacts)
     matching, matched_invoice = _matching_payment(store, contacts)
     bank = build_bank(store, [*sales.payments, *purchases.payments], matching)
+    build_recurring(store, contacts)
+    seed_tags(store)
+    build_oss_sale(store, parts)  # last: no earlier record moves
     built = _Built(sales, purchases, bank, matched_invoice.id)
     return fake, _facts(fake, contacts, built)
 

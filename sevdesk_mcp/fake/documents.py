@@ -76,7 +76,10 @@ class PosBase(Row, ABC):
         self.priceNet = self.price
         self.priceTax = cents(self.price * self.taxRate / HUNDRED)
         self.priceGross = self.price + self.priceTax
-        self.sumNet = cents(self.quantity * self.price)
+        before = cents(self.quantity * self.price)
+        off = self.discount if not self.isPercentage else before * self.discount / HUNDRED
+        self.sumDiscount = cents(off)  # percent of the net sum, or an amount (G-003)
+        self.sumNet = before - self.sumDiscount
         self.sumTax = cents(self.sumNet * self.taxRate / HUNDRED)
         self.sumGross = self.sumNet + self.sumTax
 
@@ -204,16 +207,12 @@ class Invoice(DocBase):
     NUMBERS: ClassVar[frozenset[str]] = frozenset({"paidAmount"})
     NULLS: ClassVar[tuple[str, ...]] = (
         *DocBase.NULLS,
-        "accountIntervall",  # Q37: misspelled on the wire
-        "accountNextInvoice",
-        "reminderTotal",
-        "reminderDebit",
-        "reminderDeadline",
         "datevConnectOnline",
         "sendPaymentReceivedNotificationDate",
     )
     READ_ONLY: ClassVar[frozenset[str]] = frozenset(
         {"invoiceNumber", "status", "enshrined", "paidAmount", "payDate", "origin"}
+        | {"reminderDebit", "reminderTotal", "reminderDeadline"}  # the spec: readOnly
     )
 
     invoiceNumber: str | None = None
@@ -231,6 +230,11 @@ class Invoice(DocBase):
     origin: Ref | None = None
     paymentMethod: Ref | None = None
     reminderCharge: Decimal = ZERO
+    reminderDebit: Decimal | None = None
+    reminderTotal: Decimal | None = None
+    reminderDeadline: datetime | None = None
+    accountIntervall: str | None = None  # Q37: misspelled on the wire; WKR only (ISO 8601)
+    accountNextInvoice: int | None = None  # WKR only: Unix seconds, a string on the wire
     sumNetAccounting: Decimal = ZERO
     sumTaxAccounting: Decimal = ZERO
     sumGrossAccounting: Decimal = ZERO

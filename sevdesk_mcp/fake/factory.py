@@ -136,6 +136,13 @@ def _header(store: Store, doc: DocBase, top: Mapping[str, object], is_new: bool)
     sent = top.get("currency")
     if (is_new or "currency" in top) and not str(sent or "").strip():
         raise FakeError(400, "Currency is required.")
+    foreign = str(sent or "EUR").strip().upper() != "EUR"
+    if foreign and not (
+        top.get("propertyExchangeRate") or top.get("propertyForeignCurrencyDeadline")
+    ):
+        raise FakeError(  # as the spec says of receipts (spec/DEVIATIONS.md G-002)
+            400, "propertyExchangeRate or propertyForeignCurrencyDeadline is required"
+        )
 
 
 def prepare(

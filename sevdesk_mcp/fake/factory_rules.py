@@ -2,7 +2,8 @@
 
 - ``taxRule`` must be one of GET /TaxRule; on bookkeeping 2.0 every position's ``taxRate`` must
   be one the rule allows (§3.4: rule 1 and 3 take 0/7/19, the export and exempt rules only 0),
-  else 422. One-Stop-Shop rules (18-20) take the rates of the customer's country: any rate.
+  else 422. One-Stop-Shop rules (18-20) take the rates of the address country, another member
+  state (else 422).
 - Advance and partial invoices (AR, TR) only with rule 1 or 11 (spec, 2.0 changes).
 - Credit notes (Q35): UNDERACHIEVEMENT needs ``refSrcInvoice`` and the invoice's tax rates
   (else code 456); PROVISION needs rule 9; the credit notes of an invoice must not exceed it
@@ -37,6 +38,15 @@ RULE_RATES: Final[Mapping[int, frozenset[Decimal]]] = {
     **{rule: ONLY_ZERO for rule in (2, 4, 5, 10, 11, 12, 13, 14, 15, 16, 17, 21, 22)},
 }
 PREPAYMENT_RULES: Final = frozenset({1, 11})
+OSS_RULES: Final = frozenset({18, 19, 20})
+# One-Stop-Shop rates by StaticCountry id of the fake's member states (AT, FR, NL, IT, IE)
+OSS_RATES: Final[Mapping[int, frozenset[Decimal]]] = {
+    2: frozenset(Decimal(r) for r in ("20", "13", "10")),
+    4: frozenset(Decimal(r) for r in ("20", "10", "5.5", "2.1")),
+    5: frozenset(Decimal(r) for r in ("21", "9")),
+    6: frozenset(Decimal(r) for r in ("22", "10", "5", "4")),
+    9: frozenset(Decimal(r) for r in ("23", "13.5", "9", "4.8")),
+}
 INVOICE_TYPES: Final = frozenset({"RE", "WKR", "SR", "MA", "TR", "AR", "ER"})
 ORDER_TYPES: Final = frozenset({"AN", "AB", "LI"})
 UNSUPPORTED_CATEGORIES: Final = frozenset({"ACCOUNT_TYPE", "ACCOUNTING_TYPE"})
@@ -55,6 +65,9 @@ def check_tax(store: Store, doc: DocBase, positions: Sequence[PosBase]) -> None:
     rule = doc.taxRule.id
     if doc.taxRule.objectName != "TaxRule" or rule not in TAX_RULE_IDS:
         raise FakeError(422, f"Invalid tax rule {rule}")
+    if store.version == "2.0" and rule in OSS_RULES:
+        _check_oss(doc, positions)
+        return
     allowed = RULE_RATES.get(rule)
     if store.version != "2.0" or allowed is None:
         return
@@ -62,6 +75,23 @@ def check_tax(store: Store, doc: DocBase, positions: Sequence[PosBase]) -> None:
         if pos.taxRate not in allowed:
             raise FakeError(
                 422, f"The tax rate {money(pos.taxRate)} is not allowed with tax rule {rule}"
+            )
+
+
+def _check_oss(doc: DocBase, positions: Sequence[PosBase]) -> None:
+    """A One-Stop-Shop rule takes the rates of the address country, which must be another EU
+    member state (the spec's ``deliveryAddressCountry`` defaults to ``addressCountry``).
+
+    :raises FakeError: 422 for a country without One-Stop-Shop rates or a rate not of it.
+    """
+    country = doc.addressCountry.id if doc.addressCountry else None
+    allowed = OSS_RATES.get(country or 0)
+    if allowed is None:
+        raise FakeError(422, f"One Stop Shop is not possible for the country {country}")
+    for pos in positions:
+        if pos.taxRate not in allowed:
+            raise FakeError(
+                422, f"The tax rate {money(pos.taxRate)} is not valid for the country {country}"
             )
 
 

@@ -207,3 +207,24 @@ class CheckAccountTransactionLog(Row):
     amountPaid: Decimal
     bookingDate: datetime
     object: Ref
+
+
+@dataclass(kw_only=True, slots=True)
+class Tag(Row):
+    """A tag of the account (``Model_TagResponse``: no ``update``)."""
+
+    OBJECT_NAME: ClassVar[str] = "Tag"
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"update"})
+
+    name: str
+
+
+@dataclass(kw_only=True, slots=True)
+class TagRelation(Row):
+    """A tag on one invoice, order, voucher or credit note (``Model_TagCreateResponse``)."""
+
+    OBJECT_NAME: ClassVar[str] = "TagRelation"
+    HIDDEN: ClassVar[frozenset[str]] = frozenset({"update"})
+
+    tag: Ref
+    object: Ref

@@ -34,6 +34,8 @@ from sevdesk_mcp.fake.models import (
     Part,
     SevClient,
     SevUser,
+    Tag,
+    TagRelation,
 )
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
 from sevdesk_mcp.fake.records import DocumentLog, Email
@@ -123,6 +125,8 @@ class Store:
         self.transaction_logs = Table(CheckAccountTransactionLog, 950001)
         self.document_logs = Table(DocumentLog, 960001)
         self.emails = Table(Email, 970001)
+        self.tags = Table(Tag, 860001)
+        self.tag_relations = Table(TagRelation, 870001)
         self.sequences: dict[str, int] = {}
 
     @property

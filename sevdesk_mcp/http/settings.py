@@ -33,7 +33,7 @@ from sevdesk_mcp.http.limits import (
     STREAMS_SHARE,
     Limits,
 )
-from sevdesk_mcp.http.oauth.settings import OAuthSettings, load_oauth_settings
+from sevdesk_mcp.http.oauth_settings import OAuthSettings, load_oauth_settings
 from sevdesk_mcp.safety.redact import REDACTOR, Secret
 from sevdesk_mcp.shared.keys import DEFAULT_NAMESPACE
 from sevdesk_mcp.shared.redis import check_url

@@ -63,6 +63,11 @@ CHASE_OVERDUE: Final = Workflow(
             ("sevdesk_document_pdf",),
         ),
         Step(
+            "For a formal payment reminder (Mahnung) as a document: draft it and show it to me; "
+            "it is sent like an invoice, after my approval.",
+            ("sevdesk_create_payment_reminder",),
+        ),
+        Step(
             "Draft a friendly reminder text and show it to me; send it by email only after I "
             "said so (I approve the email before it goes out).",
             ("sevdesk_send_document_email",),
@@ -203,8 +208,9 @@ INVOICE_FROM_ORDER: Final = Workflow(
         Step("Find the order by its number and read it.", ("sevdesk_search_documents",)),
         Step("Read the order with its positions.", ("sevdesk_get_document",)),
         Step(
-            "Create an invoice draft with the order's positions and show it to me.",
-            ("sevdesk_create_document_draft",),
+            "Create the invoice draft from the order, with its positions and its link, and show "
+            "it to me.",
+            ("sevdesk_invoice_from_order",),
         ),
         Step(
             "If the customer needs an e-invoice (XRechnung, Leitweg-ID): check the draft first.",

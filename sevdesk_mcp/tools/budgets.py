@@ -22,6 +22,7 @@ RESULT_BUDGETS: Final[dict[str, tuple[int, int]]] = {
     "sevdesk_search_documents": (8_500, 7_512),
     "sevdesk_get_document": (1_500, 1_190),
     "sevdesk_document_pdf": (500, 204),
+    "sevdesk_list_recurring_invoices": (700, 448),
     "sevdesk_search_vouchers": (9_000, 8_091),
     "sevdesk_get_voucher": (1_000, 682),
     "sevdesk_suggest_booking_account": (1_500, 1_009),
@@ -39,4 +40,5 @@ RESULT_BUDGETS: Final[dict[str, tuple[int, int]]] = {
     "sevdesk_profit_and_loss": (5_000, 4_494),
     "sevdesk_export_csv": (500, 154),
     "sevdesk_export_datev": (500, 188),
+    "sevdesk_list_tags": (500, 269),
 }

@@ -27,12 +27,12 @@ import msgspec.inspect as mi
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.mcp.context import RequestContext
-from sevdesk_mcp.mcp.types import InputRequired, JsonObject
+from sevdesk_mcp.mcp.types import InputRequired, JsonObject, JsonValue
 from sevdesk_mcp.safety.files import FileAccess, LocalFile
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.outputs import Omission, omission, output_schema
-from sevdesk_mcp.tools.schema import input_schema
+from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, input_schema
 
 NAME_PATTERN: Final = re.compile(r"^sevdesk_[a-z0-9_]{1,32}$")
 MAX_DESCRIPTION_CHARS: Final = 1024
@@ -183,17 +183,68 @@ class Listed(Protocol):
 def tool_json(
     tool: Listed, input_schema: JsonObject, output_schema: JsonObject | None
 ) -> JsonObject:
-    """:returns: the ``Tool`` object of ``tool``; ``outputSchema`` only when one is given."""
+    """:returns: the ``Tool`` object of ``tool``: its name, description, listed input schema
+    (:func:`listed`) and annotations; no ``title`` (clients show the name; the tool reference
+    keeps the titles) and ``outputSchema`` only when one is given and it is not the write
+    envelope every write tool shares (:data:`WRITE_ENVELOPE_SCHEMA`)."""
     out: JsonObject = {
         "name": tool.name,
-        "title": tool.title,
         "description": tool.description,
-        "inputSchema": input_schema,
+        "inputSchema": listed(input_schema),
         "annotations": tool.annotations.to_json(),
     }
-    if output_schema is not None:
+    if output_schema is not None and output_schema != WRITE_ENVELOPE_SCHEMA:
         out["outputSchema"] = output_schema
     return out
+
+
+LISTED_MAXIMUM: Final = 10_000  # bounds this high guard ids and counts: enforced, not listed
+
+
+def listed(schema: JsonObject) -> JsonObject:
+    """:returns: an input schema as ``tools/list`` sends it: the rules a client or the model
+    needs to form arguments, without the ones only the server needs to enforce (the server checks
+    every argument against the full schema and its Structs whatever was listed): the pattern of
+    a decimal (its ``type`` and the refusal say how to write one), the length caps of strings
+    (a longer one is refused naming its cap), the lower bound 1 of an id and upper bounds from
+    :data:`LISTED_MAXIMUM` up."""
+    out: JsonObject = {}
+    for key, value in schema.items():
+        if key == "pattern" and value == DECIMAL_PATTERN:
+            continue
+        if key == "maxLength":
+            continue
+        if key == "minimum" and value == 1 and schema.get("type") == "integer":
+            continue
+        if key == "maximum" and isinstance(value, int) and value >= LISTED_MAXIMUM:
+            continue
+        out[key] = _listed_value(value)
+    return out
+
+
+def _listed_value(value: JsonValue) -> JsonValue:
+    if isinstance(value, dict):
+        return listed(value)
+    if isinstance(value, list):
+        return [_listed_value(v) for v in value]
+    return value
+
+
+WRITE_ENVELOPE_SCHEMA: Final[JsonObject] = {
+    "type": "object",
+    "properties": {
+        "status": {"type": "string"},
+        "result": {"type": "object"},
+        "preview": {"type": "object"},
+        "approval": {"type": "object"},
+        "note": {"type": "string"},
+    },
+    "required": ["status"],
+}
+"""The output schema of every write tool (``WriteResult`` of :mod:`write_flow`, a test keeps the
+two equal): the same envelope for all of them, so their ``Tool`` objects leave it out and the
+server instructions and docs/tools.md say it once (ADR 0007); ``structuredContent`` is sent as
+before."""
 
 
 class Built(msgspec.Struct, frozen=True):

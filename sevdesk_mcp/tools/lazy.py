@@ -39,6 +39,7 @@ MODULE_NAMES: Final = (
     "documents.read",
     "documents.write",
     "documents.commit",
+    "documents.followups",
     "receipts.vouchers",
     "receipts.suggest",
     "receipts.write",
@@ -53,6 +54,7 @@ MODULE_NAMES: Final = (
     "exports.export",
     "receipts.upload",
     "advanced.api_get",
+    "tags.tags",
 )
 
 

@@ -37,7 +37,13 @@ from sevdesk_mcp.errors import (
     UpstreamError,
 )
 from sevdesk_mcp.mcp.context import RequestContext
-from sevdesk_mcp.mcp.types import MODERN_VERSION, InputRequired, JsonObject, ToolResult
+from sevdesk_mcp.mcp.types import (
+    MODERN_VERSION,
+    InputRequired,
+    JsonObject,
+    JsonValue,
+    ToolResult,
+)
 from sevdesk_mcp.safety.runtime import SafetyRuntime
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import FileNeed, FileReach, ToolContext, ToolDef
@@ -49,6 +55,7 @@ from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, in_words
 
 log = logging.getLogger("sevdesk_mcp")
 _DECIMAL = re.compile(DECIMAL_PATTERN)
+_EXACT_DIGITS: Final = 15  # a float's shortest repr gives back up to 15 written digits
 
 AnyTool = ToolDef[Any, Any] | LazyTool
 
@@ -127,9 +134,13 @@ class Registry:
         self._names = tuple(self._tools)
 
     def list_tools(self, ctx: RequestContext) -> list[JsonObject]:
-        """:returns: the ``Tool`` objects in registration order."""
-        structured = structured_for(self._account.config, ctx)
-        return [t.to_json(structured=structured) for t in self._tools.values()]
+        """:returns: the ``Tool`` objects in registration order; output schemas only with
+        ``SEVDESK_OUTPUT_SCHEMAS`` on and structured output for this request (results carry
+        ``structuredContent`` either way: a schema is optional, and it is bytes in every
+        conversation for clients that never check it; ADR 0007)."""
+        config = self._account.config
+        schemas = config.output_schemas and structured_for(config, ctx)
+        return [t.to_json(structured=schemas) for t in self._tools.values()]
 
     async def call_tool(
         self, name: str, arguments: JsonObject, ctx: RequestContext
@@ -254,8 +265,7 @@ def parse_arguments(tool: ToolDef[Any, Any], arguments: JsonObject) -> msgspec.S
         for k, v in arguments.items()
         if not (k not in required and v in (None, "", "null"))  # clients send "null" (7.14)
     }
-    _check_decimal_strings(tool, cleaned)
-    return _converted(tool, cleaned)
+    return _converted(tool, _decimal_strings(tool, cleaned))
 
 
 def _converted(tool: ToolDef[Any, Any], cleaned: JsonObject) -> msgspec.Struct:
@@ -288,31 +298,63 @@ def _meaning(tool: AnyTool, exc: msgspec.ValidationError) -> str:
     return f". {match.group(1)} is: {description[:200]}"
 
 
-def _check_decimal_strings(
+def _decimal_strings(
     tool: AnyTool, arguments: JsonObject, schema: JsonObject | None = None, where: str = ""
-) -> None:
+) -> JsonObject:
+    """:returns: ``arguments`` with every decimal field as a decimal string: ``"7"``, ``7``
+    and ``7.0`` alike (a JSON number by the shortest form of its float, ``1190.5``).
+
+    :raises ToolInputError: naming the field whose string is no plain decimal, or whose number
+        has more than 15 significant digits or an exponent (then its float is not the decimal
+        that was written, as 0.1 + 0.2 is 0.30000000000000004).
+    """
     properties = (schema or tool.input_schema)["properties"]
     assert isinstance(properties, dict)  # built by input_schema
+    out: JsonObject = {}
     for name, value in arguments.items():
         field = properties.get(name)
+        out[name] = value
         if not isinstance(field, dict):
             continue
         items = field.get("items")
         if isinstance(items, dict) and "properties" in items and isinstance(value, list):
-            for index, row in enumerate(value):  # rows of a list argument (positions)
-                if isinstance(row, dict):
-                    _check_decimal_strings(tool, row, items, f"{where}{name}[{index}].")
-        pattern = field.get("pattern")
-        if pattern == DECIMAL_PATTERN and isinstance(value, float):  # binary: cents get lost
+            out[name] = [  # rows of a list argument (positions)
+                _decimal_strings(tool, row, items, f"{where}{name}[{index}].")
+                if isinstance(row, dict)
+                else row
+                for index, row in enumerate(value)
+            ]
+        elif field.get("pattern") == DECIMAL_PATTERN:
+            out[name] = _decimal_string(tool, value, f"{where}{name}")
+    return out
+
+
+def _decimal_string(tool: AnyTool, value: JsonValue, name: str) -> JsonValue:
+    """:returns: ``value`` as a decimal string if it is a JSON number, else as it came.
+
+    :raises ToolInputError: for a string that is no plain decimal or a number that is no exact
+        decimal of at most 15 significant digits.
+    """
+    if isinstance(value, bool):
+        return value  # refused by the conversion, with the field's meaning
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        shown = repr(value)
+        digits = shown.lstrip("-").replace(".", "").lstrip("0")
+        if not _DECIMAL.match(shown) or len(digits.rstrip("0") or "0") > _EXACT_DIGITS:
             raise ToolInputError(
-                f"Invalid arguments for {tool.name}: {where}{name} must be a decimal number "
-                f'written as a string, such as "1234.50", not a JSON number.'
+                f"Invalid arguments for {tool.name}: {name} is the JSON number {shown}, which "
+                f"is no exact decimal of at most {_EXACT_DIGITS} significant digits (a sum "
+                'computed in binary?). Send the amount as a string, such as "1234.50".'
             )
-        if pattern == DECIMAL_PATTERN and isinstance(value, str) and not _DECIMAL.match(value):
-            raise ToolInputError(
-                f"Invalid arguments for {tool.name}: {where}{name} must be a decimal number "
-                "such as 1234.50 (a dot, no thousands separators, no exponent)."
-            )
+        return shown
+    if isinstance(value, str) and not _DECIMAL.match(value):
+        raise ToolInputError(
+            f"Invalid arguments for {tool.name}: {name} must be a decimal number "
+            "such as 1234.50 (a dot, no thousands separators, no exponent)."
+        )
+    return value
 
 
 def check_output(tool: ToolDef[Any, Any], output: object) -> JsonObject:

@@ -37,6 +37,7 @@ REMEDIES: Final[Mapping[Action, Call]] = MappingProxyType(
         Action.LIST_TAX_RULES: Call("sevdesk_reference_data", (("kind", "tax_rules"),)),
         Action.LIST_UNITS: Call("sevdesk_reference_data", (("kind", "units"),)),
         Action.LIST_COUNTRIES: Call("sevdesk_reference_data", (("kind", "countries"),)),
+        Action.LIST_PAYMENT_METHODS: Call("sevdesk_reference_data", (("kind", "payment_methods"),)),
         Action.LIST_BANK_ACCOUNTS: Call("sevdesk_list_bank_accounts"),
         Action.FIND_TRANSACTIONS: Call("sevdesk_search_transactions"),
         Action.FIND_UNMATCHED_TRANSACTIONS: Call(

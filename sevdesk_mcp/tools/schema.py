@@ -1,10 +1,11 @@
 """JSON Schemas of tool inputs generated from msgspec Structs, in the shape clients handle well.
 
 Input schemas are flat (wire digest section 7.10): an object root, typed primitive properties
-(strings, integers, booleans, enums, decimals as strings, dates) and arrays of primitives; no
-``$ref``, no composition, no floats. The one nesting allowed is a top-level array of flat rows
-(objects of primitives, inlined), for document positions (docs/adr/0003). Every string and
-list needs a ``max_length`` and every integer both bounds, so no argument is unbounded (J07).
+(strings, integers, booleans, enums, decimals as strings or exact numbers, dates) and arrays
+of primitives; no ``$ref``, no composition, no floats. The one nesting allowed is a top-level
+array of flat rows (objects of primitives, inlined), for document positions (docs/adr/0003).
+Every string and list needs a ``max_length`` and every integer both bounds, so no argument is
+unbounded (J07).
 Output schemas are built by :mod:`sevdesk_mcp.tools.outputs` from the scalars defined here.
 """
 
@@ -16,6 +17,7 @@ from typing import Final
 import msgspec
 import msgspec.inspect as mi
 
+from sevdesk_mcp.domain.records import MAX_ID
 from sevdesk_mcp.errors import ToolDefinitionError
 from sevdesk_mcp.mcp.types import JsonObject, JsonValue
 
@@ -89,6 +91,9 @@ _FIXED: Final[dict[type[mi.Type], JsonObject]] = {
     mi.DateTimeType: {"type": "string", "format": "date-time"},
 }
 
+_INPUT_DECIMAL: Final[JsonObject] = {"type": ["string", "number"], "pattern": DECIMAL_PATTERN}
+"""An input decimal: "7", 7 and 7.0 alike (the registry takes exact numbers only)."""
+
 
 def scalar(t: mi.Type, *, flat: bool, where: str) -> JsonObject | None:
     """:returns: the schema of a scalar type, or ``None`` if ``t`` is not a scalar.
@@ -97,7 +102,7 @@ def scalar(t: mi.Type, *, flat: bool, where: str) -> JsonObject | None:
     :raises ToolDefinitionError: if ``flat`` and a string or integer is unbounded.
     """
     if type(t) in _FIXED:
-        return dict(_FIXED[type(t)])
+        return dict(_INPUT_DECIMAL if flat and isinstance(t, mi.DecimalType) else _FIXED[type(t)])
     if isinstance(t, mi.StrType):
         return _string(t, flat=flat, where=where)
     if isinstance(t, mi.IntType):
@@ -130,8 +135,8 @@ def _integer(t: mi.IntType, *, flat: bool, where: str) -> JsonObject:
     out: JsonObject = {"type": "integer"}
     if low is not None:
         out["minimum"] = low
-    if high is not None:
-        out["maximum"] = high
+    if high is not None and high < MAX_ID:  # the id ceiling is a guard no caller reaches:
+        out["maximum"] = high  # the Struct keeps it, the listed schema leaves it out (ADR 0007)
     return out
 
 
@@ -174,6 +179,7 @@ PATTERN_WORDS: Final[dict[str, str]] = {
     "^[0-9a-fA-F]{64}$": "a SHA-256 checksum: 64 hexadecimal digits",
     "^[A-Za-z0-9._-]{1,200}$": "a file name of letters, digits, dots, dashes and underscores",
     "^[A-Z]{2}$": "a two-letter country code in capitals, such as DE",
+    "^[A-Za-z]{3}$": "a three-letter currency code (ISO 4217), such as EUR or CHF",
     r"^\d{4}(-(0[1-9]|1[0-2]|Q[1-4]))?$": "a month (2026-10), a quarter (2026-Q4) or a year (2026)",
     r"^\+?[0-9][0-9 ()/.-]{2,39}$": "a phone number: digits, spaces and ( ) / . -, "
     "optionally with a leading +",

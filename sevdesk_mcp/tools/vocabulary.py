@@ -30,8 +30,9 @@ EMAIL_PATTERN: Final = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 Email = Annotated[str, msgspec.Meta(max_length=254, pattern=EMAIL_PATTERN)]
 """An email address (RFC 5321's length limit, one ``@``, a dotted domain)."""
 
-DryRun = Annotated[bool, msgspec.Meta(description="Only preview; change nothing, ask nobody")]
-"""The ``dryRun`` argument every write tool has."""
+DryRun = bool
+"""The ``dryRun`` argument every write tool has: what it does is said once, in the server
+instructions (:func:`sevdesk_mcp.server.instructions`), not in every tool's schema."""
 
 Limit = Annotated[int, msgspec.Meta(ge=1, le=200)]
 """How many rows a list tool shows."""

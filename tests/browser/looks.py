@@ -109,20 +109,8 @@ class Looker:
         return violations
 
     def _arrived(self, text: str) -> None:
-        """Wait for a new, fully loaded page that shows ``text`` (the page seen last is marked,
-        so a navigation under way is never mistaken for its destination)."""
-        deadline = time.monotonic() + HANG_GUARD_S
-        probe = (
-            "(window.__seen || document.readyState !== 'complete' || !document.body) ? '' : "
-            "document.body.innerText"
-        )
-        while True:
-            body = str(self.browser.evaluate(probe, False) or "")
-            if text in body:
-                self.browser.evaluate("window.__seen = true")
-                return
-            assert time.monotonic() < deadline, f"{text!r} did not appear; the page shows {body!r}"
-            time.sleep(0.1)
+        """Wait for a new, fully loaded page that shows ``text`` (:func:`arrived`)."""
+        arrived(self.browser, text)
 
 
 def prefer(browser: Chromium, accept_language: str) -> None:
@@ -141,3 +129,21 @@ def assert_reads(seen: Seen, lang: str, *texts: str) -> None:
     for text in texts:
         assert text in seen.text, (text, seen.text)
     assert not any(f in seen.html for f in FENCES), seen.text
+
+
+def arrived(browser: Chromium, text: str) -> str:
+    """:returns: the text of a new, fully loaded page that shows ``text``. The page seen last is
+    marked, so a navigation still under way (a form sent, a link set) is never mistaken for its
+    destination: a screenshot then would hit a page being replaced."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    probe = (
+        "(window.__seen || document.readyState !== 'complete' || !document.body) ? '' : "
+        "document.body.innerText"
+    )
+    while True:
+        body = str(browser.evaluate(probe, False) or "")
+        if text in body:
+            browser.evaluate("window.__seen = true")
+            return body
+        assert time.monotonic() < deadline, f"{text!r} did not appear; the page shows {body!r}"
+        time.sleep(0.1)

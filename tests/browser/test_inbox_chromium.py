@@ -15,7 +15,7 @@ import pytest
 
 from sevdesk_mcp.fake import DEMO_TOKEN
 from tests.browser.cdp import CHROMIUM, Chromium
-from tests.browser.looks import axe_source
+from tests.browser.looks import arrived, axe_source
 from tests.http.helpers import HANG_GUARD_S
 from tests.http.web_support import PDF, browser_like, grant, tool, web_server
 from tests.writes.helpers import DRAFT_ID
@@ -58,21 +58,8 @@ class Visit:
         return body
 
     def _arrived(self, text: str) -> str:
-        """:returns: the text of a new, fully loaded page that shows ``text``. The page seen
-        last is marked, so a navigation still under way (a form sent, a link set) is never
-        mistaken for its destination: a screenshot then would hit a page being replaced."""
-        deadline = time.monotonic() + HANG_GUARD_S
-        probe = (
-            "(window.__seen || document.readyState !== 'complete' || !document.body) ? '' : "
-            "document.body.innerText"
-        )
-        while True:
-            body = str(self.browser.evaluate(probe, False) or "")
-            if text in body:
-                self.browser.evaluate("window.__seen = true")
-                return body
-            assert time.monotonic() < deadline, f"{text!r} did not appear; the page shows {body!r}"
-            time.sleep(0.1)
+        """:returns: the text of a new, fully loaded page that shows ``text``."""
+        return arrived(self.browser, text)
 
     def click(self, selector: str) -> None:
         self.browser.evaluate(f"document.querySelector({json.dumps(selector)}).click()")
@@ -123,7 +110,6 @@ def run_browser(url: str, profile: Path, shots: Path, axe: str, links: dict[str,
 
 
 def _wait_for_file(folder: Path) -> Path:
-    import time
 
     deadline = time.monotonic() + HANG_GUARD_S
     while time.monotonic() < deadline:

@@ -13,9 +13,9 @@ import msgspec
 import pytest
 
 from sevdesk_mcp.cli import approval_pages
-from sevdesk_mcp.http.approval_page import ApprovalSite, cookie_name
 from sevdesk_mcp.http.kit.approval import preview_html
 from sevdesk_mcp.http.kit.headers import LOCAL_HEADERS
+from sevdesk_mcp.http.local.approval_page import ApprovalSite, cookie_name
 from sevdesk_mcp.http.pages import PAGE_LIMITS, PageServer, Request, Response
 from sevdesk_mcp.safety import open_url as opener
 from sevdesk_mcp.safety.approval_local import Pages, PageServerError, SharedPages

@@ -19,8 +19,8 @@ import anyio.to_thread
 import pytest
 
 from sevdesk_mcp.fake import DEMO_TOKEN
-from sevdesk_mcp.http.approval_page import ApprovalSite
 from sevdesk_mcp.http.kit.lang import Lang, other_lang
+from sevdesk_mcp.http.local.approval_page import ApprovalSite
 from sevdesk_mcp.http.pages import PageServer
 from sevdesk_mcp.safety.approvals import Binding, MemoryApprovalStore
 from sevdesk_mcp.safety.redact import Secret

@@ -37,7 +37,7 @@ async def search(app: McpApp | None = None, **arguments: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     ("status", "count"),
-    [("draft", 3), ("open", 7), ("partially_paid", 3), ("paid", 29), ("cancelled", 1)],
+    [("draft", 3), ("open", 8), ("partially_paid", 3), ("paid", 29), ("cancelled", 1)],
 )
 async def test_invoices_by_status(status: str, count: int) -> None:
     data = await search(status=status, limit=200)

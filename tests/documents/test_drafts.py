@@ -71,7 +71,7 @@ async def test_create_sends_one_save_with_the_address_and_reads_the_draft_back()
     [
         (11, 19, "Tax rule 11 does not allow the rate(s) 19 %"),
         (9, 19, "Tax rule 9 is not a rule for sales documents"),
-        (19, 19, "One-Stop-Shop"),
+        (19, 19, "One-Stop-Shop"),  # a German buyer: refused once the contact is read
     ],
 )
 async def test_a_tax_rule_that_does_not_fit_is_refused_before_any_request(
@@ -81,7 +81,7 @@ async def test_a_tax_rule_that_does_not_fit_is_refused_before_any_request(
     line = {**LINE, "tax_rate": rate}
     result = await call(app(fake), CREATE, **{**DRAFT, "positions": [line]}, tax_rule_id=rule)
     assert said in error_text(result)
-    assert fake.requests == []
+    assert fake.requests == [] if rule != 19 else writes(fake) == []
 
 
 async def test_a_second_identical_draft_is_refused_unless_allowed() -> None:
@@ -107,7 +107,7 @@ async def test_an_unknown_contact_is_named() -> None:
     ("change", "said"),
     [
         ({"unit_price": "1e3"}, "positions[0].unit_price must be a decimal number"),
-        ({"unit_price": 120.1}, "positions[0].unit_price must be a decimal number written as"),
+        ({"unit_price": 1e-7}, "positions[0].unit_price is the JSON number 1e-07, which is no"),
         ({"unit_price": "1.005"}, "positions[0].unit_price takes at most 2 decimal places"),
         ({"quantity": "0"}, "positions[0].quantity must be a decimal number above 0"),
         ({"name": "Theke\u202e"}, "'positions[0].name' contains characters a human"),

@@ -158,7 +158,7 @@ async def test_delete_of_a_contact_in_use_is_409(demo: FakeSevdesk, facts: DemoF
 
 async def test_next_customer_number_is_a_string(demo: FakeSevdesk, fake: FakeSevdesk) -> None:
     async with api(demo) as client:
-        assert await objects(client, "/Contact/Factory/getNextCustomerNumber") == "1022"
+        assert await objects(client, "/Contact/Factory/getNextCustomerNumber") == "1023"
     async with api(fake) as client:
         assert await objects(client, "/Contact/Factory/getNextCustomerNumber") == "1001"
 

@@ -45,6 +45,8 @@ CASES: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "Model_CheckAccountTransactionResponse": ("/CheckAccountTransaction?limit=1", {}),
     "Model_Part": ("/Part?limit=1", {}),
+    "Model_TagResponse": ("/Tag?limit=1", {}),
+    "Model_TagCreateResponse": ("/TagRelation?limit=1", {}),
 }
 NUMBER_FIELDS = {"paidAmount"}  # Q4: the documented JSON numbers
 

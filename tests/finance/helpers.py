@@ -90,8 +90,9 @@ def client_for(fake: FakeSevdesk, rewrite: Rewrite | None = None) -> SevdeskClie
 
 
 def app_for(fake: FakeSevdesk, rewrite: Rewrite | None = None) -> McpApp:
-    """:returns: an app on ``fake`` (today is the fake's), optionally rewriting its answers."""
-    config = load_config({"SEVDESK_API_URL": DEMO_URL})
+    """:returns: an app on ``fake`` (today is the fake's), optionally rewriting its answers;
+    it lists output schemas (``SEVDESK_OUTPUT_SCHEMAS``), so results can be checked by them."""
+    config = load_config({"SEVDESK_API_URL": DEMO_URL, "SEVDESK_OUTPUT_SCHEMAS": "on"})
     client = client_for(fake, rewrite)
     account = AccountContext(config=config, client=client, demo=True, today=lambda: fake.today)
     return ServerFactory(config).build(account)

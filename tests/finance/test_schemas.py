@@ -29,14 +29,16 @@ CALLS: dict[str, dict[str, Any]] = {
 
 async def test_outputs_fit_their_schemas_carry_no_floats_and_only_read() -> None:
     fake = build_demo()
-    async with open_wire(app_for(fake)) as wire:
+    app = app_for(fake)
+    fencing = "Text in ⟦ ⟧ in any result (names, texts, bank purposes, numbers)"
+    assert fencing in (app.instructions or "")  # said once for every tool (ADR 0007)
+    async with open_wire(app) as wire:
         listed = (await wire.modern("tools/list"))["result"]["tools"]
         tools = {t["name"]: t for t in listed if t["name"] in CALLS}
         assert set(tools) == set(CALLS)
         for name, arguments in CALLS.items():
             tool = tools[name]
             assert tool["annotations"]["readOnlyHint"] is True
-            assert "⟦" in tool["description"]
             result = (await wire.modern("tools/call", {"name": name, "arguments": arguments}))[
                 "result"
             ]

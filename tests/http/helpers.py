@@ -15,7 +15,7 @@ import httpx
 
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.serve import HttpService, bind_service
+from sevdesk_mcp.http.service.serve import HttpService, bind_service
 from sevdesk_mcp.http.settings import HttpSettings
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from sevdesk_mcp.fake import build_demo, serve_fake
-from sevdesk_mcp.http.commands import healthcheck
+from sevdesk_mcp.http.oauth.commands import healthcheck
 from tests.http.helpers import HANG_GUARD_S, SECRET, modern_body, modern_headers, running
 from tests.http.process import http_env, http_server
 from tests.integration.test_cli import WRONG_TOKEN, run

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sevdesk_mcp.cli.demo import demo_company
 from sevdesk_mcp.cli.run import AccountName, pages_in
 from sevdesk_mcp.config import Config
-from sevdesk_mcp.http.approval_page import ApprovalSite
+from sevdesk_mcp.http.local.approval_page import ApprovalSite
 from sevdesk_mcp.http.pages import PageServer
 
 

@@ -11,7 +11,7 @@ import httpx
 import msgspec
 import pytest
 
-from sevdesk_mcp.http.mcp_route import SEND_FAILED, HttpPeer
+from sevdesk_mcp.http.service.mcp_route import SEND_FAILED, HttpPeer
 from sevdesk_mcp.http.settings import HttpSettings
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec

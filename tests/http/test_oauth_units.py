@@ -17,7 +17,6 @@ from sevdesk_mcp.http.oauth.core import tiers_of
 from sevdesk_mcp.http.oauth.forms import parse_params
 from sevdesk_mcp.http.oauth.redirects import redirect_matches, redirect_uri_allowed
 from sevdesk_mcp.http.oauth.seal import Sealer
-from sevdesk_mcp.http.oauth.settings import load_oauth_settings
 from sevdesk_mcp.http.oauth.store import (
     MAX_CLIENTS,
     STATE_FILE,
@@ -27,6 +26,7 @@ from sevdesk_mcp.http.oauth.store import (
     RegisteredClient,
 )
 from sevdesk_mcp.http.oauth.verifier import GrantedAccess
+from sevdesk_mcp.http.oauth_settings import load_oauth_settings
 from sevdesk_mcp.http.settings import load_http_settings, require_auth
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import Tier

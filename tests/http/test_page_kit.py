@@ -123,7 +123,7 @@ def _calls_and_names(path: Path) -> set[str]:
 PAGES = (
     *sorted((HTTP / "web").glob("*.py")),
     *(HTTP / "oauth" / f"{name}.py" for name in ("authorize", "consent", "consent_page", "forms")),
-    HTTP / "approval_page.py",
+    HTTP / "local" / "approval_page.py",
     HTTP / "pages.py",
 )
 

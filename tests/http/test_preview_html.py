@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from sevdesk_mcp.http.approval_page import ApprovalSite, approval_html
 from sevdesk_mcp.http.kit import lang as kit_lang
 from sevdesk_mcp.http.kit.approval import preview_html
 from sevdesk_mcp.http.kit.lang import pick_lang, preferred, with_lang
 from sevdesk_mcp.http.kit.page import switch_link
+from sevdesk_mcp.http.local.approval_page import ApprovalSite, approval_html
 from sevdesk_mcp.http.pages import Request
 from sevdesk_mcp.safety.approvals import Approval, Binding
 from sevdesk_mcp.safety.basis import basis_of

@@ -8,7 +8,7 @@ import pytest
 
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.serve import HttpService, bind_service
+from sevdesk_mcp.http.service.serve import HttpService, bind_service
 from sevdesk_mcp.http.settings import HttpSettings
 from sevdesk_mcp.mcp.context import RequestContext
 from sevdesk_mcp.mcp.types import InputRequired, JsonObject, ToolResult

@@ -138,6 +138,10 @@ async def test_structured_output_follows_the_era_and_the_setting() -> None:
     assert "outputSchema" not in tools["sevdesk_test_lookup"]
     assert "structuredContent" not in result
     tools, result = await legacy({"SEVDESK_STRUCTURED_OUTPUT": "on"})
+    assert "outputSchema" not in tools["sevdesk_test_lookup"]  # listed only when asked
+    assert result["structuredContent"]["query"] == "q"
+    asked = {"SEVDESK_STRUCTURED_OUTPUT": "on", "SEVDESK_OUTPUT_SCHEMAS": "on"}
+    tools, result = await legacy(asked)
     assert tools["sevdesk_test_lookup"]["outputSchema"]["type"] == "object"
     assert result["structuredContent"]["query"] == "q"
     off = await _call({"query": "q"}, {"SEVDESK_STRUCTURED_OUTPUT": "off"})

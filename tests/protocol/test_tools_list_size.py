@@ -1,11 +1,13 @@
-"""The size of the 2026-07-28 ``tools/list`` answer per tier configuration (issue 14, point 4).
+"""The size of the whole ``tools/list`` answer per tier configuration, in both eras (ADR 0007).
 
-Bytes of the answer as the server writes it (one compact JSON line). The 30 tools the issue
-measured must stay within its goal, 40 KiB with all tiers (docs/adr/0007), and so must the
-read-only and read+write answers of those tools within the sizes measured when the schemas
-became compact. Tools added since (later toolsets) get a budget per tool instead: every tool at
-most :data:`MAX_TOOL_BYTES`, and all of them on average no more than the issue's 30 did, so the
-answer grows with the surface but no tool brings the old weight back. No timing is asserted.
+Bytes of the JSON-RPC response exactly as the stdio server writes it (one compact line, without
+its newline), built by the real server from its index: nothing is subtracted, every tool that
+exists counts. The budget, :data:`BUDGET` bytes, holds for the largest configuration, all tiers
+with every toolset on (``advanced`` included) where files can be transferred (HTTP in OAuth
+mode, so every tool is listed), in the 2026-07-28 era, which adds output schemas;
+every smaller configuration and the 2025 era are measured too and must fit it as well. A
+failure names the total and the largest tools, the place to find the bytes. No timing is
+asserted.
 """
 
 from __future__ import annotations
@@ -15,105 +17,135 @@ from typing import Any
 
 import pytest
 
-from sevdesk_mcp.accounts.context import AccountContext
-from sevdesk_mcp.config import load_config
-from sevdesk_mcp.mcp.dispatcher import Dispatcher
-from sevdesk_mcp.mcp.stdio import StdioServer
-from sevdesk_mcp.server import ServerFactory
-from tests.wire import meta
+from sevdesk_mcp.cli.reference import ERAS, TOOLS_LIST_BUDGET, answer_bytes
+from sevdesk_mcp.tools.catalog import DEFAULT_OFF_TOOLSETS
+from sevdesk_mcp.tools.define import FileReach
+from sevdesk_mcp.tools.definitions import ALL_TOOLS
 
-pytestmark = pytest.mark.anyio
-
-KIB = 1024
+BUDGET = TOOLS_LIST_BUDGET  # 40,000 bytes, stated in docs/tools.md
 ALL_TIERS = "read,write,commit,external"
-GOAL_ALL_TIERS = 40 * KIB
-BOUNDS = {  # measured 17,922 / 32,037 / 40,853 bytes (before issue 14: 46,127 / 71,835 / 100,421)
-    "read": ({}, 18 * KIB),
-    "read+write": ({"SEVDESK_ALLOW": "write"}, 32 * KIB),
-    "all tiers": ({"SEVDESK_ALLOW": ALL_TIERS}, GOAL_ALL_TIERS),
+ALL_TOOLSETS = ",".join(sorted({t.toolset for t in ALL_TOOLS}))
+CONFIGS: dict[str, tuple[dict[str, str], FileReach]] = {
+    "read": ({}, "local"),
+    "read+write": ({"SEVDESK_ALLOW": "write"}, "local"),
+    "all tiers": ({"SEVDESK_ALLOW": ALL_TIERS}, "local"),
+    "all tiers, all toolsets": (
+        {"SEVDESK_ALLOW": ALL_TIERS, "SEVDESK_TOOLSETS": ALL_TOOLSETS},
+        "transfer",
+    ),
 }
-ISSUE_14_TOOLS = frozenset(
-    {
-        *("sevdesk_server_status", "sevdesk_account_info", "sevdesk_reference_data"),
-        *("sevdesk_search_contacts", "sevdesk_get_contact", "sevdesk_create_contact"),
-        *("sevdesk_update_contact", "sevdesk_search_documents", "sevdesk_get_document"),
-        *("sevdesk_document_pdf", "sevdesk_create_document_draft"),
-        *("sevdesk_update_document_draft", "sevdesk_delete_document_draft"),
-        *("sevdesk_finalize_document", "sevdesk_enshrine_document"),
-        *("sevdesk_send_document_email", "sevdesk_book_payment", "sevdesk_cancel_invoice"),
-        *("sevdesk_credit_note_from_invoice", "sevdesk_reset_document"),
-        *("sevdesk_search_vouchers", "sevdesk_get_voucher", "sevdesk_search_parts"),
-        *("sevdesk_create_part", "sevdesk_update_part", "sevdesk_list_bank_accounts"),
-        *("sevdesk_search_transactions", "sevdesk_open_items", "sevdesk_cash_position"),
-        *("sevdesk_changed_since",),
-    }
-)
-MAX_TOOL_BYTES = 3 * KIB + 512  # the largest of the 30, a draft tool, has 3,016
-MEAN_TOOL_BYTES = GOAL_ALL_TIERS // len(ISSUE_14_TOOLS)
+LARGEST = CONFIGS["all tiers, all toolsets"]
+MODERN, LEGACY = ERAS
 
 
-async def answer_bytes(env: dict[str, str]) -> tuple[int, dict[str, Any]]:
-    """:returns: the size of the encoded 2026-07-28 ``tools/list`` answer of the issue's 30
-    tools (later tools taken out, as if they did not exist), and the whole answer."""
-    size, answer = await _answer(env)
-    later = [t for t in answer["result"]["tools"] if t["name"] not in ISSUE_14_TOOLS]
-    return size - sum(_tool_bytes(t) + 1 for t in later), answer  # + 1: the comma
+def answer(setup: tuple[dict[str, str], FileReach], era: str) -> tuple[int, dict[str, Any]]:
+    """:returns: the bytes of the ``tools/list`` response as the server writes it, and it."""
+    env, files = setup
+    return answer_bytes(ALL_TOOLS, env, files, era)
 
 
-def _tool_bytes(tool: dict[str, Any]) -> int:
+def tool_bytes(tool: dict[str, Any]) -> int:
     return len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-async def _answer(env: dict[str, str]) -> tuple[int, dict[str, Any]]:
-    config = load_config(env)
-    app = ServerFactory(config).build(AccountContext(config=config))
-    lines: list[bytes] = [
-        json.dumps(
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}
-        ).encode()
-        + b"\n",
-        b"",
+def largest(tools: list[dict[str, Any]], n: int = 5) -> str:
+    sizes = sorted(((tool_bytes(t), t["name"]) for t in tools), reverse=True)[:n]
+    return ", ".join(f"{name} {size:,}" for size, name in sizes)
+
+
+def test_all_toolsets_means_every_toolset_of_the_catalog() -> None:
+    assert set(DEFAULT_OFF_TOOLSETS) <= set(ALL_TOOLSETS.split(","))
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_the_whole_answer_fits_the_budget(name: str, era: str) -> None:
+    size, response = answer(CONFIGS[name], era)
+    tools = response["result"]["tools"]
+    assert "nextCursor" not in response["result"], "one page holds every tool"
+    assert size <= BUDGET, (
+        f"{name}, {era}: {size:,} bytes for {len(tools)} tools > {BUDGET:,}; "
+        f"largest: {largest(tools)}"
+    )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_more_tiers_and_toolsets_mean_a_larger_answer(era: str) -> None:
+    measured = [answer(setup, era) for setup in CONFIGS.values()]
+    sizes = [size for size, _ in measured]
+    counts = [len(response["result"]["tools"]) for _, response in measured]
+    assert sizes == sorted(sizes) and counts == sorted(counts)
+    assert counts[-1] == len(ALL_TOOLS)
+
+
+def test_the_2025_era_carries_no_output_schema_and_is_smaller() -> None:
+    modern, modern_answer = answer(LARGEST, MODERN)
+    legacy, legacy_answer = answer(LARGEST, LEGACY)
+    assert not any("outputSchema" in t for t in legacy_answer["result"]["tools"])
+    assert [t["name"] for t in legacy_answer["result"]["tools"]] == [
+        t["name"] for t in modern_answer["result"]["tools"]
     ]
-    written: list[bytes] = []
-
-    async def read() -> bytes:
-        return lines.pop(0)
-
-    async def write(data: bytes) -> None:
-        written.append(data)
-
-    await StdioServer(Dispatcher(app), read, write).serve()
-    (line,) = written
-    return len(line.rstrip(b"\n")), json.loads(line)
+    assert legacy < modern
 
 
-@pytest.mark.parametrize("name", sorted(BOUNDS))
-async def test_the_answer_stays_below_its_bound(name: str) -> None:
-    env, bound = BOUNDS[name]
-    size, answer = await answer_bytes(env)
-    assert "nextCursor" not in answer["result"], "one page holds every tool"
-    assert size <= bound, f"{name}: {size:,} bytes > {bound:,}"
-
-
-async def test_more_tiers_mean_a_larger_answer() -> None:
-    sizes = [(await answer_bytes(env))[0] for env, _ in BOUNDS.values()]
-    assert sizes == sorted(sizes)
-
-
-async def test_every_tool_keeps_a_plain_output_schema() -> None:
-    _, answer = await answer_bytes({"SEVDESK_ALLOW": ALL_TIERS})
-    tools = answer["result"]["tools"]
-    for tool in tools:
-        schema = tool["outputSchema"]
-        assert schema["type"] == "object" and schema["properties"], tool["name"]
-    text = json.dumps([t["outputSchema"] for t in tools])
+def test_output_schemas_are_plain() -> None:
+    _, response = answer(LARGEST, MODERN)
+    tools = response["result"]["tools"]
+    schemas = [t["outputSchema"] for t in tools if "outputSchema" in t]
+    for schema in schemas:
+        assert schema["type"] == "object" and schema["properties"]
+        for prop in schema["properties"].values():
+            assert set(prop) == {"type"}, prop  # names and JSON types only (ADR 0007)
+    text = json.dumps(schemas)
     assert '"null"' not in text and "$ref" not in text and "anyOf" not in text
 
 
-async def test_tools_added_later_keep_to_the_budget_per_tool() -> None:
-    size, answer = await _answer({"SEVDESK_ALLOW": ALL_TIERS})
-    tools = answer["result"]["tools"]
-    sizes = {t["name"]: _tool_bytes(t) for t in tools}
-    heavy = {name: n for name, n in sizes.items() if n > MAX_TOOL_BYTES}
-    assert not heavy, f"tools over {MAX_TOOL_BYTES:,} bytes: {heavy}"
-    assert size <= MEAN_TOOL_BYTES * len(tools) + 256, f"{size:,} bytes for {len(tools)} tools"
+def test_the_listed_schemas_leave_out_only_what_the_server_enforces_alone() -> None:
+    """Lengths, the decimal pattern, id floors and high caps are enforced on every call, not
+    listed; enums, required fields, formats and small bounds are listed."""
+    _, response = answer(LARGEST, MODERN)
+    text = json.dumps(response)
+    assert '"maxLength"' not in text and "[0-9]+" not in text
+    draft = next(
+        t for t in response["result"]["tools"] if t["name"] == "sevdesk_create_document_draft"
+    )
+    schema = draft["inputSchema"]
+    assert schema["properties"]["kind"]["enum"] == ["credit_note", "invoice", "order"]
+    assert schema["properties"]["date"]["format"] == "date"
+    assert schema["properties"]["payment_days"] == {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 365,
+        "description": "Invoices: days to pay",
+    }
+    assert "kind" in schema["required"] and "outputSchema" not in draft
+
+
+def test_the_listed_annotations_are_the_declared_ones() -> None:
+    _, response = answer(LARGEST, MODERN)
+    declared = {t.name: t.annotations for t in ALL_TOOLS}
+    for tool in response["result"]["tools"]:
+        hints, wanted = tool["annotations"], declared[tool["name"]]
+        assert hints["readOnlyHint"] is wanted.read_only, tool["name"]
+        if wanted.read_only:
+            assert "destructiveHint" not in hints and "idempotentHint" not in hints
+        else:
+            assert hints["destructiveHint"] is wanted.destructive, tool["name"]
+            assert hints.get("idempotentHint", False) is wanted.idempotent, tool["name"]
+        assert hints.get("openWorldHint", True) is wanted.open_world, tool["name"]
+        # no title, in the Tool or its annotations: clients show the name (ADR 0007)
+        assert "title" not in tool and "title" not in hints
+
+
+def test_output_schemas_are_listed_only_when_asked() -> None:
+    """ADR 0007: results carry ``structuredContent`` either way; ``SEVDESK_OUTPUT_SCHEMAS=on``
+    lists each read tool's output schema for clients that check it (then over the budget)."""
+    env, files = LARGEST
+    _, plain = answer_bytes(ALL_TOOLS, env, files, MODERN)
+    size, asked = answer_bytes(ALL_TOOLS, {**env, "SEVDESK_OUTPUT_SCHEMAS": "on"}, files, MODERN)
+    listed = {t["name"] for t in asked["result"]["tools"] if "outputSchema" in t}
+    assert not any("outputSchema" in t for t in plain["result"]["tools"])
+    assert "sevdesk_open_items" in listed and "sevdesk_finalize_document" not in listed
+    assert size > BUDGET  # stated in docs/tools.md
+    _, legacy = answer_bytes(ALL_TOOLS, {**env, "SEVDESK_OUTPUT_SCHEMAS": "on"}, files, LEGACY)
+    assert not any("outputSchema" in t for t in legacy["result"]["tools"])

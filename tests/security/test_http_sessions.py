@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from sevdesk_mcp.http.limits import Limits
-from sevdesk_mcp.http.serve import bind_service
+from sevdesk_mcp.http.service.serve import bind_service
 from sevdesk_mcp.http.sessions import SESSION_IDLE_S, MemorySessionStore, SessionStore
 from sevdesk_mcp.http.settings import HttpSettings
 from tests.clock import Clock

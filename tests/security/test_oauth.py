@@ -22,7 +22,7 @@ from sevdesk_mcp.cli.oauth import OAuthSeams
 from sevdesk_mcp.fake import DEMO_TOKEN
 from sevdesk_mcp.http.oauth.claims import AccessClaims, encode
 from sevdesk_mcp.http.oauth.seal import Sealer
-from sevdesk_mcp.http.oauth.settings import ACCESS_TTL_S, CLOCK_SKEW_S, CODE_TTL_S
+from sevdesk_mcp.http.oauth_settings import ACCESS_TTL_S, CLOCK_SKEW_S, CODE_TTL_S
 from sevdesk_mcp.safety.redact import Secret
 from tests.clock import Clock
 from tests.http.helpers import PREVIOUS_SECRET, SECRET

@@ -26,8 +26,8 @@ from sevdesk_mcp.http.oauth.addresses import public_address
 from sevdesk_mcp.http.oauth.cimd import MAX_DOCUMENT_BYTES, CimdFetcher
 from sevdesk_mcp.http.oauth.cimd_body import CappedBody
 from sevdesk_mcp.http.oauth.clients import ClientResolver
-from sevdesk_mcp.http.oauth.settings import load_oauth_settings
 from sevdesk_mcp.http.oauth.store import MemoryGrantStore
+from sevdesk_mcp.http.oauth_settings import load_oauth_settings
 from tests.clock import Clock
 from tests.http.oauth_support import authorize_query, browserless, oauth_server, pkce
 from tests.http.socket_servers import read_request, refusing_port, socket_server

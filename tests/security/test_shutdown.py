@@ -33,7 +33,7 @@ from sevdesk_mcp.config import load_config
 from sevdesk_mcp.fake import DEMO_TOKEN, FakeSevdesk, build_demo, serve_fake
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.serve import bind_service
+from sevdesk_mcp.http.service.serve import bind_service
 from sevdesk_mcp.http.settings import HttpSettings
 from sevdesk_mcp.mcp import stdio
 from sevdesk_mcp.mcp.app import McpApp

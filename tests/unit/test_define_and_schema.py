@@ -28,7 +28,7 @@ def test_input_schema_is_flat_typed_and_bounded() -> None:
             "query": {"type": "string", "maxLength": 20, "description": "What to look for"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50},
             "kind": {"type": "string", "enum": ["a", "b"]},
-            "amount": {"type": "string", "pattern": DECIMAL_PATTERN},
+            "amount": {"type": ["string", "number"], "pattern": DECIMAL_PATTERN},
             "tags": {"type": "array", "items": {"type": "string", "maxLength": 10}, "maxItems": 3},
         },
         "required": ["query"],
@@ -153,7 +153,7 @@ def test_a_top_level_list_of_flat_rows_is_allowed_and_inlined() -> None:
             "type": "object",
             "properties": {
                 "name": {"type": "string", "maxLength": 5},
-                "amount": {"type": "string", "pattern": DECIMAL_PATTERN},
+                "amount": {"type": ["string", "number"], "pattern": DECIMAL_PATTERN},
             },
             "required": ["name", "amount"],
         },

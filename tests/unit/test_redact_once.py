@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from sevdesk_mcp.http.log import AccessLog, AccessRecord
-from sevdesk_mcp.http.mcp_route import HttpPeer
+from sevdesk_mcp.http.service.mcp_route import HttpPeer
 from sevdesk_mcp.mcp import jsonrpc
 from sevdesk_mcp.mcp.dispatcher import Connection, Dispatcher
 from sevdesk_mcp.safety.redact import MASK, Redactor

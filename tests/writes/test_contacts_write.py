@@ -23,7 +23,7 @@ pytestmark = pytest.mark.anyio
 KASTANIE = 410003  # Café Kastanie GmbH, customer 1002
 BRANDT = 410001  # Brandt Architekten PartG mbB, customer 1001
 JONAS = 410002  # Jonas Brandt, a person under Brandt
-NEXT_NUMBER = "1022"  # the demo's customer numbers run 1001..1021
+NEXT_NUMBER = "1023"  # the demo's customer numbers run 1001..1022 (1022: the OSS consumer)
 NEW_ORG = {
     "kind": "organisation",
     "category": "customer",

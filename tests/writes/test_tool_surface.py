@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from sevdesk_mcp.fake import build_demo
+from sevdesk_mcp.tools.define import WRITE_ENVELOPE_SCHEMA
 from tests.demo_account import demo_app
 from tests.wire import open_wire
 from tests.writes.tool_helpers import WRITE, WRITE_TOOLS, call, error_text, write_app
@@ -37,11 +38,15 @@ async def test_the_write_tools_are_listed_with_the_write_tier() -> None:
     for name in WRITE_TOOLS:
         tool = names[name]
         assert tool["annotations"] == {"readOnlyHint": False, "destructiveHint": False}
-        assert tool["inputSchema"]["properties"]["dryRun"] == {
-            "type": "boolean",
-            "description": "Only preview; change nothing, ask nobody",
-        }
-        assert "changes sevDesk" in tool["description"]  # dryRun is explained by the argument
+        assert tool["inputSchema"]["properties"]["dryRun"] == {"type": "boolean"}
+        assert "outputSchema" not in tool  # the shared write envelope, said once (ADR 0007)
+
+
+async def test_dry_runs_and_the_write_envelope_are_explained_once_in_the_instructions() -> None:
+    text = write_app(build_demo()).instructions or ""
+    assert "Write tools change sevDesk" in text
+    assert "dryRun=true only previews: nothing changes, nobody is asked" in text
+    assert "status (done, dry_run, approval_pending, declined)" in text
 
 
 async def test_dry_run_mode_previews_without_the_argument_and_sends_nothing() -> None:
@@ -80,5 +85,6 @@ async def test_every_write_result_matches_the_output_schema(dry_run: bool) -> No
     for name, arguments in CALLS:
         data = (await call(app, name, **arguments, dryRun=dry_run))["structuredContent"]
         assert data["status"] == ("dry_run" if dry_run else "done")
-        jsonschema.validate(data, tools[name]["outputSchema"])
+        assert "outputSchema" not in tools[name]  # listed once as WRITE_ENVELOPE_SCHEMA
+        jsonschema.validate(data, WRITE_ENVELOPE_SCHEMA)
     assert len([r for r in fake.requests if r.method != "GET"]) == (0 if dry_run else 4)

@@ -31,6 +31,7 @@ from sevdesk_mcp.domain.errors import Action, Phrase, plain, say
 from sevdesk_mcp.domain.money import ZERO, Money, money, totals_by_currency
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.receipts.vouchers import contains, in_range, start_bound
+from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import dates, wire
@@ -68,6 +69,8 @@ _STATE_CODES: Final[dict[str, frozenset[int]]] = {
     "booked": BOOKED,
 }
 _OBJECT_KINDS: Final = {"Invoice": "invoice", "Voucher": "voucher", "CreditNote": "credit_note"}
+BookedKind = Literal["invoice", "credit_note", "voucher"]
+_MODELS: Final[dict[str, str]] = {kind: model for model, kind in _OBJECT_KINDS.items()}
 
 
 class BankAccount(msgspec.Struct, frozen=True, kw_only=True):
@@ -148,6 +151,30 @@ class TransactionSearch(msgspec.Struct, frozen=True):
     date_to: dt.date | None = None
     direction: Direction = "any"
     limit: int = 25
+    amount: Decimal | None = None  # the amount either way: 1190 finds +1190 and -1190
+    amount_min: Decimal | None = None
+    amount_max: Decimal | None = None
+    booked_on: tuple[BookedKind, int] | None = None  # the document it was booked on
+
+
+def checked_search(search: TransactionSearch) -> TransactionSearch:
+    """:returns: ``search`` if its amount filters fit together.
+
+    :raises ToolInputError: for an exact amount with a range, a negative bound, or a range
+        whose low end is above its high end.
+    """
+    bounds = [a for a in (search.amount, search.amount_min, search.amount_max) if a is not None]
+    if search.amount is not None and len(bounds) > 1:
+        raise ToolInputError("Give amount (exact) or amount_min/amount_max (a range), not both.")
+    if any(a < 0 for a in bounds):
+        raise ToolInputError(
+            "Amounts are compared without their sign (1190 finds +1190 and -1190): give them "
+            "positive, and direction=incoming or outgoing for the sign."
+        )
+    low, high = search.amount_min, search.amount_max
+    if low is not None and high is not None and low > high:
+        raise ToolInputError(f"amount_min {low} is above amount_max {high}; swap them.")
+    return search
 
 
 async def read_accounts(client: SevdeskPort) -> list[CheckAccount]:
@@ -209,8 +236,10 @@ async def search_transactions(
         lambda: read_accounts(client),
         lambda: client.get_all("/CheckAccountTransaction", _query(search), max_items=MAX_SCANNED),
     )
+    booked_on, booked_truncated = await _booked_on(client, search.booked_on)
     currencies = {a.id: a.currency for a in accounts}
     rows = wire.parse_all(page.items, CheckAccountTransaction)
+    rows = [t for t in rows if booked_on is None or t.id in booked_on]
     matches = sorted((t for t in rows if _matches(t, search)), key=_newest, reverse=True)
     amounts = [money(t.amount, _currency(t, currencies)) for t in matches]
     shown = matches[: search.limit]
@@ -221,7 +250,7 @@ async def search_transactions(
         totals=totals_by_currency(amounts),
         incoming_totals=totals_by_currency(a for a in amounts if a.amount > 0),
         outgoing_totals=totals_by_currency(a for a in amounts if a.amount < 0),
-        note=_warning(search, currencies, page.truncated, log_truncated, phrase)
+        note=_warning(search, currencies, page.truncated, log_truncated or booked_truncated, phrase)
         or omitted_note(len(shown), len(matches), "transactions"),
     )
 
@@ -250,6 +279,30 @@ async def bookings_for(
         if entry.checkAccountTransaction and entry.checkAccountTransaction.id in wanted:
             found[entry.checkAccountTransaction.id].append(entry)  # checked again (Q17)
     return found, truncated
+
+
+async def _booked_on(
+    client: SevdeskPort, document: tuple[BookedKind, int] | None
+) -> tuple[set[int] | None, bool]:
+    """:returns: the ids of the transactions booked on ``document`` (``None``: no such filter),
+        and whether the booking log was cut. The log filters on nothing but the transaction
+        (Q17), so it is read once and the document looked for in it.
+
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    if document is None:
+        return None, False
+    kind, ident = document
+    page = await client.get_all("/CheckAccountTransactionLog", max_items=MAX_LOG)
+    entries = wire.parse_all(page.items, CheckAccountTransactionLog)
+    found = {
+        e.checkAccountTransaction.id
+        for e in entries
+        if e.checkAccountTransaction is not None
+        and e.object is not None
+        and (e.object.objectName, e.object.id) == (_MODELS[kind], ident)
+    }
+    return found, page.truncated
 
 
 def _log_of(client: SevdeskPort, ident: int) -> Callable[[], Awaitable[Page]]:
@@ -322,9 +375,18 @@ def _matches(tx: CheckAccountTransaction, search: TransactionSearch) -> bool:
         search.direction == "outgoing" and amount >= 0
     ):
         return False
+    if not _amount_fits(abs(amount), search):
+        return False
     return contains(tx.payeePayerName, search.counterparty) and contains(
         tx.paymtPurpose, search.purpose
     )
+
+
+def _amount_fits(size: Decimal, search: TransactionSearch) -> bool:
+    if search.amount is not None and size != search.amount:
+        return False
+    low, high = search.amount_min, search.amount_max
+    return (low is None or size >= low) and (high is None or size <= high)
 
 
 def _transaction(

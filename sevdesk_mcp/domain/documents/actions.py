@@ -386,7 +386,7 @@ def _finalizable(doc: Document, kind_name: KindName, verb: str) -> Document:
             *NEGATIVE_SUM,
             record=label(kind_name, doc),
         )
-    if not doc.sumGross and not doc.sumNet:
+    if not doc.sumGross and not doc.sumNet and doc.type() != "MA":  # a reminder has no sum
         raise PreconditionError(
             f"{label(kind_name, doc)} has no amount; add positions (",
             Action.UPDATE_DRAFT,

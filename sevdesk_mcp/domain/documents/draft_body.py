@@ -16,6 +16,7 @@ from typing import Final, Literal
 import msgspec
 
 from sevdesk_mcp.domain.documents import draft_checks as checks
+from sevdesk_mcp.domain.documents import draft_extras as extra
 from sevdesk_mcp.domain.documents.draft_lines import Line, position_body, sums_facts
 from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
 from sevdesk_mcp.domain.documents.writes import KIND_SAID, named, read_document
@@ -56,18 +57,36 @@ class Draft(msgspec.Struct, frozen=True):
     category: CreditNoteCategory = "underachievement"
     order_type: OrderType = "AN"
     allow_duplicate: bool = False
+    extras: extra.Extras = extra.Extras()
 
 
 async def document_body(
     client: SevdeskPort, draft: Draft, current: Document | None
-) -> tuple[JsonObject, list[Fact]]:
+) -> tuple[JsonObject, list[Fact], extra.ContactChange | None]:
+    """:returns: the Factory body of ``draft``, its preview facts, and a buyer reference to set
+        on the contact before the save (``None`` if none).
+
+    :raises PreconditionError: naming what does not fit (tax rule, rates, country, contact,
+        payment method) and what would.
+    :raises ToolInputError: for a field the document or the account does not take.
+    :raises ToolError: for a credit note without the invoice it corrects.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
     provision = draft.kind == "credit_note" and draft.category == "provision"
     rates = [line.tax_rate for line in draft.lines]
-    rule = await checks.tax_rule_name(client, draft.tax_rule_id, rates, provision=provision)
+    if draft.extras.tax_type is None:  # before any request
+        checks.check_rule_rates(draft.tax_rule_id, rates, provision=provision)
     to = await checks.recipient(client, draft.contact_id)
+    legacy = extra.tax_type_fields(
+        await client.system_version(), draft.extras, draft.tax_rule_id, rates
+    )
+    oss = None if legacy else await checks.one_stop_shop(client, draft.tax_rule_id, rates, to)
+    rule = await _rule_name(client, draft, rates, provision=provision, legacy=legacy)
     user = await checks.signing_user(client)
     source = await _source_invoice(client, draft, rates)
     top = _top(draft, to, user, rule, current)
+    more, extra_facts, change = await extra.body_fields(client, draft.extras, to)
+    top.update(more)
     facts = [
         fact("Document", "Dokument", KIND_SAID[draft.kind]),
         fact(
@@ -77,8 +96,11 @@ async def document_body(
         ),
         fact("Billing address", "Rechnungsadresse", to.lines() if to.street else NO_ADDRESS),
         fact("Date", "Datum", Day(draft.day)),
-        fact("Tax rule", "Steuerregel", say("{0} {1}", "{0} {1}", draft.tax_rule_id, quoted(rule))),
+        _tax_fact(draft, rule, oss, legacy),
     ]
+    if legacy:
+        del top["taxRule"]
+        top.update(legacy)
     if source is not None:
         top["refSrcInvoice"] = ref(source.id, "Invoice")
         facts.append(fact("Corrects", "Korrigiert", named("invoice", source)))
@@ -86,15 +108,42 @@ async def document_body(
         days = _days(draft, to)
         top["timeToPay"] = days
         facts.append(fact("Payment term", "Zahlungsziel", say("{0} days", "{0} Tage", days)))
+    facts += extra_facts
     facts += _text_facts(draft)
-    facts += sums_facts(draft.lines)
+    facts += sums_facts(draft.lines, draft.extras.currency)
     model = KINDS[draft.kind].model
     body: JsonObject = {
         KEY[draft.kind]: top,
         f"{KEY[draft.kind]}PosSave": [position_body(line, f"{model}Pos") for line in draft.lines],
         f"{KEY[draft.kind]}PosDelete": None,
     }
-    return body, facts
+    return body, facts, change
+
+
+async def _rule_name(
+    client: SevdeskPort,
+    draft: Draft,
+    rates: list[Decimal],
+    *,
+    provision: bool,
+    legacy: JsonObject | None,
+) -> str:
+    if legacy is not None:
+        text = legacy["taxText"]
+        assert isinstance(text, str)  # built by tax_type_fields
+        return text
+    return await checks.tax_rule_name(client, draft.tax_rule_id, rates, provision=provision)
+
+
+def _tax_fact(draft: Draft, rule: str, oss: str | None, legacy: JsonObject | None) -> Fact:
+    if legacy is not None:
+        return fact(
+            "Tax type", "Steuerart", say("{0} {1}", "{0} {1}", str(legacy["taxType"]), quoted(rule))
+        )
+    shown = say("{0} {1}", "{0} {1}", draft.tax_rule_id, quoted(rule))
+    if oss is not None:
+        shown = say("{0} {1} ({2})", "{0} {1} ({2})", draft.tax_rule_id, quoted(rule), oss)
+    return fact("Tax rule", "Steuerregel", shown)
 
 
 def _top(

@@ -15,6 +15,7 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.domain.contacts.read import display_name
+from sevdesk_mcp.domain.documents import draft_oss as oss
 from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
 from sevdesk_mcp.domain.documents.search import list_documents
 from sevdesk_mcp.domain.errors import Action, PreconditionError
@@ -41,7 +42,13 @@ SALES_RULES: Final[dict[int, frozenset[Decimal]]] = {
     21: _ZERO,  # Reverse Charge §18b
 }
 PROVISION_RULE: Final = 9  # credit notes for commissions (Q35)
-ONE_STOP_SHOP: Final = frozenset({18, 19, 20})
+ONE_STOP_SHOP: Final = oss.RULES
+TAX_TYPES: Final[dict[str, frozenset[Decimal]]] = {  # bookkeeping 1.0 (§3.4), custom not written
+    "default": _ALL,
+    "eu": _ALL,
+    "noteu": _ZERO,
+    "ss": _ZERO,
+}
 SMALL_BUSINESS_RULE: Final = 11
 BILLING_ADDRESS: Final = 47
 
@@ -56,6 +63,8 @@ class Recipient(msgspec.Struct, frozen=True):
     city: str | None
     country_id: int | None
     default_days: int | None
+    vat_number: str | None = None
+    buyer_reference: str | None = None
 
     def lines(self) -> Lines:
         """:returns: the address as the preview shows it, each line quoted (third-party text)."""
@@ -64,28 +73,21 @@ class Recipient(msgspec.Struct, frozen=True):
 
 
 async def tax_rule_name(
-    client: SevdeskPort, rule_id: int, rates: list[Decimal], *, provision: bool = False
+    client: SevdeskPort,
+    rule_id: int,
+    rates: list[Decimal],
+    *,
+    provision: bool = False,
 ) -> str:
-    """Check a sales document's tax rule and the rates of its positions.
+    """Check a sales document's tax rule and the rates of its positions (a One-Stop-Shop rule's
+    rates are checked by :func:`one_stop_shop`).
 
     :returns: the rule's name in the account (untrusted text cleaned).
     :raises PreconditionError: naming the rule or the rates that do not fit, and what would.
     :raises ToolInputError: for a rule that needs another kind of document.
     :raises UpstreamError: if the reference data cannot be read.
     """
-    allowed = _allowed_rates(rule_id, provision=provision)
-    wrong = sorted({r for r in rates if r not in allowed})
-    if wrong:
-        shown = ", ".join(f"{r.normalize():f} %" for r in wrong)
-        fits = " or ".join(f"{r} %" for r in sorted(int(a) for a in allowed))
-        raise PreconditionError(
-            f"Tax rule {rule_id} does not allow the rate(s) {shown}; its positions must use "
-            f"{fits}. Change the rates, or choose another tax_rule_id (",
-            Action.LIST_TAX_RULES,
-            " lists them).",
-            record=f"tax rule {rule_id}",
-            field="tax_rule_id",
-        )
+    check_rule_rates(rule_id, rates, provision=provision)
     rules = wire.parse_all((await client.get_all("/TaxRule", max_items=1000)).items, wire.TaxRule)
     for rule in rules:
         if rule.id == rule_id:
@@ -99,6 +101,70 @@ async def tax_rule_name(
     )
 
 
+async def one_stop_shop(
+    client: SevdeskPort, rule_id: int, rates: list[Decimal], to: Recipient
+) -> str | None:
+    """Check a One-Stop-Shop document (rules 18-20) against its buyer, ``to``: a consumer in
+    another member state, at that state's rates.
+
+    :returns: the country and its rates for the preview (``AT: 20 %``); ``None`` for any other
+        rule.
+    :raises PreconditionError: naming what does not fit and what would.
+    :raises UpstreamError: if the country list cannot be read.
+    """
+    if rule_id not in ONE_STOP_SHOP:
+        return None
+    code = await oss.country_code(client, to.country_id)
+    return oss.check(rule_id, rates, code, to.vat_number)
+
+
+def check_tax_type(tax_type: str, rates: list[Decimal]) -> None:
+    """Check the rates of a bookkeeping-1.0 document against its tax type.
+
+    :raises PreconditionError: naming the rates that do not fit, and what would.
+    """
+    allowed = TAX_TYPES[tax_type]
+    wrong = sorted({r for r in rates if r not in allowed})
+    if wrong:
+        raise PreconditionError(
+            f"Tax type {tax_type} does not allow the rate(s) {_shown(wrong)}; its positions "
+            f"must use {_fits(allowed)}. Change the rates or the tax_type.",
+            record=f"tax type {tax_type}",
+            field="tax_type",
+        )
+
+
+def check_rule_rates(rule_id: int, rates: list[Decimal], *, provision: bool = False) -> None:
+    """Check the rates against a tax rule without asking sevDesk (a One-Stop-Shop rule's rates
+    depend on the buyer's country: :func:`one_stop_shop`).
+
+    :raises PreconditionError: naming the rule or the rates that do not fit, and what would.
+    :raises ToolInputError: for a rule that needs another kind of document.
+    """
+    if rule_id in ONE_STOP_SHOP and not provision:
+        return
+    allowed = _allowed_rates(rule_id, provision=provision)
+    wrong = sorted({r for r in rates if r not in allowed})
+    if wrong:
+        raise PreconditionError(
+            f"Tax rule {rule_id} does not allow the rate(s) {_shown(wrong)}; its positions must "
+            f"use {_fits(allowed)}.{oss.foreign_hint(wrong)} Change the rates, or choose another "
+            "tax_rule_id (",
+            Action.LIST_TAX_RULES,
+            " lists them).",
+            record=f"tax rule {rule_id}",
+            field="tax_rule_id",
+        )
+
+
+def _shown(rates: list[Decimal]) -> str:
+    return ", ".join(f"{r.normalize():f} %" for r in rates)
+
+
+def _fits(allowed: frozenset[Decimal]) -> str:
+    return " or ".join(f"{r} %" for r in sorted(int(a) for a in allowed))
+
+
 def _allowed_rates(rule_id: int, *, provision: bool) -> frozenset[Decimal]:
     if provision:
         if rule_id != PROVISION_RULE:
@@ -107,15 +173,10 @@ def _allowed_rates(rule_id: int, *, provision: bool) -> frozenset[Decimal]:
                 f"(Vorsteuerabziehbare Aufwendungen), not {rule_id}."
             )
         return _ALL
-    if rule_id in ONE_STOP_SHOP:
-        raise ToolInputError(
-            f"Tax rule {rule_id} is a One-Stop-Shop rule whose rates depend on the customer's "
-            "country; create such documents in sevDesk itself."
-        )
     if rule_id not in SALES_RULES:
         raise PreconditionError(
             f"Tax rule {rule_id} is not a rule for sales documents. Use 1 (taxable sales), "
-            "2, 3, 4, 5, 11, 17 or 21; ",
+            "2, 3, 4, 5, 11, 17, 18-20 (One-Stop-Shop) or 21; ",
             Action.LIST_TAX_RULES,
             " names them.",
             record=f"tax rule {rule_id}",
@@ -148,6 +209,8 @@ async def recipient(client: SevdeskPort, contact_id: int) -> Recipient:
         city=clean(first.city) if first and first.city else None,
         country_id=first.country.id if first and first.country else None,
         default_days=contact.defaultTimeToPay,
+        vat_number=contact.vatNumber,
+        buyer_reference=contact.buyerReference,
     )
 
 

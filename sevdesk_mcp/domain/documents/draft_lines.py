@@ -13,14 +13,15 @@ from typing import Final
 
 import msgspec
 
-from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, cents, total
+from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, ZERO, cents, total
 from sevdesk_mcp.domain.writes import ref, whole
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.preview import NONE, Fact, Piece, Plain, Said, Table, amount, fact, quoted
 
 QUANTITY_PLACES: Final = 4
-RATES: Final = frozenset({Decimal(0), Decimal(7), Decimal(19)})
+RATE_PLACES: Final = 2  # 5.5 % (FR), 13.5 % (IE), 25.5 % (FI): One-Stop-Shop rates
+MAX_RATE: Final = Decimal(30)
 COLUMNS: Final = (
     Said("Pos.", "Pos."),
     Said("Quantity", "Menge"),
@@ -35,7 +36,9 @@ DASHED: Final = "{0} \u2013 {1}"  # a position's name, an en dash, its text
 
 
 class Line(msgspec.Struct, frozen=True):
-    """One position: ``price`` is the net price of one unit in EUR."""
+    """One position: ``price`` is the net price of one unit in the document's currency;
+    ``discount`` is percent of the position's net sum, or with ``discount_amount`` an amount
+    (sevDesk's ``discount`` and ``isPercentage`` of a position)."""
 
     name: str
     quantity: Decimal
@@ -44,10 +47,22 @@ class Line(msgspec.Struct, frozen=True):
     unit_id: int = 1
     part_id: int | None = None
     text: str | None = None
+    discount: Decimal = ZERO
+    discount_amount: bool = False
+
+    def gross_net(self) -> Decimal:
+        """:returns: quantity x price before the discount, half-up to the cent."""
+        return cents(self.quantity * self.price)
+
+    def discounted(self) -> Decimal:
+        """:returns: the discount in money, half-up to the cent."""
+        if self.discount_amount:
+            return cents(self.discount)
+        return cents(self.gross_net() * self.discount / HUNDRED)
 
     def net(self) -> Decimal:
-        """:returns: quantity x price, half-up to the cent."""
-        return cents(self.quantity * self.price)
+        """:returns: quantity x price less the discount, each half-up to the cent."""
+        return self.gross_net() - self.discounted()
 
     def tax(self) -> Decimal:
         """:returns: the VAT of the position's net sum, half-up to the cent."""
@@ -55,8 +70,9 @@ class Line(msgspec.Struct, frozen=True):
 
 
 def checked_line(line: Line, index: int) -> Line:
-    """:returns: ``line`` if its quantity and price are sound amounts and its rate is 0, 7 or
-        19 (then as a whole number: ``7.0`` becomes ``7``).
+    """:returns: ``line`` if its quantity and price are sound amounts and its rate a percentage
+        from 0 to 30 with at most two places (normalized: ``7.0`` becomes ``7``); which rates
+        fit the tax rule and the buyer's country is checked by :mod:`.draft_checks`.
 
     :raises ToolInputError: naming the position and the field otherwise.
     """
@@ -65,17 +81,39 @@ def checked_line(line: Line, index: int) -> Line:
     _amount(line.price, f"{where}.unit_price", PRICE_PLACES, positive=False)
     if not line.name.strip():
         raise ToolInputError(f"{where}.name is empty; every position needs a name.")
+    _discount(line, where)
     return msgspec.structs.replace(line, tax_rate=_rate(line.tax_rate, f"{where}.tax_rate"))
 
 
-def _rate(value: Decimal, name: str) -> Decimal:
-    """:returns: the VAT rate as a whole number of percent (``7.0`` and ``"7"`` are 7).
+def _discount(line: Line, where: str) -> None:
+    """:raises ToolInputError: for a discount below 0, above 100 % or above the position's net
+    sum, or with more than two places."""
+    if line.discount == ZERO:
+        return
+    name = f"{where}.discount_{'amount' if line.discount_amount else 'percent'}"
+    most = line.gross_net() if line.discount_amount else HUNDRED
+    exact = line.discount.is_finite() and line.discount == cents(line.discount)
+    if not exact or not ZERO < line.discount <= most:
+        raise ToolInputError(
+            f"{name} must be above 0 and at most {most:f} "
+            f"({'the position net sum' if line.discount_amount else 'percent'}), with at most "
+            "two places."
+        )
 
-    :raises ToolInputError: for any rate but 0, 7 or 19.
+
+def _rate(value: Decimal, name: str) -> Decimal:
+    """:returns: the VAT rate in percent, normalized (``7.0`` and ``"7"`` are 7, ``5.50`` is
+        5.5).
+
+    :raises ToolInputError: for a rate below 0, above 30 or with more than two places.
     """
-    if not value.is_finite() or value not in RATES:
-        raise ToolInputError(f"{name} must be 0, 7 or 19 (percent), as a number or a string.")
-    return Decimal(int(value))
+    exact = value.is_finite() and value == value.quantize(Decimal(1).scaleb(-RATE_PLACES))
+    if not exact or not ZERO <= value <= MAX_RATE:
+        raise ToolInputError(
+            f"{name} must be a VAT rate in percent from 0 to 30 with at most two places "
+            "(19, 7, 0; in another EU state its rate, such as 20 or 5.5)."
+        )
+    return Decimal(int(value)) if value == value.to_integral_value() else value.normalize()
 
 
 def _amount(value: Decimal, name: str, places: int, *, positive: bool) -> None:
@@ -100,6 +138,9 @@ def position_body(line: Line, object_name: str) -> JsonObject:
     }
     if line.text:
         body["text"] = line.text
+    if line.discount:
+        body["discount"] = format(line.discount, "f")
+        body["isPercentage"] = not line.discount_amount
     if line.part_id is not None:
         body["part"] = ref(line.part_id, "Part")
     return body
@@ -110,34 +151,35 @@ def total_gross(lines: tuple[Line, ...]) -> Decimal:
     return total(line.net() + line.tax() for line in lines)
 
 
-def sums_facts(lines: tuple[Line, ...]) -> list[Fact]:
+def sums_facts(lines: tuple[Line, ...], currency: str = "EUR") -> list[Fact]:
     """:returns: the preview facts of the positions (a table like the document's) and, under
-    it, the sums (net, VAT per rate, gross)."""
-    rows = tuple(_row(i, line) for i, line in enumerate(lines, 1))
+    it, the sums (discounts if any, net, VAT per rate, gross)."""
+    rows = tuple(_row(i, line, currency) for i, line in enumerate(lines, 1))
     by_rate: dict[Decimal, Decimal] = defaultdict(Decimal)
     for line in lines:
         by_rate[line.tax_rate.normalize()] += line.tax()
     net = total(line.net() for line in lines)
-    facts = [
-        fact("Positions", "Positionen", Table(COLUMNS, rows, RIGHT)),
-        fact("Net", "Netto", amount(net)),
-    ]
+    facts = [fact("Positions", "Positionen", Table(COLUMNS, rows, RIGHT))]
+    off = total(line.discounted() for line in lines)
+    if off:
+        facts.append(fact("Discounts (net)", "Rabatte (netto)", amount(off, currency)))
+    facts.append(fact("Net", "Netto", amount(net, currency)))
     facts += [
-        Fact(Said("VAT {0} %", "USt. {0} %", (Plain(f"{rate:f}"),)), amount(tax))
+        Fact(Said("VAT {0} %", "USt. {0} %", (Plain(f"{rate:f}"),)), amount(tax, currency))
         for rate, tax in sorted(by_rate.items())
     ]
-    facts.append(fact("Gross", "Brutto", amount(total_gross(lines))))
+    facts.append(fact("Gross", "Brutto", amount(total_gross(lines), currency)))
     return facts
 
 
-def _row(index: int, line: Line) -> tuple[Piece, ...]:
+def _row(index: int, line: Line, currency: str) -> tuple[Piece, ...]:
     return (
         Plain(str(index)),
         Plain(f"{line.quantity.normalize():f}"),
         name_cell(line.name, line.text),
-        amount(line.price),
+        amount(line.price, currency),
         Plain(f"{line.tax_rate.normalize():f} %"),
-        amount(line.net()),
+        amount(line.net(), currency),
     )
 
 

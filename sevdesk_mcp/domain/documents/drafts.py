@@ -19,6 +19,7 @@ import msgspec
 from sevdesk_mcp.domain.documents import credit_note_numbers as numbers
 from sevdesk_mcp.domain.documents import draft_checks as checks
 from sevdesk_mcp.domain.documents.draft_body import KEY, Draft, document_body
+from sevdesk_mcp.domain.documents.draft_extras import ContactChange
 from sevdesk_mcp.domain.documents.draft_lines import total_gross
 from sevdesk_mcp.domain.documents.kinds import KINDS, KindName
 from sevdesk_mcp.domain.documents.lifecycle import send_once
@@ -68,6 +69,7 @@ class DraftPlan(msgspec.Struct, frozen=True):
     body: JsonObject
     number_day: dt.date | None = None  # the books' today, when the draft takes a number
     written: tuple[str, ...] = ()
+    contact: ContactChange | None = None  # a buyer reference to set on the contact first
 
 
 class DraftDeleted(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,7 +93,7 @@ async def prepare_create(
     :raises ToolError: if a document with the same contact, date, amount and header exists.
     :raises UpstreamError: if sevDesk cannot be read.
     """
-    body, facts = await document_body(client, draft, None)
+    body, facts, contact = await document_body(client, draft, None)
     if draft.kind == "credit_note":
         number = await numbers.peek_number(client, today)
         taken = say(
@@ -114,7 +116,7 @@ async def prepare_create(
         undo=_created_undo(draft.kind),
     )
     number_day = today if draft.kind == "credit_note" else None
-    plan = DraftPlan(draft.kind, None, body, number_day=number_day)
+    plan = DraftPlan(draft.kind, None, body, number_day=number_day, contact=contact)
     return Prepared(preview, plan)
 
 
@@ -127,6 +129,7 @@ async def execute_create(
     :raises UpstreamError: if a write or the read-back fails.
     """
     body = plan.body
+    await _set_buyer_reference(client, plan.contact, progress)
     if plan.number_day is not None:
         number = await numbers.take_number(client, plan.number_day)
         progress.done(f"took credit note number {number} from the number range")
@@ -154,7 +157,7 @@ async def prepare_update(
     if draft.source_invoice_id is None and current.refSrcInvoice is not None:
         # keeps its invoice
         draft = msgspec.structs.replace(draft, source_invoice_id=current.refSrcInvoice.id)
-    body, facts = await document_body(client, draft, current)
+    body, facts, contact = await document_body(client, draft, current)
     old = await _position_ids(client, draft.kind, document_id)
     pos_model = f"{KINDS[draft.kind].model}Pos"
     body[f"{KEY[draft.kind]}PosDelete"] = [ref(i, pos_model) for i in old] or None
@@ -168,7 +171,7 @@ async def prepare_update(
         facts=facts,
         undo=CHANGED_UNDO,
     )
-    return Prepared(preview, DraftPlan(draft.kind, document_id, body))
+    return Prepared(preview, DraftPlan(draft.kind, document_id, body, contact=contact))
 
 
 async def execute_update(
@@ -181,6 +184,7 @@ async def execute_update(
     :raises UpstreamError: if the write or the read-back fails.
     """
     assert plan.document_id is not None  # an update plan names its draft
+    await _set_buyer_reference(client, plan.contact, progress)
     try:
         await _save(client, plan.kind, plan.body, plan.document_id)
     except RejectedError:
@@ -276,6 +280,22 @@ async def _position_ids(client: SevdeskPort, kind_name: KindName, document_id: i
     path = api_path(KINDS[kind_name].model, document_id, "getPositions")
     page = await client.get_all(path, max_items=1000)
     return [p.id for p in wire.parse_all(page.items, _Id)]
+
+
+async def _set_buyer_reference(
+    client: SevdeskPort, change: ContactChange | None, progress: Progress
+) -> None:
+    """Set the buyer reference on the contact, where sevDesk takes it for an e-invoice.
+
+    :raises UpstreamError: if the write fails.
+    """
+    if change is None:
+        return
+    path = api_path("Contact", change.contact_id)
+    body: JsonObject = {"buyerReference": change.buyer_reference}
+    place = f"contact {change.contact_id}"
+    await send_once(client, "PUT", path, codes={}, where=place, json=body)
+    progress.done(f"set the buyer reference on contact {change.contact_id}")
 
 
 async def _save(

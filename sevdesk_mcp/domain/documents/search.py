@@ -15,6 +15,7 @@ from typing import Final
 import msgspec
 
 from sevdesk_mcp.domain.common import omitted_note, web_link
+from sevdesk_mcp.domain.contacts.read import search_contacts
 from sevdesk_mcp.domain.documents.kinds import (
     KINDS,
     DocumentKind,
@@ -23,12 +24,13 @@ from sevdesk_mcp.domain.documents.kinds import (
     KindName,
     StatusWord,
 )
+from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.lifecycle_table import open_statuses
 from sevdesk_mcp.domain.money import ZERO, money, totals_by_currency
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.whole_lists import read_whole
-from sevdesk_mcp.errors import ToolError
-from sevdesk_mcp.safety.fence import fence
+from sevdesk_mcp.errors import ToolError, ToolInputError
+from sevdesk_mcp.safety.fence import fence, unfenced
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
 from sevdesk_mcp.sevdesk.together import both
@@ -51,6 +53,7 @@ class Search(msgspec.Struct, frozen=True):
     open_only: bool = False
     overdue_only: bool = False
     limit: int = 25
+    contact_name: str | None = None  # resolved to contact_id by the contact search
 
 
 async def search(
@@ -68,6 +71,9 @@ async def search(
             raise ToolError(
                 f"The status {status!r} does not exist for {kind.label}s; use one of {allowed}."
             )
+    if query.contact_name is not None:
+        contact = await contact_by_name(client, api_url, query)
+        query = msgspec.structs.replace(query, contact_id=contact, contact_name=None)
     documents, cancelled = await both(
         lambda: list_documents(client, kind, _server_filters(query, kind)),
         lambda: cancelled_ids(client, kind),
@@ -86,6 +92,41 @@ async def search(
         gross_total=totals_by_currency(r.gross for r in matches),
         open_total=totals_by_currency(r.open for r in matches),
         note=omitted_note(len(shown), len(matches), f"{kind.label}s"),
+    )
+
+
+MAX_NAMED: Final = 5
+
+
+async def contact_by_name(client: SevdeskPort, api_url: str, query: Search) -> int:
+    """:returns: the id of the one contact whose name or customer number contains
+        ``query.contact_name`` (one whose whole name it is wins over the others).
+
+    :raises ToolInputError: with ``contact_id`` as well.
+    :raises PreconditionError: if no contact or several match, naming them and what to do.
+    :raises UpstreamError: if sevDesk cannot be read.
+    """
+    wanted = unfenced(query.contact_name or "").strip()
+    if query.contact_id is not None or not wanted:
+        raise ToolInputError("Give contact_id or contact_name (not empty), not both.")
+    found = await search_contacts(client, api_url, query=wanted, category="any", limit=1000)
+    whole = [c for c in found.contacts if unfenced(c.name or "").casefold() == wanted.casefold()]
+    matches = whole if len(whole) == 1 else found.contacts
+    if len(matches) == 1:
+        return matches[0].id
+    if not matches:
+        raise PreconditionError(
+            f"No contact's name or customer number contains {fence(wanted)}; ",
+            Action.FIND_CONTACT,
+            " with part of the name finds it.",
+            field="contact_name",
+        )
+    named = ", ".join(f"{c.name} (id {c.id})" for c in matches[:MAX_NAMED])
+    more = f" and {len(matches) - MAX_NAMED} more" if len(matches) > MAX_NAMED else ""
+    raise PreconditionError(
+        f"{found.total_matches} contacts match {fence(wanted)}: {named}{more}. Which one is "
+        "meant? Search again with its contact_id.",
+        field="contact_name",
     )
 
 

@@ -119,9 +119,9 @@ class VoucherDetail(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Search(msgspec.Struct, frozen=True):
-    """What to look for."""
+    """What to look for; ``status`` is one status or several (any of them)."""
 
-    status: StatusFilter = "any"
+    status: StatusFilter | tuple[StatusFilter, ...] = "any"
     kind: KindFilter = "any"
     supplier: str | None = None
     receipt_number: str | None = None
@@ -327,8 +327,9 @@ async def _account_system(client: SevdeskPort) -> System:
 
 def _query(search: Search) -> dict[str, QueryValue]:
     query: dict[str, QueryValue] = {}
-    if search.status != "any":
-        query["status"] = _STATUS_CODES[search.status]
+    codes = _codes(search)
+    if codes is not None and len(codes) == 1:  # several: sevDesk filters on one status only
+        query["status"] = next(iter(codes))
     if search.kind != "any":
         query["creditDebit"] = _CREDIT_DEBIT[search.kind]
     if search.receipt_number:
@@ -342,7 +343,8 @@ def _query(search: Search) -> dict[str, QueryValue]:
 
 def _matches(voucher: Voucher, search: Search) -> bool:
     # every filter again: sevDesk ignores filters it does not know (Q12)
-    if search.status != "any" and voucher.status != _STATUS_CODES[search.status]:
+    codes = _codes(search)
+    if codes is not None and voucher.status not in codes:
         return False
     if search.kind != "any" and voucher.creditDebit != _CREDIT_DEBIT[search.kind]:
         return False
@@ -351,6 +353,14 @@ def _matches(voucher: Voucher, search: Search) -> bool:
     return contains(supplier_name(voucher), search.supplier) and contains(
         voucher.description, search.receipt_number
     )
+
+
+def _codes(search: Search) -> frozenset[int] | None:
+    """:returns: the status codes searched for; ``None`` for any status."""
+    words = (search.status,) if isinstance(search.status, str) else search.status
+    if "any" in words or not words:
+        return None
+    return frozenset(_STATUS_CODES[w] for w in words)
 
 
 def start_bound(day: dt.date) -> int:

@@ -45,6 +45,9 @@ from sevdesk_mcp.domain.reconciliation.text import (
 )
 
 SHOWN: Final = 0.30
+# a number that only nearly names the document (a typo, another prefix, another exact match):
+# its weight, and the mark a party's name may lift to an anchor
+WEAK_NUMBER: Final = 0.30
 MAX_SHOWN: Final = 3
 MAX_PER_CONTACT: Final = 50
 MAX_PER_AMOUNT: Final = 20
@@ -130,13 +133,13 @@ class Scorer:
             for near in near_misses(token.digits):
                 for doc in self.docs.by_number.get(near, []):
                     why = partial(_typo, token, doc)
-                    found.setdefault(doc.key, (doc, Weight(0.30, why)))
+                    found.setdefault(doc.key, (doc, Weight(WEAK_NUMBER, why)))
         return found
 
     def _named(self, doc: OpenDoc, token: NumberToken) -> Weight:
         own = self.docs.facts_of(doc).prefix
         if doc.kind != "voucher" and token.prefix in self.docs.prefixes and token.prefix != own:
-            return Weight(0.30, partial(_other_prefix, token, doc))
+            return Weight(WEAK_NUMBER, partial(_other_prefix, token, doc))
         if token.read_as is not None:
             return Weight(0.50, partial(_written, token, doc), anchor=True)
         return Weight(0.55, partial(_names, doc), anchor=True)
@@ -173,8 +176,8 @@ class Scorer:
         if not turn.named and doc.contact_id in clues.strong and fit.settle != "partial":
             unique = self._unique(turn, doc, fit.weight.value)
         if number is not None and fit.settle in PARTS and self._exact_other(tx, doc):
-            number = Weight(0.30, partial(_but_other, number.why))
-        if number is not None and number.value == 0.30 and party is not None:  # typo + party
+            number = Weight(WEAK_NUMBER, partial(_but_other, number.why))
+        if number is not None and number.value == WEAK_NUMBER and party is not None:  # typo + party
             number = Weight(number.value, number.why, anchor=fit.settle == "full")
         return candidate(
             [doc], fit.settle, [number, fit.weight, party, unique, date_weight(tx, doc)]

@@ -23,6 +23,7 @@ from sevdesk_mcp.fake.routes import (
     parts,
     payments,
     system,
+    tags,
     vouchers,
 )
 
@@ -41,4 +42,5 @@ ROUTER: Final = Router().include(
     invoice_actions.router,
     payments.router,
     exports.router,
+    tags.router,
 )

@@ -37,7 +37,7 @@ def _documents(kind: str) -> Rows:
             [d.number or "", f"{d.date:%d.%m.%Y}", str(d.status),
              f"{d.sumNet:f}", f"{d.sumTax:f}", f"{d.sumGross:f}"]
             for d in docs
-            if start <= d.date.date() <= end
+            if start <= d.date.date() <= end and getattr(d, "invoiceType", None) != "WKR"
         ]  # fmt: skip
 
     return rows

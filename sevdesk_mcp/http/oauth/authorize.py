@@ -34,7 +34,7 @@ from sevdesk_mcp.http.oauth.consent_page import ConsentView, consent_page, error
 from sevdesk_mcp.http.oauth.core import AuthServer, tiers_of
 from sevdesk_mcp.http.oauth.forms import parse_params
 from sevdesk_mcp.http.oauth.redirects import redirect_matches
-from sevdesk_mcp.http.oauth.settings import CONSENT_TTL_S
+from sevdesk_mcp.http.oauth_settings import CONSENT_TTL_S
 from sevdesk_mcp.safety.tiers import Tier
 
 COOKIE: Final = "sevdesk_consent"

@@ -43,7 +43,7 @@ from sevdesk_mcp.http.oauth.claims import AuthRequest, CodeClaims, encode
 from sevdesk_mcp.http.oauth.consent_page import consent_page, error_page
 from sevdesk_mcp.http.oauth.core import AuthServer, Identity
 from sevdesk_mcp.http.oauth.forms import read_form
-from sevdesk_mcp.http.oauth.settings import CODE_TTL_S
+from sevdesk_mcp.http.oauth_settings import CODE_TTL_S
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import Tier
 

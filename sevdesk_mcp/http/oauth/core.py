@@ -18,8 +18,8 @@ from sevdesk_mcp.errors import InvalidTokenError, OAuthError
 from sevdesk_mcp.http.oauth.claims import AccessClaims, RefreshClaims, encode
 from sevdesk_mcp.http.oauth.clients import ClientResolver
 from sevdesk_mcp.http.oauth.seal import Purpose, Sealer
-from sevdesk_mcp.http.oauth.settings import ACCESS_TTL_S, OAuthSettings
 from sevdesk_mcp.http.oauth.store import Grant, GrantStore
+from sevdesk_mcp.http.oauth_settings import ACCESS_TTL_S, OAuthSettings
 from sevdesk_mcp.http.settings import Site
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import Tier

@@ -72,7 +72,6 @@ import msgspec
 
 from sevdesk_mcp.errors import StartupError, StateUnavailableError
 from sevdesk_mcp.http.oauth.grant_table import REVOCATION_KEEP_S, Claim, Generation
-from sevdesk_mcp.http.oauth.settings import CLOCK_SKEW_S, OAuthSettings
 from sevdesk_mcp.http.oauth.store import (
     MAX_CLIENTS,
     FileGrantStore,
@@ -81,6 +80,7 @@ from sevdesk_mcp.http.oauth.store import (
     GrantStore,
     RegisteredClient,
 )
+from sevdesk_mcp.http.oauth_settings import CLOCK_SKEW_S, OAuthSettings
 from sevdesk_mcp.shared.keys import digest
 from sevdesk_mcp.shared.redis import SharedState, guard
 from sevdesk_mcp.shared.seal import DAMAGED

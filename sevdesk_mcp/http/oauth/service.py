@@ -44,7 +44,6 @@ from sevdesk_mcp.errors import HttpError
 from sevdesk_mcp.http.auth import CURRENT_PRINCIPAL
 from sevdesk_mcp.http.connection import Exchange, Handler
 from sevdesk_mcp.http.limits import Limits
-from sevdesk_mcp.http.mcp_route import STREAM_METHODS, McpRoute
 from sevdesk_mcp.http.oauth import metadata
 from sevdesk_mcp.http.oauth.authorize import authorize_get
 from sevdesk_mcp.http.oauth.consent import authorize_post
@@ -55,7 +54,8 @@ from sevdesk_mcp.http.oauth.token import token_endpoint
 from sevdesk_mcp.http.oauth.verifier import GrantedAccess, OAuthVerifier
 from sevdesk_mcp.http.ratelimit import MemoryRateLimits, RateLimits
 from sevdesk_mcp.http.router import Route
-from sevdesk_mcp.http.serve import HttpService
+from sevdesk_mcp.http.service.mcp_route import STREAM_METHODS, McpRoute
+from sevdesk_mcp.http.service.serve import HttpService
 from sevdesk_mcp.http.sessions import SessionStore
 from sevdesk_mcp.http.settings import Site
 from sevdesk_mcp.mcp.app import McpApp

@@ -38,8 +38,8 @@ from sevdesk_mcp.http.oauth.forms import (
     send_error,
     send_json,
 )
-from sevdesk_mcp.http.oauth.settings import REFRESH_TTL_S
 from sevdesk_mcp.http.oauth.store import Grant
+from sevdesk_mcp.http.oauth_settings import REFRESH_TTL_S
 from sevdesk_mcp.safety.redact import Secret
 
 MAX_TOKEN_BODY_BYTES: Final = 4 * 1024

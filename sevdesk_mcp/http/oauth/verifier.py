@@ -29,7 +29,7 @@ from sevdesk_mcp.http.auth import oauth_principal
 from sevdesk_mcp.http.messages import Headers
 from sevdesk_mcp.http.oauth.claims import AccessClaims
 from sevdesk_mcp.http.oauth.core import AuthServer
-from sevdesk_mcp.http.oauth.settings import CLOCK_SKEW_S
+from sevdesk_mcp.http.oauth_settings import CLOCK_SKEW_S
 from sevdesk_mcp.safety.redact import Secret
 from sevdesk_mcp.safety.tiers import Tier
 

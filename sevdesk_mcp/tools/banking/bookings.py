@@ -31,7 +31,7 @@ from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.vocabulary import BINDING_ANNOTATIONS, DocumentId, DryRun, SevdeskId
 from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
-TransactionId = Annotated[SevdeskId, msgspec.Meta(description="The bank transaction")]
+TransactionId = SevdeskId
 
 
 class BookingRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -95,10 +95,9 @@ BOOK_MATCH = define_write_tool(
     name="sevdesk_book_match",
     title="Book a bank match (Abgleich buchen)",
     description=(
-        "Books one bank transaction on one or more documents in order (a plan from "
-        "sevdesk_suggest_matches, or the user's). Refuses plans over the transaction's unbooked "
-        "rest or a document's open amount. One approval for the whole plan; a failure half-way "
-        "names what is already booked. Undo: sevdesk_undo_booking."
+        "Books one bank transaction on one or more documents (a plan from "
+        "sevdesk_suggest_matches) with one approval; one document without a plan: "
+        "sevdesk_book_payment. Undo: sevdesk_undo_booking."
     ),
     toolset="banking",
     tier=Tier.COMMIT,
@@ -114,9 +113,8 @@ MARK_PRIVATE = define_write_tool(
     name="sevdesk_mark_transaction_private",
     title="Mark a transaction private (Privat)",
     description=(
-        "Marks an unbooked bank transaction as private (owner's withdrawal or deposit, booked "
-        "against no document), or with private=false sets it back to unbooked. Refuses booked "
-        "transactions. A human approves the preview first."
+        "Marks an unbooked bank transaction private (owner's withdrawal or deposit), or with "
+        "private=false unbooked again."
     ),
     toolset="banking",
     tier=Tier.COMMIT,
@@ -132,10 +130,9 @@ UNDO_BOOKING = define_write_tool(
     name="sevdesk_undo_booking",
     title="Undo a transaction's bookings",
     description=(
-        "Takes back the bookings of a bank transaction. sevDesk can only reset each document "
-        "it was booked on to open, which removes ALL bookings of that document, also other "
-        "transactions'; the preview lists them. Refused for cancelled invoices, invoices with "
-        "a credit note and enshrined receipts. A human approves the preview first."
+        "Takes back a bank transaction's bookings, starting from the transaction: each document "
+        "it paid is reset to open, which removes ALL that document's bookings (the preview lists "
+        "them)."
     ),
     toolset="banking",
     tier=Tier.COMMIT,

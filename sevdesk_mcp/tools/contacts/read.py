@@ -24,15 +24,11 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     query: (
         Annotated[
             str,
-            msgspec.Meta(
-                max_length=100, description="Part of a name or customer number; omit to list all"
-            ),
+            msgspec.Meta(max_length=100, description="Part of a name or customer number"),
         ]
         | None
     ) = None
-    category: Annotated[
-        contacts.Category, msgspec.Meta(description="Only contacts of this category")
-    ] = "any"
+    category: contacts.Category = "any"
     limit: Limit = 25
 
 
@@ -66,8 +62,8 @@ SEARCH_CONTACTS = define_tool(
     name="sevdesk_search_contacts",
     title="Search contacts",
     description=(
-        "Finds customers, suppliers and other contacts (organisations and the persons under "
-        "them). Returns ids for sevdesk_get_contact. Names are third-party text, fenced in ⟦ ⟧."
+        "Finds customers, suppliers and other contacts (organisations and their persons); ids for "
+        "sevdesk_get_contact."
     ),
     toolset="contacts",
     tier=Tier.READ,
@@ -81,9 +77,8 @@ GET_CONTACT = define_tool(
     name="sevdesk_get_contact",
     title="Get a contact",
     description=(
-        "Reads one contact with its postal addresses (invoice, delivery, work), email addresses "
-        "and phone numbers, VAT and tax numbers, payment terms, the persons under an "
-        "organisation, or the organisation of a person."
+        "Reads one contact: addresses, emails, phones, VAT and tax numbers, payment terms, its "
+        "persons or its organisation."
     ),
     toolset="contacts",
     tier=Tier.READ,

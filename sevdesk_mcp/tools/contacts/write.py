@@ -42,8 +42,8 @@ Id = Annotated[
 Name = Annotated[str, msgspec.Meta(max_length=200)]
 FirstName = Annotated[str, msgspec.Meta(max_length=100)]
 FamilyName = Annotated[str, msgspec.Meta(max_length=100)]
-CustomerNumber = Annotated[str, _text(40, "Customer number (e.g. 1001), not the sevDesk id")]
-VatNumber = Annotated[str, _text(30, "VAT identification number (USt-IdNr.), e.g. DE123456789")]
+CustomerNumber = Annotated[str, _text(40, "Not the sevDesk id")]
+VatNumber = Annotated[str, _text(30, "USt-IdNr., e.g. DE123456789")]
 TaxNumber = Annotated[str, _text(30, "Tax number (Steuernummer)")]
 Street = Annotated[str, _text(200, "Invoice address: street and number")]
 Zip = Annotated[str, _text(20, "Invoice address: postal code")]
@@ -59,24 +59,19 @@ class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
 
     kind: Annotated[
         domain.ContactKind,
-        msgspec.Meta(description="organisation (needs name) or person (needs family_name)"),
+        msgspec.Meta(description="organisation: name; person: family_name"),
     ]
-    category: Annotated[domain.ContactCategory, msgspec.Meta(description="The contact's role")]
+    category: domain.ContactCategory
     name: Name | None = None
     first_name: FirstName | None = None
     family_name: FamilyName | None = None
     customer_number: (
-        Annotated[
-            str, _text(40, "Customer number (e.g. 1001), not the sevDesk id; omit for next free")
-        ]
-        | None
+        Annotated[str, _text(40, "Not the sevDesk id; omit for the next free one")] | None
     ) = None
     parent_id: (
         Annotated[
             SevdeskId,
-            msgspec.Meta(
-                description="For a person: the organisation's sevDesk id (not customer number)"
-            ),
+            msgspec.Meta(description="A person's organisation (sevDesk id)"),
         ]
         | None
     ) = None
@@ -88,9 +83,9 @@ class CreateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     country_id: CountryId = 1
     email: EmailAddress | None = None
     phone: Phone | None = None
-    allow_duplicate: Annotated[
-        bool, msgspec.Meta(description="Create even if a contact with this name or number exists")
-    ] = False
+    allow_duplicate: Annotated[bool, msgspec.Meta(description="Create despite a look-alike")] = (
+        False
+    )
     dryRun: DryRun = False
 
 
@@ -111,9 +106,7 @@ class UpdateContactInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     phone: Phone | None = None
     street: Street | None = None
     zip: Zip | None = None
-    city: Annotated[str, _text(100, "Invoice address: city (needed for a new address)")] | None = (
-        None
-    )
+    city: Annotated[str, _text(100, "Invoice address: city (a new one needs it)")] | None = None
     country_id: CountryId | None = None
     dryRun: DryRun = False
 
@@ -191,11 +184,8 @@ CREATE_CONTACT = define_write_tool(
     name="sevdesk_create_contact",
     title="Create a contact",
     description=(
-        "Creates a customer, supplier, partner or prospect: an organisation, or a person "
-        "(optionally under an organisation), with an optional invoice address, email address and "
-        "phone number. This changes sevDesk. It refuses when a contact with the same customer "
-        "number, or the same name in the same category, already exists and names that contact's "
-        "id; use it, or set allow_duplicate. Returns the contact as read back."
+        "Creates an organisation or a person (customer, supplier, partner, prospect). Refuses a "
+        "duplicate customer number or name in the category, naming it, unless allow_duplicate."
     ),
     toolset="contacts",
     tier=Tier.WRITE,
@@ -211,10 +201,8 @@ UPDATE_CONTACT = define_write_tool(
     name="sevdesk_update_contact",
     title="Update a contact",
     description=(
-        "Changes an existing contact: names, customer number, VAT and tax number, status, email, "
-        "phone and invoice address (a missing one is created). email and phone replace the main "
-        "one of that kind; other addresses, emails and phones stay. This changes sevDesk; only "
-        "what differs is sent. Returns the contact as read back."
+        "Changes the given fields of a contact; email and phone replace the main one of their "
+        "kind, a missing invoice address is created."
     ),
     toolset="contacts",
     tier=Tier.WRITE,

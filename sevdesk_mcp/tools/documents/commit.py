@@ -38,10 +38,7 @@ class BookPaymentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     document_id: DocumentId
     amount: Annotated[
         Decimal,
-        msgspec.Meta(
-            description="The money that moved, positive (e.g. 763.98); "
-            "the sign sevDesk needs is set from the document"
-        ),
+        msgspec.Meta(description="Positive; the sign follows the document"),
     ]
     date: Annotated[dt.date, msgspec.Meta(description="Payment date (Berlin)")]
     check_account_id: Annotated[
@@ -51,8 +48,7 @@ class BookPaymentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
         Annotated[
             SevdeskId,
             msgspec.Meta(
-                description="The bank transaction; required on online accounts, omitted on "
-                "offline accounts and cash registers",
+                description="Only on online accounts, where it is needed",
             ),
         ]
         | None
@@ -116,11 +112,9 @@ BOOK_PAYMENT = define_write_tool(
     name="sevdesk_book_payment",
     title="Book a payment (Zahlung verbuchen)",
     description=(
-        "Books a payment on an open invoice, credit note or receipt (voucher). It refuses drafts, "
-        "paid or cancelled documents, more than the open amount, and a transaction of another "
-        "account, the other direction or with too little left to book. Binding: only resetting "
-        "the document to open, which removes all its bookings, takes it back. A human approves "
-        "the preview first. Returns the document as read back."
+        "Books one payment on one open invoice, credit note or receipt, also on cash registers "
+        "and offline accounts. One transaction on several documents: sevdesk_book_match. Taken "
+        "back only by sevdesk_reset_document to=open."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -136,11 +130,9 @@ CANCEL_INVOICE = define_write_tool(
     name="sevdesk_cancel_invoice",
     title="Cancel an invoice (Stornieren)",
     description=(
-        "Cancels a finalized invoice (Storno): sevDesk creates a numbered, enshrined cancellation "
-        "invoice (Stornorechnung) with negative amounts. This cannot be undone. It refuses drafts "
-        "(delete them instead), cancellation invoices, invoices already cancelled, with payments "
-        "(reset them to open first) or with a credit note. A human approves the preview first. "
-        "Returns the invoice and its cancellation invoice as read back."
+        "Cancels (Storno) a finalized invoice: sevDesk creates an enshrined cancellation invoice; "
+        "irreversible. Refuses drafts (delete them), invoices with payments (reset to open first) "
+        "or a credit note."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -156,11 +148,9 @@ CREDIT_NOTE_FROM_INVOICE = define_write_tool(
     name="sevdesk_credit_note_from_invoice",
     title="Credit note from an invoice (Gutschrift)",
     description=(
-        "Drafts a credit note (Gutschrift/Rechnungskorrektur) over a whole finalized invoice, "
-        "with the invoice's positions. While the credit note exists, the invoice can neither be "
-        "reset to open nor cancelled. It refuses drafts, cancellation invoices, cancelled "
-        "invoices and invoices that already have a credit note. A human approves the preview "
-        "first. Returns the new credit note draft as read back."
+        "Drafts a credit note over a whole finalized invoice; while it exists the invoice can be "
+        "neither reset to open nor cancelled. A partial one: sevdesk_create_document_draft with "
+        "source_invoice_id."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -176,13 +166,9 @@ RESET_DOCUMENT = define_write_tool(
     name="sevdesk_reset_document",
     title="Reset a document to open or draft",
     description=(
-        "Resets an invoice, credit note or receipt (voucher). to=open removes ALL payment "
-        "bookings of the document (the bank transactions become unbooked again), also for "
-        "enshrined invoices and credit notes; to=draft makes an open document without payments "
-        "editable again, and is refused for documents that are enshrined (festgeschrieben, GoBD), "
-        "which includes every invoice or credit note finalized with sevdesk_finalize_document. It "
-        "refuses cancelled invoices and invoices with a credit note. A human approves the "
-        "preview, which lists the bookings to be removed. Returns the document as read back."
+        "Resets a document: to=open removes ALL its payment bookings (from a transaction: "
+        "sevdesk_undo_booking); to=draft makes an unpaid document editable again, refused once "
+        "enshrined (every one finalized by sevdesk_finalize_document)."
     ),
     toolset="documents",
     tier=Tier.COMMIT,

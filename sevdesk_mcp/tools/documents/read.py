@@ -33,9 +33,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     kind: Kind = "invoice"
     status: Annotated[
         StatusWord,
-        msgspec.Meta(
-            description="Status (default any); cancelled: invoices with a cancellation (Storno)"
-        ),
+        msgspec.Meta(description="cancelled: invoices with a Storno"),
     ] = "any"
     statuses: (
         Annotated[
@@ -43,8 +41,7 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             msgspec.Meta(
                 min_length=1,
                 max_length=12,
-                description="Several statuses, any of which matches (open and partially_paid), "
-                "instead of status",
+                description="Any of these, instead of status",
             ),
         ]
         | None
@@ -54,39 +51,33 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             str,
             msgspec.Meta(
                 max_length=50,
-                description="The exact document number (RE-1041, GU-0007), ignoring case; "
-                "RE-1041 does not find RE-10410",
+                description="Exact, any case: RE-1041 does not find RE-10410",
             ),
         ]
         | None
     ) = None
-    number_contains: (
-        Annotated[str, msgspec.Meta(max_length=50, description="Part of the document number")]
-        | None
-    ) = None
+    number_contains: Annotated[str, msgspec.Meta(max_length=50)] | None = None
     order_type: (
         Annotated[
             OrderType,
-            msgspec.Meta(
-                description="Orders only: AN offer (Angebot), AB order confirmation "
-                "(Auftragsbestätigung), LI delivery note (Lieferschein)"
-            ),
+            msgspec.Meta(description="AN offer, AB confirmation, LI delivery note"),
         ]
         | None
     ) = None
     contact_id: (
         Annotated[
             SevdeskId,
-            msgspec.Meta(description="Only this contact (its id, not its customer number)"),
+            msgspec.Meta(description="Its id, not the customer number"),
         ]
         | None
     ) = None
-    date_from: Annotated[dt.date, msgspec.Meta(description="Document date from")] | None = None
-    date_to: Annotated[dt.date, msgspec.Meta(description="Document date to")] | None = None
-    open_only: Annotated[bool, msgspec.Meta(description="Only documents with money still open")] = (
-        False
-    )
-    overdue_only: Annotated[bool, msgspec.Meta(description="Only open invoices past due")] = False
+    contact_name: (
+        Annotated[str, msgspec.Meta(max_length=100, description="Instead of contact_id")] | None
+    ) = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    open_only: bool = False
+    overdue_only: bool = False
     limit: Limit = 25
 
 
@@ -176,11 +167,8 @@ SEARCH_DOCUMENTS = define_tool(
     name="sevdesk_search_documents",
     title="Search invoices, credit notes, orders",
     description=(
-        "Finds invoices (Rechnungen), credit notes (Gutschriften) or orders (offers/Angebote, "
-        "order confirmations, delivery notes). Returns amounts as exact decimals with currency, "
-        "due dates and days overdue, whether each is enshrined (festgeschrieben, locked), totals "
-        "over all matches, and ids for sevdesk_get_document. Contact names are third-party text, "
-        "fenced in ⟦ ⟧."
+        "Finds invoices, credit notes or orders with amounts, due dates, days overdue, the "
+        "enshrined flag and totals; by number to find the id for sevdesk_get_document."
     ),
     toolset="documents",
     tier=Tier.READ,
@@ -194,13 +182,8 @@ GET_DOCUMENT = define_tool(
     name="sevdesk_get_document",
     title="Get an invoice, credit note or order",
     description=(
-        "Reads one invoice, credit note or order by its id with its positions (name, text, "
-        "quantity, unit, part, price, rate), head and foot text, tax rule (bookkeeping system "
-        "2.0) or tax type (1.0), payment state, whether it is enshrined (festgeschrieben, locked "
-        "for good) and related documents (cancellation, credit notes, originating order): "
-        "everything a draft update needs to send the content back unchanged but for the edit. To "
-        "find an id by number, use sevdesk_search_documents with number. Texts are third-party "
-        "data, fenced in ⟦ ⟧."
+        "Reads one invoice, credit note or order: positions, texts, tax rule, payment state, "
+        "enshrined flag, related documents; all sevdesk_update_document_draft needs sent back."
     ),
     toolset="documents",
     tier=Tier.READ,
@@ -214,9 +197,8 @@ DOCUMENT_PDF = define_tool(
     name="sevdesk_document_pdf",
     title="PDF of a document",
     description=(
-        "Renders the PDF of an invoice, credit note or order without marking it as sent, and "
-        "hands it out as an MCP resource; when the user configured SEVDESK_OUTPUT_DIR it also "
-        "saves a new file there. Never returns the PDF as text."
+        "Renders a document's PDF as an MCP resource without marking it sent (saved in "
+        "SEVDESK_OUTPUT_DIR too, if set)."
     ),
     toolset="documents",
     tier=Tier.READ,

@@ -16,6 +16,7 @@ import msgspec
 from sevdesk_mcp.domain.documents import actions, drafts
 from sevdesk_mcp.domain.documents.actions import ActionPlan
 from sevdesk_mcp.domain.documents.draft_body import CreditNoteCategory, Draft, OrderType
+from sevdesk_mcp.domain.documents.draft_extras import Extras, TaxType, checked
 from sevdesk_mcp.domain.documents.draft_lines import Line, checked_line
 from sevdesk_mcp.domain.documents.drafts import DraftDeleted, DraftPlan
 from sevdesk_mcp.domain.documents.kinds import KindName
@@ -46,15 +47,13 @@ class PositionInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
     name: Annotated[str, msgspec.Meta(max_length=200, description="What was sold")]
     quantity: Decimal
-    unit_price: Annotated[
-        Decimal, msgspec.Meta(description="Net price of one unit in EUR, e.g. 120.00")
-    ]
-    tax_rate: Annotated[
-        Decimal, msgspec.Meta(description='VAT rate in percent: 0, 7 or 19 (19 or "19")')
-    ]
+    unit_price: Annotated[Decimal, msgspec.Meta(description="Net per unit")]
+    tax_rate: Annotated[Decimal, msgspec.Meta(description="Percent: 0, 7, 19; OSS e.g. 20")]
     unit_id: Annotated[int, msgspec.Meta(ge=1, le=10**6, description="Unit id (1 is Stk)")] = 1
-    part_id: Annotated[SevdeskId, msgspec.Meta(description="Article id")] | None = None
+    part_id: SevdeskId | None = None
     text: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
+    discount_percent: Decimal | None = None
+    discount_amount: Decimal | None = None
 
 
 Positions = Annotated[list[PositionInput], msgspec.Meta(min_length=1, max_length=100)]
@@ -64,12 +63,29 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     """The content of a document draft (shared by create and update)."""
 
     kind: Kind
-    contact_id: Annotated[SevdeskId, msgspec.Meta(description="The customer")]
+    contact_id: SevdeskId
     positions: Positions
     date: Day | None = None
     tax_rule_id: Annotated[
-        int, msgspec.Meta(ge=1, le=100, description="Tax rule (1: taxable sales, 11: §19)")
+        int,
+        msgspec.Meta(ge=1, le=100, description="Tax rule (1 taxable, 11 §19, 18-20 OSS)"),
     ] = 1
+    tax_type: (
+        Annotated[TaxType, msgspec.Meta(description="Bookkeeping 1.0 only, instead of tax_rule_id")]
+        | None
+    ) = None
+    payment_method_id: (
+        Annotated[SevdeskId, msgspec.Meta(description="sevdesk_reference_data")] | None
+    ) = None
+    currency: Annotated[str, msgspec.Meta(max_length=3, pattern="^[A-Za-z]{3}$")] = "EUR"
+    exchange_rate: (
+        Annotated[Decimal, msgspec.Meta(description="EUR for 1 unit of currency; not with EUR")]
+        | None
+    ) = None
+    buyer_reference: (
+        Annotated[str, msgspec.Meta(max_length=100, description="Leitweg-ID; set on the contact")]
+        | None
+    ) = None
     header: Annotated[str, msgspec.Meta(max_length=200, description="Title line")] | None = None
     head_text: Text | None = None
     foot_text: Text | None = None
@@ -82,7 +98,7 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     ) = None
     credit_note_category: Annotated[
         CreditNoteCategory,
-        msgspec.Meta(description="Credit notes: underachievement (correction) or provision"),
+        msgspec.Meta(description="Credit notes; underachievement: a correction"),
     ] = "underachievement"
     order_type: Annotated[
         OrderType,
@@ -93,9 +109,9 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 class DraftInput(DraftFields, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_create_document_draft``."""
 
-    allow_duplicate: Annotated[
-        bool, msgspec.Meta(description="Create even if a same-looking document exists")
-    ] = False
+    allow_duplicate: Annotated[bool, msgspec.Meta(description="Create despite a look-alike")] = (
+        False
+    )
     dryRun: DryRun = False
 
 
@@ -119,7 +135,7 @@ class FinalizeInput(DocumentRef, frozen=True, kw_only=True, forbid_unknown_field
 
     e_invoice: Annotated[
         bool,
-        msgspec.Meta(description="Invoices: as e-invoice; refused if an XRechnung rule fails"),
+        msgspec.Meta(description="Invoices: as e-invoice (XRechnung checked)"),
     ] = False
 
 
@@ -130,7 +146,7 @@ class MarkSentInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     document_id: DocumentId
     way: Annotated[
         actions.SentWay,
-        msgspec.Meta(description="post: sent by post (VP); printed: printed and handed over (VPR)"),
+        msgspec.Meta(description="post: by post; printed: handed over"),
     ]
     dryRun: DryRun = False
 
@@ -142,7 +158,7 @@ class EmailInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     document_id: DocumentId
     to_email: Email
     subject: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=5000, description="Email body")]
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=5000)]
     cc_email: Email | None = None
     copy_to_self: Annotated[bool, msgspec.Meta(description="Copy to the sevDesk user")] = False
     dryRun: DryRun = False
@@ -159,6 +175,8 @@ def _draft(args: DraftFields, today: dt.date, *, allow_duplicate: bool = False) 
                 unit_id=p.unit_id,
                 part_id=p.part_id,
                 text=stripped(p.text, f"positions[{i}].text"),
+                discount=_discount(p, i)[0],
+                discount_amount=_discount(p, i)[1],
             ),
             i,
         )
@@ -183,7 +201,31 @@ def _draft(args: DraftFields, today: dt.date, *, allow_duplicate: bool = False) 
         category=args.credit_note_category,
         order_type=args.order_type,
         allow_duplicate=allow_duplicate,
+        extras=checked(
+            Extras(
+                payment_method_id=args.payment_method_id,
+                currency=args.currency,
+                exchange_rate=args.exchange_rate,
+                buyer_reference=args.buyer_reference,
+                tax_type=args.tax_type,
+            ),
+            args.kind,
+        ),
     )
+
+
+def _discount(position: PositionInput, index: int) -> tuple[Decimal, bool]:
+    """:returns: the position's discount and whether it is an amount (none: 0 %).
+
+    :raises ToolInputError: if both a percent and an amount are given.
+    """
+    if position.discount_percent is not None and position.discount_amount is not None:
+        raise ToolInputError(
+            f"positions[{index}] has discount_percent and discount_amount; give one of them."
+        )
+    if position.discount_amount is not None:
+        return position.discount_amount, True
+    return position.discount_percent or Decimal(0), False
 
 
 async def _prepare_create(
@@ -230,7 +272,16 @@ async def _prepare_mark_sent(args: MarkSentInput, client: SevdeskPort) -> Prepar
 
 def _create_locks(args: DraftInput) -> tuple[str, ...]:
     source = (f"invoice/{args.source_invoice_id}",) if args.source_invoice_id else ()
-    return (f"numbers/{args.kind}", *source)
+    return (f"numbers/{args.kind}", *source, *_contact_lock(args))
+
+
+def _contact_lock(args: DraftFields) -> tuple[str, ...]:
+    """:returns: the contact's lock when the draft may set its buyer reference."""
+    return (f"contact/{args.contact_id}",) if args.buyer_reference else ()
+
+
+def _update_locks(args: UpdateDraftInput) -> tuple[str, ...]:
+    return (*_document_lock(args), *_contact_lock(args))
 
 
 def _document_lock(
@@ -243,14 +294,9 @@ CREATE_DRAFT = define_write_tool(
     name="sevdesk_create_document_draft",
     title="Draft an invoice, credit note or order",
     description=(
-        "Creates a draft (Entwurf) of an invoice, credit note or order for a contact. The tax "
-        "rule (1 taxable sales by default) is checked against the VAT rates before anything is "
-        "sent; the contact's billing address is copied onto the document; sums are computed as "
-        "sevDesk does. A draft binds nothing; invoices get their number when finalized "
-        "(sevdesk_finalize_document), credit notes take the next number when drafted. Credit "
-        "notes correcting an invoice need source_invoice_id. Refuses a document with the same "
-        "contact, date, gross amount and header unless allow_duplicate=true. Returns the draft as "
-        "read back."
+        "Drafts an invoice, credit note or order for a contact; binds nothing. A credit note "
+        "takes its number when drafted, an invoice when finalized. Refuses a look-alike document "
+        "unless allow_duplicate."
     ),
     toolset="documents",
     tier=Tier.WRITE,
@@ -266,13 +312,8 @@ UPDATE_DRAFT = define_write_tool(
     name="sevdesk_update_document_draft",
     title="Change a document draft",
     description=(
-        "Replaces the whole content of a draft invoice, credit note or order; it is not a patch. "
-        "Read the draft with sevdesk_get_document first and send all of it back with your one "
-        "edit, every position included: all old positions are replaced by the ones given; an "
-        "omitted optional field is cleared or set to its default (date: today in Berlin, "
-        "tax_rule_id 1, unit 1), never kept from the old draft. Texts may be sent with or without "
-        "their ⟦ ⟧ fence. Only drafts can change; finalized documents are corrected by "
-        "cancellation or credit note."
+        "Replaces a draft's whole content, not a patch: read it with sevdesk_get_document and "
+        "send all of it back with the edit; omitted fields are cleared or defaulted."
     ),
     toolset="documents",
     tier=Tier.WRITE,
@@ -281,15 +322,14 @@ UPDATE_DRAFT = define_write_tool(
     output=DocumentWritten,
     prepare=WithContext(_prepare_update),
     execute=plan_only(drafts.execute_update),
-    locks=_document_lock,
+    locks=_update_locks,
 )
 
 DELETE_DRAFT = define_write_tool(
     name="sevdesk_delete_document_draft",
     title="Delete a document draft",
     description=(
-        "Deletes a draft invoice, credit note or order (status draft, never finalized). Finalized "
-        "documents cannot be deleted."
+        "Deletes a draft invoice, credit note or order; finalized documents cannot be deleted."
     ),
     toolset="documents",
     tier=Tier.WRITE,
@@ -305,14 +345,9 @@ FINALIZE = define_write_tool(
     name="sevdesk_finalize_document",
     title="Finalize a document draft",
     description=(
-        "Finalizes a draft without sending it anywhere. "
-        "Invoice or credit note: sevDesk assigns the next number of the number range, the status "
-        "becomes open and the document is enshrined (festschreiben, GoBD) at once: locked for "
-        "good, it can never be changed, reset to draft or deleted; it can still be reset to open, "
-        "cancelled or corrected by a credit note. Order (offer, order "
-        "confirmation, delivery note): marks it as sent (versendet), which ends its draft state; "
-        "orders keep their number and are never enshrined. An e-invoice is checked first. "
-        "Needs a human's approval of the preview. Returns the numbered document."
+        "Finalizes a draft without sending it. An invoice gets its number (a credit note has it "
+        "from the draft), becomes open and is enshrined (festschreiben, GoBD). For an order, it "
+        "marks it as sent (versendet)."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -328,12 +363,9 @@ ENSHRINE = define_write_tool(
     name="sevdesk_enshrine_document",
     title="Enshrine (festschreiben) a document",
     description=(
-        "Enshrines (festschreiben, GoBD) an invoice or credit note that is finalized (open or "
-        "paid) but not yet locked, as documents finalized in other ways can be; the enshrined "
-        "flag of sevdesk_get_document and search results tells. Documents finalized with "
-        "sevdesk_finalize_document are enshrined already; orders cannot be enshrined. "
-        "Irreversible: afterwards the document can never be changed, reset to draft or deleted. "
-        "Needs a human's approval."
+        "Enshrines (festschreiben) a finalized invoice or credit note not yet locked; "
+        "irreversible. Finalized by sevdesk_finalize_document: enshrined already; a whole period: "
+        "sevdesk_export_datev_enshrined."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -349,9 +381,8 @@ SEND_EMAIL = define_write_tool(
     name="sevdesk_send_document_email",
     title="Send a document by email",
     description=(
-        "Sends an invoice, credit note or order by email through sevDesk with its PDF attached. "
-        "Drafts are refused: finalize them first with sevdesk_finalize_document. Reaches a third "
-        "party and cannot be recalled; needs a human's approval of recipient, subject and text."
+        "Emails a finalized invoice, credit note or order with its PDF through sevDesk; reaches a "
+        "third party and cannot be recalled."
     ),
     toolset="documents",
     tier=Tier.EXTERNAL,
@@ -367,11 +398,8 @@ MARK_SENT = define_write_tool(
     name="sevdesk_mark_document_sent",
     title="Mark a document as sent by post or printed",
     description=(
-        "Records in sevDesk that an invoice, credit note or order was sent as a letter "
-        "(way=post) or printed (way=printed). sevDesk sends nothing: printing and posting the "
-        "letter is the user's to do; print the PDF from sevdesk_document_pdf. A draft is "
-        "finalized by this (number, enshrined for invoices and credit notes, as "
-        "sevdesk_finalize_document). Binding; needs a human's approval of the preview."
+        "Records that a document was sent by post or printed; sevDesk sends nothing. Finalizes a "
+        "draft as sevdesk_finalize_document does."
     ),
     toolset="documents",
     tier=Tier.COMMIT,

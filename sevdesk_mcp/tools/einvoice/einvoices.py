@@ -34,8 +34,7 @@ Path = Annotated[
     str,
     msgspec.Meta(
         max_length=1024,
-        description="The XML or PDF: absolute, or relative to SEVDESK_FILE_DIRS; over HTTP the "
-        "upload:<id> of sevdesk_request_upload",
+        description="In SEVDESK_FILE_DIRS; over HTTP an upload:<id>",
     ),
 ]
 Account = Annotated[str, msgspec.Meta(max_length=8, pattern="^[0-9]{4,8}$")]
@@ -63,7 +62,7 @@ class FileDraftInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
 class PreflightInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_preflight_einvoice``."""
 
-    invoice_id: Annotated[SevdeskId, msgspec.Meta(description="A draft invoice")]
+    invoice_id: SevdeskId
 
 
 async def _read(args: FileInput, ctx: ToolContext) -> reports.EInvoiceReport:
@@ -102,11 +101,8 @@ READ_EINVOICE = define_tool(
     name="sevdesk_read_einvoice",
     title="Read and check an e-invoice",
     description=(
-        "Reads a received e-invoice (XRechnung UBL/CII XML or ZUGFeRD/Factur-X PDF) from "
-        "SEVDESK_FILE_DIRS (over HTTP: an upload reference) and checks it against EN 16931 "
-        "and, for XRechnung, the BR-DE rules: each finding has the official rule id, "
-        "severity, a sentence and the XPath. "
-        "Unsafe files (DTDs, entities, bombs, encryption) are refused."
+        "Reads a received e-invoice (XRechnung, ZUGFeRD/Factur-X) and checks it against EN 16931 "
+        "and BR-DE, with each rule's id. Unsafe files are refused."
     ),
     toolset="vouchers",
     tier=Tier.READ,
@@ -121,10 +117,8 @@ SUGGEST_EINVOICE_VOUCHER = define_tool(
     name="sevdesk_suggest_einvoice_receipt",
     title="Suggest a receipt from an e-invoice",
     description=(
-        "Proposes the receipt for a received e-invoice: supplier matched by VAT id, IBAN or "
-        "name (or new), positions per VAT rate (split where lines differ in nature) with "
-        "booking accounts from the company's history, the receipt guidance and receipt "
-        "words, the tax rule (reverse charge and intra-EU named) and what blocks filing."
+        "Proposes the receipt for a received e-invoice: supplier, positions per rate with booking "
+        "accounts, tax rule, and what blocks filing."
     ),
     toolset="vouchers",
     tier=Tier.READ,
@@ -139,9 +133,8 @@ FILE_EINVOICE = define_write_tool(
     name="sevdesk_file_einvoice",
     title="File an e-invoice as a receipt draft",
     description=(
-        "Uploads a checked e-invoice and creates a receipt draft with it as the document, "
-        "positions as sevdesk_suggest_einvoice_receipt shows (or account_numbers). Refused "
-        "if it breaks EN 16931 unless allow_invalid. Finalize with sevdesk_finalize_receipt."
+        "Creates a receipt draft from a received e-invoice as sevdesk_suggest_einvoice_receipt "
+        "proposes, the file attached; refused if invalid unless allow_invalid."
     ),
     toolset="vouchers",
     tier=Tier.WRITE,
@@ -157,9 +150,8 @@ PREFLIGHT_EINVOICE = define_tool(
     name="sevdesk_preflight_einvoice",
     title="Check an invoice for XRechnung",
     description=(
-        "Checks a draft invoice before it is finalized as an e-invoice: buyer reference "
-        "(Leitweg-ID), buyer address, payment method, tax breakdown and sums, as the "
-        "XRechnung rules (BR-DE) and EN 16931 need. Nothing is changed."
+        "Checks a draft invoice against XRechnung (BR-DE) and EN 16931 before it is finalized as "
+        "an e-invoice."
     ),
     toolset="documents",
     tier=Tier.READ,

@@ -50,10 +50,7 @@ NO_TRANSFER: Final = (
 class CsvInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_export_csv``."""
 
-    kind: Annotated[
-        Literal["invoices", "credit_notes", "receipts", "transactions"],
-        msgspec.Meta(description="Which list to export"),
-    ] = "invoices"
+    kind: Literal["invoices", "credit_notes", "receipts", "transactions"] = "invoices"
     period: Period | None = None
 
 
@@ -61,7 +58,7 @@ class DatevInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     """Arguments of ``sevdesk_export_datev``."""
 
     period: Period | None = None
-    images: Annotated[bool, msgspec.Meta(description="Include receipt images")] = False
+    images: bool = False
 
 
 class SavedFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,9 +190,8 @@ EXPORT_CSV = define_tool(
     name="sevdesk_export_csv",
     title="CSV export of invoices, receipts, transactions",
     description=(
-        "Saves sevDesk's own CSV export of invoices, credit notes, receipts or bank "
-        "transactions for a month, quarter or year as a new file in the output folder "
-        "(SEVDESK_OUTPUT_DIR); without one nothing is saved. Over HTTP: a download page."
+        "Saves sevDesk's CSV export of invoices, credit notes, receipts or transactions of a "
+        "period in SEVDESK_OUTPUT_DIR."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -211,12 +207,8 @@ EXPORT_DATEV = define_tool(
     name="sevdesk_export_datev",
     title="DATEV export for the accountant",
     description=(
-        "Runs sevDesk's DATEV export (booking batch as CSV in a ZIP) for a period, reports "
-        "progress while it runs, and saves the ZIP as a new file in the output folder "
-        "(SEVDESK_OUTPUT_DIR). Downloads only from sevDesk's export storage. Does not enshrine "
-        "anything. Checks the saved file and reports facts (EXTF header, period, columns, "
-        "encoding, which of the period's documents it holds) and warnings; never changes it. "
-        "Without an output folder it does not run. Over HTTP: a download page."
+        "Saves sevDesk's DATEV export (ZIP) of a period in SEVDESK_OUTPUT_DIR and checks it; "
+        "enshrines nothing (that is sevdesk_export_datev_enshrined)."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -234,11 +226,9 @@ class EnshrineInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
     period: Annotated[
         str,
-        msgspec.Meta(
-            pattern=PATTERN, max_length=7, description="Month 2026-10, quarter 2026-Q4, year 2026"
-        ),
+        msgspec.Meta(pattern=PATTERN, max_length=7, description="An ended month, quarter or year"),
     ]
-    images: Annotated[bool, msgspec.Meta(description="Include receipt images")] = False
+    images: bool = False
     dryRun: DryRun = False
 
 
@@ -359,12 +349,8 @@ EXPORT_DATEV_ENSHRINED = dataclasses.replace(
         name="sevdesk_export_datev_enshrined",
         title="DATEV export with festschreiben (enshrine)",
         description=(
-            "Runs sevDesk's DATEV export for a named, ended period AND enshrines it "
-            "(festschreiben, GoBD): every invoice, credit note, receipt and bank booking of the "
-            "period is locked for good. Irreversible. Only when the user asks for "
-            "festschreiben; otherwise use sevdesk_export_datev. A human approves the preview "
-            "(period, counts) first. Saves and checks the ZIP like sevdesk_export_datev; "
-            "without a place for it nothing is started."
+            "The DATEV export of an ended period that also enshrines (festschreiben) all its "
+            "documents and bookings; irreversible. Only when the user asks for festschreiben."
         ),
         toolset="reports",
         tier=Tier.COMMIT,

@@ -99,11 +99,8 @@ SERVER_STATUS = define_tool(
     name="sevdesk_server_status",
     title="Server status and permissions",
     description=(
-        "Shows what this server may do right now, without contacting sevDesk: the "
-        "permission tiers that are on (read, write, commit, external) and why, the "
-        "SEVDESK_READ_ONLY and dry-run settings, today's date in Berlin (for relative dates; "
-        "the demo books' today in demo mode) and the tool count per "
-        "tier. Use it to explain why an action is unavailable."
+        "What this server may do now and why: tiers, read-only and dry-run settings, today in "
+        "Berlin, tools per tier. Does not call sevDesk."
     ),
     toolset="meta",
     tier=Tier.READ,
@@ -128,10 +125,8 @@ ACCOUNT_INFO = define_tool(
     name="sevdesk_account_info",
     title="Account and bookkeeping system",
     description=(
-        "Reads which sevDesk account this is: the company, its users and its bookkeeping "
-        "system version (2.0 uses tax rules and booking accounts; 1.0 uses tax types), and "
-        "today's date in Berlin. A result means sevDesk was reached; when it cannot be, the "
-        "error says why. Says when the server runs on the invented demo books."
+        "Which sevDesk account this is: company, users, bookkeeping version (2.0: tax rules, 1.0: "
+        "tax types), today; reaching it proves the connection."
     ),
     toolset="meta",
     tier=Tier.READ,
@@ -149,7 +144,7 @@ class ReferenceInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     query: (
         Annotated[str, msgspec.Meta(max_length=100, description="Part of a name or code")] | None
     ) = None
-    limit: Annotated[int, msgspec.Meta(ge=1, le=500, description="At most this many")] = 100
+    limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
 
 
 async def _reference(args: ReferenceInput, ctx: ToolContext) -> reference.ReferenceData:
@@ -161,9 +156,8 @@ REFERENCE_DATA = define_tool(
     name="sevdesk_reference_data",
     title="Reference data",
     description=(
-        "Lists sevDesk reference data with ids: tax rules (which rule for which kind of sale or "
-        "purchase), booking accounts (SKR numbers with the tax rules and rates sevDesk allows "
-        "for each), units, countries and payment methods. Use it before drafting documents."
+        "Reference data with ids: tax rules, booking accounts with their allowed rules, units, "
+        "countries, payment methods. Use before drafting."
     ),
     toolset="meta",
     tier=Tier.READ,

@@ -18,15 +18,11 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     query: (
         Annotated[
             str,
-            msgspec.Meta(
-                max_length=100, description="Part of an article name or number; omit to list all"
-            ),
+            msgspec.Meta(max_length=100, description="Part of a name or number"),
         ]
         | None
     ) = None
-    active_only: Annotated[
-        bool, msgspec.Meta(description="Leave out inactive articles (default true)")
-    ] = True
+    active_only: Annotated[bool, msgspec.Meta(description="Leave out inactive ones")] = True
     limit: Limit = 25
 
 
@@ -40,11 +36,7 @@ async def _search(args: SearchInput, ctx: ToolContext) -> parts.PartList:
 SEARCH_PARTS = define_tool(
     name="sevdesk_search_parts",
     title="Search articles and stock",
-    description=(
-        "Finds articles (parts) with unit, VAT rate, net and gross selling price and the current "
-        "stock (none for articles without stock keeping, such as services): what an article "
-        "costs, how many are in stock. Article names are fenced in ⟦ ⟧."
-    ),
+    description="Finds articles (parts) with unit, VAT rate, net and gross price and stock.",
     toolset="parts",
     tier=Tier.READ,
     annotations=READ_ANNOTATIONS,

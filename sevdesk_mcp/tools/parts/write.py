@@ -24,8 +24,8 @@ from sevdesk_mcp.tools.write_flow import define_write_tool, plan_only
 
 PartName = Annotated[str, msgspec.Meta(max_length=200)]
 Rate = Annotated[TaxRate, msgspec.Meta(description="VAT rate in percent")]
-NetPrice = Annotated[Decimal, msgspec.Meta(description="Net selling price in EUR, e.g. 12.50")]
-Stock = Annotated[Decimal, msgspec.Meta(description="Stock on hand")]
+NetPrice = Annotated[Decimal, msgspec.Meta(description="Net, EUR")]
+Stock = Decimal
 
 
 class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -37,7 +37,7 @@ class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
             str,
             msgspec.Meta(
                 max_length=60,
-                description="Article number (e.g. HS-1001), unique; omit for the next free one",
+                description="Unique; omit for the next free one",
             ),
         ]
         | None
@@ -48,9 +48,7 @@ class CreatePartInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
         int, msgspec.Meta(ge=1, le=10**6, description="Unit id (1 is Stk, piece)")
     ] = 1
     stock: Stock = Decimal(0)
-    text: Annotated[str, msgspec.Meta(max_length=2000, description="Description text")] | None = (
-        None
-    )
+    text: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
     dryRun: DryRun = False
 
 
@@ -112,11 +110,8 @@ CREATE_PART = define_write_tool(
     name="sevdesk_create_part",
     title="Create an article",
     description=(
-        "Creates an article (part); the gross price is computed (net plus VAT, rounded to cents). "
-        "This changes sevDesk. Without part_number it takes the highest existing article number "
-        "ending in digits plus one (HS-4002 → HS-4003), and asks for one when the numbers use "
-        "several prefixes. It refuses when an article with the same number (ignoring case) exists "
-        "and names its id. Returns the article as read back."
+        "Creates an article (part), gross price computed. Without part_number it takes the next "
+        "free number; refuses an existing one."
     ),
     toolset="parts",
     tier=Tier.WRITE,
@@ -132,9 +127,8 @@ UPDATE_PART = define_write_tool(
     name="sevdesk_update_part",
     title="Update an article",
     description=(
-        "Changes an existing article: name, net price, VAT rate, stock on hand, or "
-        "active/inactive. A new price or rate also updates the gross price. This changes sevDesk; "
-        "only fields that differ are sent. Returns the article as read back."
+        "Changes an article's name, net price, VAT rate, stock or active state; the gross price "
+        "follows."
     ),
     toolset="parts",
     tier=Tier.WRITE,

@@ -33,7 +33,7 @@ class SuggestInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         | None
     ) = None
     date: Annotated[dt.date, msgspec.Meta(description="Date of supply")] | None = None
-    supplier_id: Annotated[SevdeskId, msgspec.Meta(description="Supplier contact")] | None = None
+    supplier_id: SevdeskId | None = None
     supplier_name: Annotated[str, msgspec.Meta(max_length=200)] | None = None
     supplier_vat_id: Annotated[str, msgspec.Meta(max_length=20)] | None = None
     supplier_iban: Annotated[str, msgspec.Meta(max_length=42)] | None = None
@@ -82,11 +82,8 @@ SUGGEST_BOOKING_ACCOUNT = define_tool(
     name="sevdesk_suggest_booking_account",
     title="Suggest booking accounts for a receipt",
     description=(
-        "Proposes booking accounts with tax rule and rate for a receipt position: first what "
-        "the company booked before for the supplier, then sevDesk's receipt guidance and a "
-        "table of receipt words (SKR03/SKR04). The net amount decides expense, GWG or asset; "
-        "reverse charge is proposed for foreign suppliers. Each says how sure and why; "
-        "nothing is guessed."
+        "Proposes booking accounts with tax rule and rate for a receipt position, from the "
+        "company's history and sevDesk's guidance, each with how sure and why."
     ),
     toolset="vouchers",
     tier=Tier.READ,

@@ -110,11 +110,8 @@ REQUEST_UPLOAD = define_tool(
     name="sevdesk_request_upload",
     title="Ask the user to upload a file",
     description=(
-        "Over HTTP only: creates an upload page where the user uploads a receipt file (PDF, "
-        "PNG, JPEG or XML) from their computer. Returns a reference 'upload:<id>' and the page "
-        "address to give the user; once uploaded, pass the reference as path to "
-        "sevdesk_upload_receipt. The file is only usable by this connection and expires after "
-        "30 minutes."
+        "Over HTTP: makes a page where the user uploads a receipt file; pass the returned "
+        "upload:<id> as path to sevdesk_upload_receipt within 30 minutes."
     ),
     toolset="vouchers",
     tier=Tier.WRITE,  # it serves the receipt upload (write); it changes nothing in sevDesk

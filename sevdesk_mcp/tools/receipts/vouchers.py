@@ -8,6 +8,7 @@ from typing import Annotated
 import msgspec
 
 from sevdesk_mcp.domain.receipts import vouchers
+from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.tools.define import ToolContext, define_tool
 from sevdesk_mcp.tools.vocabulary import READ_ANNOTATIONS, Limit, SevdeskId
@@ -20,11 +21,15 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     status: Annotated[
         vouchers.StatusFilter,
-        msgspec.Meta(
-            description="draft, open (unpaid), transferred (überwiesen: a payment was sent, "
-            "not yet matched to a bank transaction), partially_paid or paid; default any"
-        ),
+        msgspec.Meta(description="transferred: paid out, not yet matched; default any"),
     ] = "any"
+    statuses: (
+        Annotated[
+            list[vouchers.StatusFilter],
+            msgspec.Meta(min_length=1, max_length=6, description="Any of these, instead of status"),
+        ]
+        | None
+    ) = None
     kind: Annotated[
         vouchers.KindFilter, msgspec.Meta(description="expense (creditDebit C) or revenue (D)")
     ] = "any"
@@ -32,14 +37,9 @@ class SearchInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         Annotated[str, msgspec.Meta(max_length=100, description="Part of the supplier's name")]
         | None
     ) = None
-    receipt_number: (
-        Annotated[str, msgspec.Meta(max_length=100, description="Part of the receipt number")]
-        | None
-    ) = None
-    date_from: Annotated[dt.date, msgspec.Meta(description="Receipt date on or after")] | None = (
-        None
-    )
-    date_to: Annotated[dt.date, msgspec.Meta(description="Receipt date on or before")] | None = None
+    receipt_number: Annotated[str, msgspec.Meta(max_length=100)] | None = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
     limit: Limit = 25
 
 
@@ -50,9 +50,11 @@ class GetInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 async def _search(args: SearchInput, ctx: ToolContext) -> vouchers.VoucherList:
+    if args.statuses is not None and args.status != "any":
+        raise ToolInputError("Give status or statuses, not both; put every status into statuses.")
     client = ctx.account.require_client()
     search = vouchers.Search(
-        status=args.status,
+        status=tuple(args.statuses) if args.statuses else args.status,
         kind=args.kind,
         supplier=args.supplier,
         receipt_number=args.receipt_number,
@@ -72,10 +74,8 @@ SEARCH_VOUCHERS = define_tool(
     name="sevdesk_search_vouchers",
     title="Search receipts",
     description=(
-        "Finds receipts (vouchers: supplier invoices, cash slips, revenue receipts), newest "
-        "first, such as unpaid supplier invoices or spending at a supplier, with gross, net, tax, "
-        "paid and open amounts and totals over all matches. Supplier names and receipt numbers "
-        "are third-party text, fenced in ⟦ ⟧. Ids go to sevdesk_get_voucher."
+        "Finds receipts (vouchers: supplier invoices, cash slips), newest first, with gross, net, "
+        "tax, paid and open amounts; ids for sevdesk_get_voucher."
     ),
     toolset="vouchers",
     tier=Tier.READ,
@@ -88,12 +88,7 @@ SEARCH_VOUCHERS = define_tool(
 GET_VOUCHER = define_tool(
     name="sevdesk_get_voucher",
     title="Get a receipt with positions",
-    description=(
-        "Reads one receipt with its positions: text, net, tax and gross per position, the tax "
-        "rate and the booking account (number and name, per position), plus the receipt's tax "
-        "rule (bookkeeping 2.0) or tax type (1.0). Position texts and supplier names are "
-        "third-party text, fenced in ⟦ ⟧."
-    ),
+    description="Reads one receipt with its positions, rates, booking accounts and tax rule.",
     toolset="vouchers",
     tier=Tier.READ,
     annotations=READ_ANNOTATIONS,

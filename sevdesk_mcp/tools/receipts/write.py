@@ -32,7 +32,7 @@ from sevdesk_mcp.tools.vocabulary import (
 )
 from sevdesk_mcp.tools.write_flow import PrepareContext, WithContext, define_write_tool, plan_only
 
-VoucherId = Annotated[SevdeskId, msgspec.Meta(description="The receipt (voucher)")]
+VoucherId = SevdeskId
 Sha256 = Annotated[str, msgspec.Meta(max_length=64, pattern="^[0-9a-fA-F]{64}$")]
 TempName = Annotated[str, msgspec.Meta(max_length=200, pattern="^[A-Za-z0-9._-]{1,200}$")]
 Line = Annotated[str, msgspec.Meta(max_length=200)]
@@ -45,8 +45,7 @@ class UploadInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         str,
         msgspec.Meta(
             max_length=1024,
-            description="The file: absolute, or relative to SEVDESK_FILE_DIRS; over HTTP the "
-            "upload:<id> of sevdesk_request_upload",
+            description="In SEVDESK_FILE_DIRS; over HTTP an upload:<id>",
         ),
     ]
     sha256: Annotated[Sha256, msgspec.Meta(description="Refuse unless the file has it")] | None = (
@@ -76,7 +75,7 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     kind: Literal["expense", "revenue"] = "expense"
     date: dt.date
     positions: Annotated[list[PositionInput], msgspec.Meta(min_length=1, max_length=100)]
-    supplier_id: Annotated[SevdeskId, msgspec.Meta(description="Supplier contact")] | None = None
+    supplier_id: SevdeskId | None = None
     supplier_name: Line | None = None
     supplier_vat_id: Annotated[str, msgspec.Meta(max_length=20)] | None = None
     supplier_iban: Annotated[str, msgspec.Meta(max_length=42)] | None = None
@@ -91,7 +90,7 @@ class DraftFields(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     tax_type: (
         Annotated[
             Literal["default", "eu", "noteu", "ss"],
-            msgspec.Meta(description="bookkeeping 1.0, not tax_rule_id; if omitted: default"),
+            msgspec.Meta(description="Bookkeeping 1.0, instead of tax_rule_id"),
         ]
         | None
     ) = None
@@ -180,9 +179,8 @@ UPLOAD_RECEIPT = define_write_tool(
     name="sevdesk_upload_receipt",
     title="Upload a receipt file",
     description=(
-        "Uploads a local receipt file (PDF, PNG, JPEG or XML, judged by content; max 20 MiB) "
-        "from a folder of SEVDESK_FILE_DIRS to sevDesk's temporary storage. Returns filename "
-        "for sevdesk_create_receipt_draft and the SHA-256. Not over HTTP."
+        "Uploads a receipt file (PDF, PNG, JPEG, XML; up to 20 MiB) to sevDesk; the filename goes "
+        "to sevdesk_create_receipt_draft."
     ),
     toolset="vouchers",
     tier=Tier.WRITE,
@@ -198,11 +196,8 @@ CREATE_RECEIPT_DRAFT = define_write_tool(
     name="sevdesk_create_receipt_draft",
     title="Create a receipt draft",
     description=(
-        "Creates a receipt draft (Beleg, status 50) with positions: booking account number, "
-        "rate, net and gross as printed. Every position is checked first: against sevDesk's "
-        "receipt guidance (bookkeeping 2.0) or the accounting types and tax_type (1.0); the "
-        "supplier is matched to a contact (id, name, VAT id, IBAN) or shown as new; "
-        "look-alike receipts are refused unless allow_duplicate."
+        "Creates a receipt draft with positions (account, rate, net, gross as printed), checked "
+        "against sevDesk's guidance; look-alikes refused unless allow_duplicate."
     ),
     toolset="vouchers",
     tier=Tier.WRITE,
@@ -218,9 +213,8 @@ UPDATE_RECEIPT_DRAFT = define_write_tool(
     name="sevdesk_update_receipt_draft",
     title="Change a receipt draft",
     description=(
-        "Replaces a receipt draft's fields and all its positions (send the complete new "
-        "content), checked as on create. Only drafts change; reset an open receipt to draft "
-        "first."
+        "Replaces a receipt draft's fields and all its positions (send the whole content); reset "
+        "an open receipt to draft first."
     ),
     toolset="vouchers",
     tier=Tier.WRITE,
@@ -250,10 +244,8 @@ FINALIZE_RECEIPT = define_write_tool(
     name="sevdesk_finalize_receipt",
     title="Finalize a receipt",
     description=(
-        "Finalizes a receipt draft: it becomes open (status 100) in the books. Binding: it "
-        "can then only be reset, never deleted. Checks every position against the receipt "
-        "guidance and asks the human, showing the attached file's name, size and SHA-256 as "
-        "sevDesk holds it. Then book it with sevdesk_book_payment."
+        "Finalizes a receipt draft: it becomes open, then can only be reset, never deleted. Book "
+        "it next with sevdesk_book_payment."
     ),
     toolset="vouchers",
     tier=Tier.COMMIT,

@@ -27,11 +27,9 @@ Explain = Annotated[
 class OpenItemsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_open_items``."""
 
-    as_of: (
-        Annotated[dt.date, msgspec.Meta(description="Aging as of this day (default: today)")] | None
-    ) = None
+    as_of: Annotated[dt.date, msgspec.Meta(description="Default: today")] | None = None
     top: Annotated[
-        int, msgspec.Meta(ge=1, le=200, description="Show this many contacts, most open first")
+        int, msgspec.Meta(ge=1, le=200, description="Contacts shown, most open first")
     ] = 10
     explain: Explain = False
 
@@ -39,12 +37,7 @@ class OpenItemsInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
 class CashInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Arguments of ``sevdesk_cash_position``."""
 
-    on_date: (
-        Annotated[
-            dt.date, msgspec.Meta(description="Balances at the end of this day (default: today)")
-        ]
-        | None
-    ) = None
+    on_date: Annotated[dt.date, msgspec.Meta(description="Default: today")] | None = None
 
 
 class ChangesInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -55,8 +48,7 @@ class ChangesInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             str,
             msgspec.Meta(
                 max_length=40,
-                description="ISO date or date-time, Berlin time unless an offset is given; "
-                "default: 7 days ago",
+                description="Berlin time unless offset given; default: 7 days ago",
             ),
         ]
         | None
@@ -132,10 +124,8 @@ OPEN_ITEMS = define_tool(
     name="sevdesk_open_items",
     title="Open receivables and payables (aging)",
     description=(
-        "Open receivables (open and partly paid invoices, less "
-        "open credit notes) and open payables (unpaid expense receipts) as of a day: totals per "
-        "currency, aging buckets (not due, 0-30, 31-60, 61-90, >90 days overdue) overall and per "
-        "contact, most open first. Contact names are fenced in ⟦ ⟧."
+        "Open receivables and payables at a day: totals per currency and aging buckets, overall "
+        "and per contact."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -150,9 +140,8 @@ CASH_POSITION = define_tool(
     name="sevdesk_cash_position",
     title="Cash position",
     description=(
-        "Balances of all active bank accounts and cash registers at a day, "
-        "totals per currency, plus open receivables and payables and the net "
-        "position (cash + receivables - payables). Account names are fenced in ⟦ ⟧."
+        "Balances of all active accounts at a day, open receivables and payables, and the net "
+        "position. Per account: sevdesk_list_bank_accounts."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -167,10 +156,8 @@ CHANGED_SINCE = define_tool(
     name="sevdesk_changed_since",
     title="What changed since",
     description=(
-        "What changed in the books since a moment? Counts and the newest changed contacts, "
-        "invoices, credit notes, orders, receipts and bank transactions, each with its id and "
-        "time of change. sevDesk has no webhooks; this is how to catch up. Labels are third-party "
-        "text, fenced in ⟦ ⟧."
+        "What changed since a moment: counts and the newest changed contacts, documents, receipts "
+        "and transactions (sevDesk has no webhooks)."
     ),
     toolset="reports",
     tier=Tier.READ,

@@ -27,7 +27,7 @@ Period = Annotated[
     msgspec.Meta(
         pattern=PATTERN,
         max_length=7,
-        description="Month 2026-10, quarter 2026-Q4 or year 2026 (default: the last month)",
+        description="Default: the last month",
     ),
 ]
 
@@ -59,19 +59,14 @@ class VatInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         Annotated[
             Literal["soll", "ist"],
             msgspec.Meta(
-                description="soll: accrual (by date of supply); ist: cash (by payment). "
-                "Default: the setting SEVDESK_VAT_METHOD, else soll (the statutory default)"
+                description="soll: by date of supply, ist: by payment; default SEVDESK_VAT_METHOD"
             ),
         ]
         | None
     ) = None
     shortfalls: Annotated[
         Literal["ask", "reduce"],
-        msgspec.Meta(
-            description="Sales closed with less paid than invoiced, outside a cash discount "
-            "the invoice grants: ask (an open question) or reduce (a write-off or price "
-            "reduction, §17 UStG)"
-        ),
+        msgspec.Meta(description="Paid short outside a cash discount: ask, or reduce (§17 UStG)"),
     ] = "ask"
     max_sources: Annotated[
         int, msgspec.Meta(ge=1, le=200, description="Sources listed per box")
@@ -90,10 +85,7 @@ class PnlInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     period: Period | None = None
     basis: Annotated[
         Literal["cash", "accrual"],
-        msgspec.Meta(
-            description="cash: received and paid in the period (the EÜR, §11 EStG); accrual: "
-            "by document date (an overview only)"
-        ),
+        msgspec.Meta(description="cash: the EÜR (§11 EStG); accrual: an overview only"),
     ] = "cash"
 
 
@@ -175,15 +167,8 @@ VAT_RETURN = define_tool(
     name="sevdesk_vat_return",
     title="Advance VAT return (UStVA boxes)",
     description=(
-        "Prepare the advance VAT return (Umsatzsteuer-Voranmeldung) of a month or quarter: each "
-        "box of the 2026 form (81, 86, 35/36, 41, 43, 48, 21, 45, 60, 89, 93, 46/47, 73/74, "
-        "84/85, 66, 61, 67) with the invoices, credit notes and receipts behind it, and box 83 "
-        "(the balance). Sales count by their date of supply, cash discounts correct them (§17). "
-        "method soll (accrual) or ist (cash); the answer states the method, the small-business "
-        "status and where each came from. Lists what fits no box, items outside the return "
-        "(OSS), documents whose totals differ from their positions, and open questions (e.g. "
-        "foreign receipts entered without reverse charge). Files nothing. Numbers are fenced in "
-        "⟦ ⟧."
+        "The advance VAT return (UStVA) of a month or quarter: each box with its documents, box "
+        "83, and open questions. Files nothing."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -198,9 +183,8 @@ EU_SALES_LIST = define_tool(
     name="sevdesk_eu_sales_list",
     title="EU sales list (ZM)",
     description=(
-        "The EU sales list (Zusammenfassende Meldung) of a quarter or month: per customer VAT "
-        "id the intra-EU supplies (L) and services (S), net, with their documents; sales "
-        "without the customer's VAT id are listed apart."
+        "The EU sales list (ZM) of a quarter or month: intra-EU supplies and services per "
+        "customer VAT id."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -214,9 +198,7 @@ OSS_FIGURES = define_tool(
     name="sevdesk_oss_figures",
     title="One-Stop-Shop figures (OSS)",
     description=(
-        "The One-Stop-Shop figures of a quarter: sales to consumers in other EU states per "
-        "member state and rate, net and tax, with their documents; sales without a country "
-        "are listed apart."
+        "The One-Stop-Shop figures of a quarter: sales to EU consumers per member state and rate."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -230,13 +212,9 @@ PROFIT_AND_LOSS = define_tool(
     name="sevdesk_profit_and_loss",
     title="Profit and loss (EÜR, Anlage EÜR lines)",
     description=(
-        "The profit and loss of a period: for a sole proprietor, freelancer or GbR the EÜR "
-        "(§4(3) EStG, cash basis, gross: VAT received, input tax and VAT paid to the tax office "
-        "on their own lines), each figure on its Anlage EÜR line of the year; low-value assets "
-        "by the company's option, 70/30 business meals, gifts over 50 EUR apart, assets listed "
-        "with the depreciation to enter. For a GmbH, UG, AG, OHG or KG and on basis accrual an "
-        "income and expense overview that says why it is not an EÜR. States the legal form, the "
-        "options and every assumption. Files nothing."
+        "The profit and loss of a period: the EÜR by Anlage EÜR line for sole proprietors, "
+        "freelancers and partnerships, else an income and expense overview; states every "
+        "assumption. Files nothing."
     ),
     toolset="reports",
     tier=Tier.READ,

@@ -16,7 +16,7 @@ import anyio
 
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import install_access_logger
-from sevdesk_mcp.http.serve import bind_service
+from sevdesk_mcp.http.service.serve import bind_service
 from sevdesk_mcp.http.settings import HttpSettings
 from sevdesk_mcp.mcp.app import McpApp
 from sevdesk_mcp.mcp.state import RequestStateCodec

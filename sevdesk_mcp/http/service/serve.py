@@ -38,10 +38,10 @@ from sevdesk_mcp.http.hardening import security_headers
 from sevdesk_mcp.http.lifecycle import Lifecycle
 from sevdesk_mcp.http.limits import Limits
 from sevdesk_mcp.http.log import AccessLog
-from sevdesk_mcp.http.mcp_route import STREAM_METHODS, McpRoute
 from sevdesk_mcp.http.messages import JSON_TYPE
 from sevdesk_mcp.http.router import Route, Router
 from sevdesk_mcp.http.server import HttpServer, bound_port, open_listeners
+from sevdesk_mcp.http.service.mcp_route import STREAM_METHODS, McpRoute
 from sevdesk_mcp.http.sessions import MemorySessionStore, SessionStore
 from sevdesk_mcp.http.settings import HttpSettings, Site, derive_site
 from sevdesk_mcp.mcp.app import McpApp

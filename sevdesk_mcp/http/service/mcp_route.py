@@ -48,9 +48,9 @@ import anyio
 import anyio.lowlevel
 
 from sevdesk_mcp.errors import INVALID_REQUEST, HttpError, ProtocolError, StateUnavailableError
-from sevdesk_mcp.http import mcp_stream
 from sevdesk_mcp.http.connection import SOCKET_ERRORS, Exchange, Handler
 from sevdesk_mcp.http.messages import JSON_TYPE, HeaderList, Headers
+from sevdesk_mcp.http.service import mcp_stream
 from sevdesk_mcp.http.sessions import SESSION_HEADER, Session, SessionStore
 from sevdesk_mcp.http.sse import SSE_HEADERS, SSE_TYPE, sse_event
 from sevdesk_mcp.mcp import jsonrpc, streamable

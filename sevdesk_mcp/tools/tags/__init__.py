@@ -1,0 +1,1 @@
+"""The tags toolset."""

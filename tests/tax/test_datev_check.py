@@ -212,6 +212,20 @@ def test_a_file_that_is_no_zip_is_said_so() -> None:
     assert check.warnings == ["The file is not a readable ZIP; its content was not checked."]
 
 
+def test_a_file_that_cannot_be_split_names_its_line_and_what_to_do() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("EXTF_Buchungsstapel.csv", b'"EXTF";700;21\r\nUmsatz;BU\r\n"1,00;S\r\n')
+    found = check_export(out.getvalue(), parse_period("2026-10"), Expected())
+    assert found.warnings == [
+        "⟦EXTF_Buchungsstapel.csv⟧ cannot be read as a DATEV file: line 3: a line ends inside a "
+        "quoted field (an unclosed quote). The ZIP was saved as sevDesk delivered it; look at "
+        "that line in a text editor, and run the export again in sevDesk if the file is "
+        "damaged, before handing it to the accountant.",
+        "The ZIP holds no Buchungsstapel (EXTF data category 21).",
+    ]
+
+
 def test_a_zip_bomb_member_is_not_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     from sevdesk_mcp.domain.reports.datev import check
 

@@ -79,6 +79,12 @@ def test_an_unclosed_quote_is_refused() -> None:
         split_fields('"EXTF;700')
 
 
+def test_a_line_that_cannot_be_split_is_named_by_its_number() -> None:
+    broken = PUBLISHED_HEADER + '\r\nUmsatz;Soll/Haben-Kennzeichen\r\n1,00;S\r\n"2,00;H\r\n'
+    with pytest.raises(ExtfError, match=r"^line 4: a line ends inside a quoted field"):
+        read_extf(broken.encode("cp1252"))
+
+
 def test_a_file_without_its_column_line_is_refused() -> None:
     with pytest.raises(ExtfError, match="no header line and column line"):
         read_extf(PUBLISHED_HEADER.encode("cp1252") + b"\r\n")

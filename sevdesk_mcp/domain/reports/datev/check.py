@@ -69,7 +69,11 @@ def _one_file(name: str, data: bytes | None, period: Period, found: _Found) -> N
     try:
         file: ExtfFile = read_extf(data)
     except ExtfError as exc:
-        found.warnings.append(f"{label} cannot be read as a DATEV file: {exc}.")
+        found.warnings.append(
+            f"{label} cannot be read as a DATEV file: {exc}. The ZIP was saved as sevDesk "
+            "delivered it; look at that line in a text editor, and run the export again in "
+            "sevDesk if the file is damaged, before handing it to the accountant."
+        )
         return
     if file.header.category != BOOKING_BATCH:
         found.facts.append(

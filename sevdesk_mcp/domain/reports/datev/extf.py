@@ -156,7 +156,8 @@ def parse_header(fields: list[str]) -> Header:
 def read_extf(data: bytes) -> ExtfFile:
     """:returns: the EXTF file in ``data``.
 
-    :raises ExtfError: if it has no header and column line, or a line cannot be split.
+    :raises ExtfError: if it has no header and column line, or a line cannot be split (the
+        message names the line).
     """
     text, encoding, bom = decode(data)
     lines = lines_of(text)
@@ -165,10 +166,21 @@ def read_extf(data: bytes) -> ExtfFile:
     return ExtfFile(
         encoding=encoding,
         bom=bom,
-        header=parse_header(split_fields(lines[0])),
-        columns=[name.strip() for name in split_fields(lines[1])],
-        rows=[split_fields(line) for line in lines[2:] if line.strip()],
+        header=parse_header(_numbered(lines[0], 1)),
+        columns=[name.strip() for name in _numbered(lines[1], 2)],
+        rows=[_numbered(line, n) for n, line in enumerate(lines[2:], start=3) if line.strip()],
     )
+
+
+def _numbered(line: str, number: int) -> list[str]:
+    """:returns: the fields of line ``number``.
+
+    :raises ExtfError: as :func:`split_fields`, naming the line.
+    """
+    try:
+        return split_fields(line)
+    except ExtfError as exc:
+        raise ExtfError(f"line {number}: {exc}") from None
 
 
 def belegdatum(text: str, header: Header) -> dt.date | None:

@@ -83,11 +83,3 @@ def moment(value: dt.datetime, lang: Lang) -> str:
     if lang == "de":
         return f"{day(local.date(), 'de')}, {clock} Uhr {de_zone}"
     return f"{day(local.date(), 'en')}, {clock} {en_zone}"
-
-
-def number(value: Decimal, lang: Lang) -> str:
-    """:returns: a decimal as written, without trailing zeros: ``2,5`` (de), ``2.5`` (en)."""
-    text = f"{value:f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text.replace(".", ",") if lang == "de" else text

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Final, Literal
 
@@ -291,9 +291,3 @@ def shown(preview: Preview) -> Shown:
         irreversible=preview.irreversible,
         undo=None if preview.undo is None else words.text(preview.undo),
     )
-
-
-def facts_text(facts: Sequence[Fact], lang: Lang = "en") -> str:
-    """:returns: facts as lines for the model (English unless ``lang`` says otherwise)."""
-    words = Words(lang, "model")
-    return "\n".join(line for f in facts for line in _fact_lines(words, f))

@@ -95,7 +95,7 @@ async def test_an_oss_rule_for_a_business_with_a_vat_id_is_refused() -> None:
     business = _moosbrugger(fake, consumer=False)
     result = await call(app(fake), CREATE, **_oss(business, SHOP, rule=20))
     text = error_text(result)
-    assert "VAT id ATU00000012" in text and "tax_rule_id 3" in text
+    assert "VAT id ⟦ATU00000012⟧" in text and "tax_rule_id 3" in text  # fenced: from sevDesk
     assert writes(fake) == []
 
 

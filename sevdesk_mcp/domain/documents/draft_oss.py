@@ -15,7 +15,7 @@ from typing import Final
 
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
-from sevdesk_mcp.safety.fence import clean
+from sevdesk_mcp.safety.fence import clean, fence
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
 
@@ -71,7 +71,8 @@ async def country_code(client: SevdeskPort, country_id: int | None) -> str:
     for country in wire.parse_all(page.items, wire.Named):
         if country.id == country_id:
             code = clean(country.code or "").upper()
-            return ALIASES.get(code, code)
+            # a code that is no two letters is none: it could only be echoed, never matched
+            return ALIASES.get(code, code) if len(code) == 2 and code.isalpha() else ""
     return ""
 
 
@@ -96,7 +97,7 @@ def check(rule_id: int, rates: list[Decimal], code: str, vat_number: str | None)
     if vat_number and vat_number.strip() not in {"", "-"}:
         raise PreconditionError(
             f"Tax rule {rule_id} (One-Stop-Shop) is for consumers; the contact has the VAT id "
-            f"{clean(vat_number)}, so it is a business: use tax_rule_id 3 (intra-EU supply of "
+            f"{fence(vat_number)}, so it is a business: use tax_rule_id 3 (intra-EU supply of "
             "goods, 0 %) or 21 (service, reverse charge §18b, 0 %).",
             record=f"tax rule {rule_id}",
             field="tax_rule_id",

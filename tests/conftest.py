@@ -6,6 +6,8 @@
 - The process's one redactor learns secrets as tests build clients, codecs and canaries; each
   test starts from what it knew before the test, so no test can be masked by another's canary
   and the redactor does not grow with the length of the run.
+- Every write request the real client sends to the fake is an entry of the endpoint table
+  (``tests/endpoint_witness.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from sevdesk_mcp.safety.redact import REDACTOR
 
 if TYPE_CHECKING:
     from sevdesk_mcp.shared.redis import SharedState
+
+pytest_plugins = ["tests.endpoint_witness"]  # every write request is in the endpoint table
 
 settings.register_profile(
     "machine-independent",

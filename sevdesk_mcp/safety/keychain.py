@@ -2,8 +2,9 @@
 Credential Locker, the Secret Service on Linux desktops).
 
 ``keyring`` is imported on first use only: finding its backends takes time that a start-up
-with the token in the environment should not spend. Every token read is registered with the
-redactor before anything else happens to it.
+with the token in the environment should not spend. An install without ``keyring`` (the
+container image, which has no keychain: ADR 0020) is told what to set instead. Every token
+read is registered with the redactor before anything else happens to it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ NO_BACKEND: Final = (
     "no OS keychain is available here (on Linux without a desktop session there is no Secret "
     "Service). Set SEVDESK_API_TOKEN or SEVDESK_API_TOKEN_FILE instead, or install and unlock a "
     "keychain (such as gnome-keyring) for this user."
+)
+
+NO_KEYRING: Final = (
+    "this install has no keyring package (the container image leaves it out: it has no "
+    "keychain). Set SEVDESK_API_TOKEN or SEVDESK_API_TOKEN_FILE instead."
 )
 
 
@@ -79,9 +85,9 @@ def delete(entry: str = DEFAULT_ENTRY) -> bool:
     :returns: whether there was one.
     :raises KeychainError: if there is no keychain or it refuses.
     """
+    backend = _backend()
     from keyring.errors import PasswordDeleteError  # noqa: PLC0415 - keyring is lazy
 
-    backend = _backend()
     check_entry(entry)
     if _call(lambda: backend.get_password(SERVICE, entry)) is None:
         return False
@@ -97,9 +103,12 @@ def delete(entry: str = DEFAULT_ENTRY) -> bool:
 
 
 def _backend() -> KeyringBackend:
-    """:raises KeychainError: if ``keyring`` finds no usable backend."""
-    import keyring  # noqa: PLC0415 - finding the backends is slow; only when asked
-    from keyring.backends import chainer, fail, null  # noqa: PLC0415
+    """:raises KeychainError: if ``keyring`` is not installed or finds no usable backend."""
+    try:
+        import keyring  # noqa: PLC0415 - finding the backends is slow; only when asked
+        from keyring.backends import chainer, fail, null  # noqa: PLC0415
+    except ImportError:
+        raise KeychainError(f"Cannot use the keychain: {NO_KEYRING}") from None
 
     backend = keyring.get_keyring()
     if isinstance(backend, fail.Keyring | null.Keyring):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -9,12 +10,23 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from mcp import Client, StdioServerParameters
 
 HANG_GUARD_S = 120.0  # only a guard against a hang, never a timing assertion
 DEMO_COMPANY = "Holzwerk Sonnenberg GmbH"
+
+
+def load_script(name: str) -> ModuleType:
+    """:returns: ``scripts/packaging/<name>.py`` as a module (the scripts are no package)."""
+    path = Path(__file__).resolve().parents[2] / "scripts" / "packaging" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def base_environment(**extra: str) -> dict[str, str]:

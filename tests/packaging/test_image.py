@@ -17,6 +17,7 @@ import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -24,13 +25,25 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from sevdesk_mcp.safety.keychain import NO_KEYRING
 from tests.packaging.conftest import ROOT, artifact
-from tests.packaging.support import HANG_GUARD_S, check_demo_session
+from tests.packaging.support import HANG_GUARD_S, check_demo_session, load_script
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 INSTRUCTIONS = re.findall(r"^([A-Z]+) ((?:[^\n]*\\\n)*[^\n]*)", DOCKERFILE, flags=re.MULTILINE)
 SECRET = "packaging-test-secret-0123456789-abcdefghijklmnop"
 UID = "65532"
+CHECK = load_script("check_sbom")
+IMAGE_LOCK = ROOT / "scripts" / "packaging" / "requirements-image.lock"
+
+
+def keyring_tree() -> set[str]:
+    """:returns: the 11 packages of ADR 0020's table: keyring and what only it brings, which
+    the image leaves out."""
+    adr = (ROOT / "docs" / "adr" / "0020-keyring.md").read_text()
+    rows = re.findall(r"^\| `([A-Za-z0-9._-]+)` \| [0-9.]+ \| [0-9.]+ kB \|", adr, flags=re.M)
+    assert len(rows) == 11, rows
+    return {CHECK.normalise(name) for name in rows}
 
 
 def instructions(keyword: str) -> list[str]:
@@ -46,6 +59,43 @@ def test_three_stages_whose_bases_are_build_arguments() -> None:
 
 
 @pytest.mark.threat("I35-8a")
+def test_both_bases_are_pinned_by_digest() -> None:
+    """A tag can be moved to other bytes; a digest cannot (issue 41)."""
+    args = dict(a.split("=", 1) for a in instructions("ARG") if "=" in a)
+    for name in ("BUILD_BASE", "RUNTIME_BASE"):
+        assert re.fullmatch(r"[a-z0-9./-]+:[a-z0-9.-]+@sha256:[0-9a-f]{64}", args[name]), args[name]
+    assert args["RUNTIME_BASE"].startswith("gcr.io/distroless/python3-debian12:nonroot@")
+
+
+def test_the_stages_install_only_from_the_hash_locks() -> None:
+    """The install stage gets the image's locks (keyring's tree left out: ADR 0020), not the
+    wheel's."""
+    copies = instructions("COPY")
+    assert (
+        "scripts/packaging/requirements-image.lock scripts/packaging/requirements-image-redis.lock"
+        " /stage/" in copies
+    )
+    assert not [c for c in copies if "requirements.lock" in c or "requirements-redis" in c]
+    assert (
+        "scripts/packaging/requirements-build.lock /usr/local/share/requirements-build.lock"
+        in copies
+    )
+
+
+def test_the_build_context_holds_the_locks() -> None:
+    """``docker build .`` sends only what .dockerignore lets through; the COPY of the locks
+    fails without them."""
+    kept = (ROOT / ".dockerignore").read_text().splitlines()
+    assert "!scripts/packaging/requirements*.lock" in kept, (
+        "add the line !scripts/packaging/requirements*.lock to .dockerignore"
+    )
+
+
+def test_the_source_label_is_never_empty() -> None:
+    args = dict(a.split("=", 1) for a in instructions("ARG") if "=" in a)
+    assert args["SOURCE_URL"].strip('"').startswith("https://")
+
+
 def test_the_dependencies_are_installed_by_the_runtimes_interpreter() -> None:
     # the build stage's newer Python 3.11 would evaluate markers such as redis's
     # `async-timeout; python_full_version < "3.11.3"` unlike the runtime's 3.11.2
@@ -190,7 +240,53 @@ def test_the_labels_name_version_and_licence(container: Running) -> None:
     labels = config["Config"]["Labels"]
     assert labels["org.opencontainers.image.licenses"] == "MIT"
     assert labels["org.opencontainers.image.version"]
-    assert "org.opencontainers.image.source" in labels
+    assert labels["org.opencontainers.image.source"].startswith("https://")
+
+
+def test_the_images_venv_is_what_its_sbom_lists(container: Running) -> None:
+    """Every distribution in the image's /opt/venv is in the image's SBOM with its version, each
+    component's hash is a file of the lock the image installed with --require-hashes, and
+    nothing else is listed."""
+    dist = Path(artifact("PACKAGING_DIST"))
+    (sbom_file,) = dist.glob("mcp-server-sevdesk-*-image.cdx.json")
+    (config,) = json.loads(podman("image", "inspect", container.image).stdout)
+    version = config["Config"]["Labels"]["org.opencontainers.image.version"]
+    command = ["exec", container.name, "/opt/venv/bin/python", "-I", "-c", CHECK.TREE]
+    installed = CHECK.tree(["podman", *command])
+    locked = CHECK.parse_lock(IMAGE_LOCK.read_text())
+    assert set(installed) - {"mcp-server-sevdesk"} == {
+        name for name in locked if name != "tzdata"
+    }  # every pin of the lock but Windows' tzdata
+    sbom = json.loads(sbom_file.read_text())
+    assert CHECK.problems(sbom, installed, locked, version) == []
+
+
+def test_the_image_holds_none_of_keyrings_tree(container: Running) -> None:
+    """ADR 0020: no package the image could never use; the SBOM says so as well."""
+    tree = keyring_tree()
+    dist = Path(artifact("PACKAGING_DIST"))
+    (sbom_file,) = dist.glob("mcp-server-sevdesk-*-image.cdx.json")
+    listed = {CHECK.normalise(c["name"]) for c in json.loads(sbom_file.read_text())["components"]}
+    assert listed and not listed & tree, sorted(listed & tree)
+    command = ["exec", container.name, "/opt/venv/bin/python", "-I", "-c", CHECK.TREE]
+    assert not set(CHECK.tree(["podman", *command])) & tree
+    proc = podman(
+        "exec", container.name, "/opt/venv/bin/python", "-c", "import keyring", check=False
+    )
+    assert proc.returncode != 0 and "ModuleNotFoundError: No module named 'keyring'" in proc.stderr
+
+
+@pytest.mark.parametrize("operation", ["check", "set"])
+def test_the_token_commands_say_in_one_line_that_the_image_has_no_keyring(
+    container: Running, operation: str
+) -> None:
+    proc = podman("exec", container.name, "mcp-server-sevdesk", "token", operation, check=False)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"mcp-server-sevdesk: Cannot use the keychain: {NO_KEYRING}"
+    ]
 
 
 @asynccontextmanager

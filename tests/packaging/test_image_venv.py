@@ -6,13 +6,18 @@ between the two, so a venv whose dependencies were chosen by the build stage's i
 lack a package the runtime needs (I35-8a). This test builds the venv with two interpreters in
 the two roles: ``PACKAGING_BUILD_PYTHON`` (default: this one) for the build stage and
 ``PACKAGING_RUNTIME_PYTHON`` (default: ``/usr/bin/python3.11``, Debian 12's) for the runtime,
-from the built wheel with the redis extra, then imports ``redis.asyncio`` with the venv's
-interpreter. It needs the wheel (``PACKAGING_DIST``), both interpreters and the package index.
+from the built wheel and the image's hash lock of the redis extra
+(``requirements-image-redis.lock``, with ``--require-hashes``; keyring's tree left out, ADR 0020,
+so the install's pip check accepts only the wheel's missing keyring), then imports
+``redis.asyncio`` with the venv's interpreter, checks that ``keyring`` is not there and
+compares the installed versions with the lock. It needs the wheel (``PACKAGING_DIST``), both
+interpreters and the package index.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,9 +25,11 @@ from pathlib import Path
 import pytest
 
 from tests.packaging.conftest import ROOT
-from tests.packaging.support import HANG_GUARD_S, base_environment
+from tests.packaging.support import HANG_GUARD_S, base_environment, load_script
 
 BUILD_VENV = ROOT / "scripts" / "packaging" / "build_venv.py"
+LOCKS = ("requirements-image.lock", "requirements-image-redis.lock")
+CHECK = load_script("check_sbom")
 DEBIAN_PYTHON = "/usr/bin/python3.11"
 VERSION = "import sys; print(*sys.version_info[:3])"
 
@@ -66,6 +73,8 @@ def test_the_redis_extra_imports_under_the_runtime_interpreter(
     prepare = [str(wheel), str(venv), runtime, str(stage), str(tmp_path / "data")]
     subprocess.run([build, str(BUILD_VENV), "prepare", *prepare], env=env, check=True)
     assert python.resolve() == Path(runtime).resolve()
+    for lock in LOCKS:  # the Dockerfile's COPY of the hash locks into /stage
+        shutil.copyfile(BUILD_VENV.with_name(lock), stage / lock)
     subprocess.run(
         [str(python), str(BUILD_VENV), "install", str(venv), str(stage)],
         env=env,
@@ -83,3 +92,14 @@ def test_the_redis_extra_imports_under_the_runtime_interpreter(
     site = next(venv.glob("lib/python3.*/site-packages"))
     assert list(site.glob("async_timeout*")), "async-timeout: the runtime's marker wants it"
     assert not list(site.glob("pip*")) and not list((venv / "bin").glob("pip*"))
+    no_keyring = subprocess.run(
+        [str(python), "-I", "-c", "import keyring"], capture_output=True, text=True, check=False
+    )
+    assert no_keyring.returncode != 0 and "No module named 'keyring'" in no_keyring.stderr
+    # exactly the locked versions, nothing else (the runtime's markers decide which apply)
+    locked = CHECK.parse_lock(BUILD_VENV.with_name("requirements-image-redis.lock").read_text())
+    installed = CHECK.tree([str(python), "-I", "-c", CHECK.TREE])
+    installed.pop("mcp-server-sevdesk")
+    assert installed == {name: locked[name][0] for name in installed}
+    assert {"redis", "async-timeout", "cryptography"} <= set(installed)
+    assert not {"keyring", "jaraco-classes", "lazy-importer", "jeepney"} & set(installed)

@@ -33,7 +33,8 @@ def test_the_artifacts_carry_the_package_version(dist: Path) -> None:
     names = sorted(p.name for p in dist.iterdir())
     assert f"mcp_server_sevdesk-{__version__}-py3-none-any.whl" in names
     assert f"mcp_server_sevdesk-{__version__}.tar.gz" in names
-    assert f"mcp-server-sevdesk-{__version__}.cdx.json" in names
+    for artefact in ("", "-sdist", "-mcpb", "-image"):  # an SBOM for each artefact
+        assert f"mcp-server-sevdesk-{__version__}{artefact}.cdx.json" in names
 
 
 def test_the_wheel_holds_every_module_of_the_checkout(wheel: Path) -> None:

@@ -4,7 +4,8 @@ the server's fallback to the keychain, and the message where no keychain exists.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 
 import keyring
 import pytest
@@ -178,3 +179,17 @@ def test_token_set_with_no_input_is_a_clear_error(memory: MemoryKeyring) -> None
     with pytest.raises(ConfigError, match="no token was typed"):
         token_command({}, ["set"], ask=closed, check=Checks(), out=io.StringIO())
     assert memory.store == {}
+
+
+@pytest.mark.parametrize(
+    "use", [keychain.read, keychain.delete, lambda: keychain.store(Secret(TOKEN))]
+)
+def test_an_install_without_keyring_is_told_what_to_set(
+    monkeypatch: pytest.MonkeyPatch, use: Callable[[], object]
+) -> None:
+    """The container image leaves keyring out (ADR 0020): each use says what to set instead."""
+    for name in ("keyring", "keyring.backends", "keyring.errors"):
+        monkeypatch.setitem(sys.modules, name, None)  # import fails
+    assert keychain.available() is False
+    with pytest.raises(KeychainError, match=r"no keyring package.*SEVDESK_API_TOKEN"):
+        use()

@@ -60,8 +60,9 @@ API_GET = define_tool(
     name="sevdesk_api_get",
     title="Read any sevDesk resource (generic GET)",
     description=(
-        "Reads a sevDesk API path no task tool covers with a GET (e.g. /Tag). Anything that could"
-        " change data or render files is refused; long output is cut (limit, offset)."
+        "Reads a sevDesk API path no task tool covers with a GET (e.g. /ContactCustomField). "
+        "Anything that could change data or render files is refused; long output is cut "
+        "(limit, offset)."
     ),
     toolset="advanced",
     tier=Tier.READ,

@@ -35,7 +35,7 @@ SUGGEST_MATCHES = define_tool(
     title="Suggest matches for bank transactions",
     description=(
         "Suggests the open documents unbooked bank transactions pay (several, part payments, "
-        "Skonto, fees), with confidence and the bookings for sevdesk_book_match. Only status "
+        "Skonto, fees), with confidence and the bookings to book. Only status "
         "confident may be booked without asking."
     ),
     toolset="banking",

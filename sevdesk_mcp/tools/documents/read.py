@@ -183,7 +183,7 @@ GET_DOCUMENT = define_tool(
     title="Get an invoice, credit note or order",
     description=(
         "Reads one invoice, credit note or order: positions, texts, tax rule, payment state, "
-        "enshrined flag, related documents; all sevdesk_update_document_draft needs sent back."
+        "enshrined flag, related documents; all a draft update needs sent back."
     ),
     toolset="documents",
     tier=Tier.READ,

@@ -208,7 +208,7 @@ EXPORT_DATEV = define_tool(
     title="DATEV export for the accountant",
     description=(
         "Saves sevDesk's DATEV export (ZIP) of a period in SEVDESK_OUTPUT_DIR and checks it; "
-        "enshrines nothing (that is sevdesk_export_datev_enshrined)."
+        "enshrines nothing (the commit-tier export does)."
     ),
     toolset="reports",
     tier=Tier.READ,

@@ -74,7 +74,7 @@ CONTAINER_TOOL ?= docker
 
 $(TOOLS)/bin/python:
 	$(PY) -m venv $(TOOLS)
-	$(TOOLS)/bin/python -m pip install -qq -r scripts/packaging/tools.txt
+	$(TOOLS)/bin/python -m pip install -qq --require-hashes -r scripts/packaging/tools.lock
 
 dist: $(TOOLS)/bin/python
 	rm -rf dist

@@ -130,7 +130,7 @@ in_container apt sh -c 'apt-get update -qq && apt-get install -y -qq python3-ven
 say "make demo with python3-venv and the half-made .venv"
 in_container make-demo make demo ||
     fail "make demo after installing python3-venv: $(tail -c 400 "$WORK/make-demo.log")"
-grep -q '^preflight: .venv is half-made (no .venv/.complete' "$WORK/make-demo.log" ||
+grep -q '^preflight: .venv is half-made (it has no pip)' "$WORK/make-demo.log" ||
     fail "make demo did not say that it makes the half-made .venv again"
 say "make demo said: $(grep '^preflight: ' "$WORK/make-demo.log")"
 grep -q 'claude mcp add sevdesk' "$WORK/make-demo.log" ||

@@ -3,12 +3,14 @@
 #
 #   sh scripts/ci_packaging.sh            (as root: it installs Debian packages when missing)
 #
-#  1-4. scripts/packaging/build_release.sh dist, the release workflow's build: build tools;
-#     wheel and sdist built twice (identical bytes or it fails), check-wheel-contents; the hash
-#     locks checked against pyproject.toml; a fresh venv with the wheel and requirements.lock
+#  1-4. scripts/packaging/build_release.sh dist, the release workflow's build: build tools
+#     (pip --require-hashes from scripts/packaging/tools.lock); wheel and sdist built twice
+#     (identical bytes or it fails), check-wheel-contents; the hash locks checked against
+#     pyproject.toml and tools.txt; a fresh venv with the wheel and requirements.lock
 #     (pip --require-hashes); its CycloneDX SBOM with hashes, one per artefact, each checked
-#     against that venv and the lock; Node 22, the mcpb CLI and the bundle with its uv.lock;
-#     SHA256SUMS;
+#     against that venv and the lock; Node 22 and the mcpb CLI (npm ci from
+#     scripts/packaging/npm/package-lock.json) and the bundle with its uv.lock; SHA256SUMS, and
+#     dist/ checked against the artefacts line (scripts/packaging/check_dist.py);
 #  5. hadolint on the Dockerfile;
 #  6. podman, runc and mmdebstrap from Debian; distroless-like bases assembled locally (no
 #     registry is needed); the image built with them from the hash lock, its OCI source label

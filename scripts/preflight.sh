@@ -8,9 +8,12 @@
 #     `ensurepip` modules: Debian's python3 without python3-venv has no ensurepip, and
 #     `python3 -m venv` then fails half-way); if not, one line says what is missing and how to
 #     get it, and the status is 1. Plain sh, so a missing or old Python is reported too.
-#  2. A half-made VENV (no VENV/.complete, which the Makefile writes last; or VENV/bin/python
-#     does not run; or it has no pip) is removed, with one line saying so, so the rule makes it
-#     again. A folder that is no virtual environment (no pyvenv.cfg) is never removed: status 1.
+#  2. A half-made VENV (its bin/python does not run, or it has no pip: what `python3 -m venv`
+#     leaves without python3-venv, or a set-up stopped half-way) is removed, with one line
+#     saying so, so the rule makes it again. A working one without the marker the Makefile
+#     writes last (VENV/.complete: made before the marker existed, or by hand) is kept: the rule
+#     runs venv and the pip upgrade over it and writes the marker. A folder that is no virtual
+#     environment (no pyvenv.cfg) is never removed: status 1.
 set -u
 PY=${1:-python3}
 VENV=${2:-.venv}
@@ -53,9 +56,7 @@ check_python() {
 
 # :returns: (prints) why $VENV is half-made; empty when it is complete
 what_is_missing() {
-    if [ ! -f "$VENV/.complete" ]; then
-        echo "no $VENV/.complete: an earlier set-up stopped before its end"
-    elif ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
+    if ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
         echo "$VENV/bin/python does not run"
     elif ! "$VENV/bin/python" -c 'import pip' >/dev/null 2>&1; then
         echo "it has no pip"

@@ -1,6 +1,9 @@
 """Record the sevDesk endpoints the product reads, sanitized, one JSON file per request.
 
     SEVDESK_LIVE_TOKEN=... python scripts/record_fixtures.py OUT_DIR [--endpoints Contact,Invoice]
+        [--replace]
+
+OUT_DIR must be empty, or ``--replace`` removes its ``*.json`` recordings (nothing else) first.
 
 Only GET requests leave (``live/session.py`` refuses anything else before a socket is opened).
 Every answer is sanitized (``live/sanitize.py``); the result is scanned for anything that
@@ -17,7 +20,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import httpx
-from live.recording import DEFAULT_LIMIT, NAMES, UnknownEndpointError, chosen, record
+from live.recording import (
+    DEFAULT_LIMIT,
+    NAMES,
+    OutputFolderError,
+    UnknownEndpointError,
+    chosen,
+    record,
+)
 from live.session import (
     LiveSession,
     LiveSetupError,
@@ -37,6 +47,11 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--limit", type=int, default=DEFAULT_LIMIT, help="rows per list (1..100; default 3)"
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="remove the *.json recordings already in OUT_DIR first (nothing else)",
     )
     return parser.parse_args(argv)
 
@@ -67,7 +82,10 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         print("Nothing was written; extend live/sanitize.py for these fields.", file=sys.stderr)
         return 1
     try:
-        written = recording.write(args.out_dir)
+        written = recording.write(args.out_dir, replace=args.replace)
+    except OutputFolderError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     except OSError as exc:
         print(
             f"Could not write {args.out_dir}: {exc.strerror}; choose a writable folder.",

@@ -4,20 +4,22 @@
 
 What the server uses comes from the code, not from a list kept here:
 
-- the endpoints the client sends to, their body fields and the wire schemas that read each
-  answer: :data:`sevdesk_mcp.sevdesk.endpoints.ENDPOINTS`;
+- the endpoints the client sends to, their body fields, the query parameters that matter and
+  the wire schemas that read each answer: :data:`sevdesk_mcp.sevdesk.endpoints.ENDPOINTS`;
 - the response fields read: the fields of those msgspec schemas (by their wire names);
 - the enum values the code tells apart: the status codes of ``domain/lifecycle_table.py`` and
   the invoice types and account statuses the domain modules compare with;
 - the fake's routes: ``sevdesk_mcp.fake.routes.ROUTER``.
 
 Each is looked up in the file (path templates normalised: ``{invoiceId}`` is ``{id}``). The
-table says, per item, ``present``, ``gone`` (error), ``type`` (error: the file's type can no
-longer be read by the schema), ``enum`` (error: a value the code compares with is no longer
-listed), ``new`` (info: answer fields the code does not read) and ``fake-only`` (error: a route of
-the fake the file lacks). An item the register explains is ``known: D-0xx`` instead and does not
-fail: :data:`KNOWN` maps each such item to its register row, and every row it names must exist
-in the register. Exit status: 0 clean, 1 drift, 2 a usage error (a file missing or unreadable).
+table says, per item, ``present``, ``gone`` (error: an endpoint, a body field, a whole request
+body or a query parameter the file lacks), ``type`` (error: the file's type can no longer be
+read by the schema), ``enum`` (error: a value the code compares with is no longer listed; a
+warning when the file drops the enum entirely), ``new`` (info: answer fields the code does not
+read) and ``fake-only`` (error: a route of the fake the file lacks). An item the register
+explains is ``known: D-0xx`` instead and does not fail: :data:`KNOWN` maps each such item to
+its register row, and every row it names must exist in the register. Exit status: 0 clean,
+1 drift, 2 a usage error (a file missing or unreadable).
 """
 
 from __future__ import annotations
@@ -85,17 +87,17 @@ KNOWN: Final[Mapping[str, str]] = {
     "GET /PaymentMethod": "D-090",
     "fake GET /Category": "D-090",
     "GET /CreditNote/{id}/getPositions": "D-090",
-    "GET /TaxRule": "D-050",
-    "GET /AccountDatev": "D-037",
-    "GET /AccountDatev/{id}": "D-037",
+    "GET /TaxRule": "D-090",
+    "GET /AccountDatev": "D-090",
+    "GET /AccountDatev/{id}": "D-090",
     "GET /AccountingType": "D-052",
     "GET /AccountingType/{id}": "D-052",
     "GET /SevSequence/Factory/getByType": "D-066",
-    "GET /CheckAccountTransactionLog": "D-018",
+    "GET /CheckAccountTransactionLog": "D-090",
     "GET /Document/{id}": "D-083",
     "GET /Document/{id}/download": "D-083",
-    "DELETE /Invoice/{id}": "D-063",
-    "DELETE /Voucher/{id}": "D-082",
+    "DELETE /Invoice/{id}": "D-090",
+    "DELETE /Voucher/{id}": "D-090",
     "fake PUT /Invoice/{id}/changeStatus": "D-026",
     "fake PUT /CreditNote/{id}/changeStatus": "D-026",
     "PdfFile.mimetype": "D-003",
@@ -112,6 +114,10 @@ KNOWN: Final[Mapping[str, str]] = {
     "Voucher.supplierNameAtSave": "D-091",
     "POST /CreditNote/{id}/sendViaEmail body sendXml": "D-092",
     "POST /Order/{id}/sendViaEmail body sendXml": "D-092",
+    **{f"GET /{word} query updateAfter": "D-053" for word in ("Contact", "Invoice", "Order")},
+    "GET /Voucher query updateAfter": "D-053",
+    "GET /Invoice query showWkr": "F-003",
+    "GET /Invoice query invoiceType": "D-090",
 }
 
 
@@ -165,6 +171,7 @@ class Spec:
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         self._schemas: Mapping[str, Any] = raw.get("components", {}).get("schemas", {})
+        self._parameters: Mapping[str, Any] = raw.get("components", {}).get("parameters", {})
         self.operations: dict[str, Mapping[str, Any]] = {}
         for path, item in raw["paths"].items():
             for method in _METHODS:
@@ -205,6 +212,19 @@ class Spec:
                 for media in self.resolve(answer).get("content", {}).values():
                     out.update(self.properties(media.get("schema")))
         return out
+
+    def query_parameters(self, key: str) -> set[str]:
+        """:returns: the names of operation ``key``'s query parameters (``$ref`` followed)."""
+        found = (self.resolve_parameter(p) for p in self.operations[key].get("parameters", []))
+        return {str(p["name"]) for p in found if p.get("in") == "query" and "name" in p}
+
+    def resolve_parameter(self, parameter: Any) -> Mapping[str, Any]:
+        """:returns: ``parameter`` with a ``#/components/parameters`` reference followed."""
+        if isinstance(parameter, dict) and "$ref" in parameter:
+            name = str(parameter["$ref"]).rsplit("/", 1)[-1]
+            found = self._parameters.get(name, {})
+            return found if isinstance(found, dict) else {}
+        return parameter if isinstance(parameter, dict) else {}
 
     def body_fields(self, key: str) -> dict[str, Mapping[str, Any]]:
         """:returns: the top-level fields of operation ``key``'s request body."""
@@ -265,10 +285,23 @@ def check_endpoints(spec: Spec) -> Iterator[Finding]:
             yield Finding("error", "gone", key, "the client sends it; the file has no such path")
             continue
         yield Finding("ok", "present", key)
-        documented = spec.body_fields(key)
-        for name in endpoint.sends:
-            if documented and name not in documented:
-                yield Finding("error", "gone", f"{key} body {name}", "sent, not documented")
+        yield from _body(spec, key, endpoint)
+        documented = spec.query_parameters(key)
+        for name in endpoint.query:
+            if name not in documented:
+                detail = "sent as a query parameter; the file does not list it"
+                yield Finding("error", "gone", f"{key} query {name}", detail)
+
+
+def _body(spec: Spec, key: str, endpoint: Endpoint) -> Iterator[Finding]:
+    documented = spec.body_fields(key)
+    if endpoint.sends and not documented:
+        detail = f"sends {', '.join(endpoint.sends)}; the file documents no request body"
+        yield Finding("error", "gone", f"{key} body", detail)
+        return
+    for name in endpoint.sends:
+        if name not in documented:
+            yield Finding("error", "gone", f"{key} body {name}", "sent, not documented")
 
 
 def _reading(spec: Spec) -> dict[type[msgspec.Struct], tuple[list[str], list[str]]]:
@@ -345,9 +378,13 @@ def check_enums(spec: Spec) -> Iterator[Finding]:
 def _enum(
     subject: str, prop: Mapping[str, Any] | None, values: frozenset[str], what: str
 ) -> Iterator[Finding]:
-    listed = None if prop is None else prop.get("enum")
+    if prop is None:
+        return  # a gone field is reported elsewhere
+    listed = prop.get("enum")
     if not isinstance(listed, list):
-        return  # no enum in the file: nothing to compare (a gone field is reported elsewhere)
+        detail = f"the file lists no values any more; {what}, {len(values)} values unchecked"
+        yield Finding("warning", "enum", subject, detail)
+        return
     documented = {str(v) for v in listed if v is not None}
     for value in sorted(values - documented):
         yield Finding("error", "enum", f"{subject} {value}", f"{what}; the file does not list it")

@@ -235,6 +235,11 @@ class WriteRefusedError(SafetyError):
     """The write gate refused a request before it was sent."""
 
 
+class RehearsalRefusedError(WriteRefusedError):
+    """A rehearsal's guard refused to send a request that is not a plain read to sevDesk;
+    nothing was sent (a rehearsal never writes to sevDesk)."""
+
+
 class DownloadRefusedError(SafetyError):
     """A file link from sevDesk was not followed: another host, credentials in the link, a
     redirect, or a file over the size cap. Nothing was downloaded."""

@@ -81,7 +81,9 @@ class ServerFactory:
         self.files: FileReach = files
         self._default_toolsets = catalog.default_toolsets(known)
         self.codec = codec or RequestStateCodec()
-        self.safety = safety or SafetyRuntime(AuditLog(config.audit_log), pages=pages)
+        self.safety = safety or SafetyRuntime(
+            AuditLog(config.audit_log, rehearsal=config.rehearse), pages=pages
+        )
         self._cache: dict[_Key, tuple[tuple[AnyTool, ...], str]] = {}
         self._plans: dict[_PlanKey, tuple[Planned, ...]] = {}
 

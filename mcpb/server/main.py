@@ -8,7 +8,7 @@ its command line.
 
 import sys
 
-from sevdesk_mcp.cli import main
+from sevdesk_mcp.__main__ import main  # the command, after its time-zone check
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -11,23 +11,42 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from live.session import Answer, LiveSession
 from sevdesk_mcp.jsontypes import JsonValue
+
+if TYPE_CHECKING:  # the session imports these modules for its allow-list
+    from live.session import Answer, LiveSession
 
 HOLDS: Final = "holds"
 READ_ONLY: Final = "cannot check read-only"
 BERLIN_OFFSETS: Final = ("+01:00", "+02:00")
 LIMIT_MESSAGE: Final = "Invalid 'limit' parameter"
 MISSING_ID: Final = 999_999_999_999
+# every path a probe reads, ids as ``{id}``: the live session refuses any other path
+READS: Final = (
+    "/Contact",
+    "/Contact/{id}",
+    "/Contact/Factory/getNextCustomerNumber",
+    "/Tools/bookkeepingSystemVersion",
+    "/Invoice",
+    "/Invoice/{id}/getPdf",
+    "/Part",
+    "/Part/{id}/getStock",
+    "/ReceiptGuidance/forExpense",
+    "/Voucher",
+    "/VoucherPos",
+    "/CheckAccount",
+    "/CheckAccountTransaction",
+    "/AccountDatev",
+)
 
 
 class CannotCheckError(Exception):
     """The account holds no data that could show the quirk."""
 
 
-Check = Callable[[LiveSession], str]
+Check = Callable[["LiveSession"], str]
 
 
 @dataclass(frozen=True, slots=True)

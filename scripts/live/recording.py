@@ -16,13 +16,15 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from zoneinfo import ZoneInfo
 
 from live.sanitize import Finding, Sanitizer, scan
-from live.session import Answer, LiveSession
 from sevdesk_mcp import __version__
 from sevdesk_mcp.jsontypes import JsonObject, JsonValue
+
+if TYPE_CHECKING:  # the session imports this module for its allow-list
+    from live.session import Answer, LiveSession
 
 BERLIN: Final = ZoneInfo("Europe/Berlin")
 VERSION_PATH: Final = "/Tools/bookkeepingSystemVersion"
@@ -112,13 +114,16 @@ class Recording:
             for found in scan(record, originals, secrets)
         ]
 
-    def write(self, out_dir: Path) -> list[Path]:
+    def write(self, out_dir: Path, *, replace: bool = False) -> list[Path]:
         """Write one JSON file per request into ``out_dir`` (created if missing).
 
+        :param replace: remove the folder's ``*.json`` recordings first (nothing else);
+            without it a folder that holds anything is refused.
         :returns: the files written.
+        :raises OutputFolderError: for a folder that is not empty, without ``replace``.
         :raises OSError: when the folder or a file cannot be written.
         """
-        out_dir.mkdir(parents=True, exist_ok=True)
+        _prepare(out_dir, replace=replace)
         written = []
         for name, record in self.files.items():
             path = out_dir / name
@@ -126,6 +131,22 @@ class Recording:
             path.write_text(text + "\n", encoding="utf-8")
             written.append(path)
         return written
+
+
+class OutputFolderError(Exception):
+    """The output folder already holds files and ``--replace`` was not given."""
+
+
+def _prepare(out_dir: Path, *, replace: bool) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if replace:
+        for old in out_dir.glob("*.json"):
+            old.unlink()
+    elif any(out_dir.iterdir()):
+        raise OutputFolderError(
+            f"{out_dir} is not empty: choose an empty folder, or pass --replace to remove its "
+            "*.json recordings first."
+        )
 
 
 def record(
@@ -144,7 +165,7 @@ def record(
     provenance = _provenance(session, now or dt.datetime.now(BERLIN))
     files: dict[str, JsonObject] = {}
     for path, query, answer in _exchanges(session, endpoints, limit):
-        files[file_name(path, query)] = {
+        files[unique(file_name(path, query), files)] = {
             "provenance": provenance,
             "request": {"method": "GET", "path": path, "query": _json(query)},
             "status": answer.status,
@@ -185,6 +206,16 @@ def file_name(path: str, query: dict[str, str]) -> str:
     getpositions.json``)."""
     words = [("id" if part.isdigit() else part.lower()) for part in path.strip("/").split("/")]
     return re.sub(r"[^a-z0-9-]", "", "-".join(words)) + ".json"
+
+
+def unique(name: str, taken: Iterable[str]) -> str:
+    """:returns: ``name``, or ``name`` with ``-2``, ``-3``... before ``.json`` if it is taken."""
+    used = set(taken)
+    stem, n, found = name.removesuffix(".json"), 1, name
+    while found in used:
+        n += 1
+        found = f"{stem}-{n}.json"
+    return found
 
 
 def _provenance(session: LiveSession, now: dt.datetime) -> JsonObject:

@@ -1,6 +1,6 @@
 """Record the sample in ``tests/contract/recordings``: the recorder against the fake sevDesk.
 
-    python scripts/live/sample.py tests/contract/recordings
+    python scripts/live/sample.py tests/contract/recordings --replace
 
 Serves :func:`~live.planted.planted_demo` (the demo company with planted personal data) on
 127.0.0.1 and runs ``record_fixtures.py`` against it, so the sample went through the same
@@ -34,7 +34,7 @@ def record_sample(out_dir: Path, extra: Sequence[str] = ()) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print("usage: python scripts/live/sample.py OUT_DIR", file=sys.stderr)
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["--replace"]):
+        print("usage: python scripts/live/sample.py OUT_DIR [--replace]", file=sys.stderr)
         sys.exit(2)
-    sys.exit(record_sample(Path(sys.argv[1])))
+    sys.exit(record_sample(Path(sys.argv[1]), sys.argv[2:]))

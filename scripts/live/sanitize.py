@@ -45,10 +45,25 @@ NAMES: Final = frozenset(
         "supplierNameAtSave",
         "payeePayerName",
         "bankName",
+        "addressParentName",
+        "addressGender",
+        "gender",
+        "salutation",
+        "ownerName",
+        "contactPersonName",
     }
 )
 ADDRESSES: Final = frozenset(
-    {"street", "zip", "city", "address", "addressStreet", "addressZip", "addressCity"}
+    {
+        "street",
+        "zip",
+        "city",
+        "address",
+        "addressStreet",
+        "addressZip",
+        "addressCity",
+        "deliveryAddress",
+    }
 )
 # ``value``: a CommunicationWay's e-mail, phone or web address, whatever its type
 CONTACT_WAYS: Final = frozenset({"value", "email", "toEmail", "phone", "mobile", "fax", "website"})
@@ -58,6 +73,7 @@ BANK: Final = frozenset(
         "bic",
         "bankAccount",
         "bankNumber",
+        "bankAccountNumber",
         "payeePayerAcctNo",
         "payeePayerBankCode",
         "mandateReference",
@@ -97,21 +113,58 @@ CATEGORIES: Final = (
     (CONTENTS, "CONTENT"),
 )
 SENSITIVE: Final = frozenset().union(*(keys for keys, _ in CATEGORIES), DATES_OF_PEOPLE)
-# reference data: its names and descriptions are sevDesk's own, not the account's
-REFERENCE_OBJECTS: Final = frozenset(
+# system-defined reference rows: lists sevDesk itself fills, which no account can add rows to
+# (tax rules, countries, the kinds of communication ways). Rows an account creates itself
+# (payment methods, categories, DATEV accounts, units, tax sets, accounting types) are
+# sanitized like any other object.
+REFERENCE_OBJECTS: Final = frozenset({"TaxRule", "StaticCountry", "CommunicationWayKey"})
+REFERENCE_KEYS: Final = frozenset({"allowedTaxRules"})
+# keys whose texts are kept as they are: sevDesk's enums and codes, object names, currencies,
+# document numbers, tax labels, and the recording's own provenance, request and headers.
+# A text with letters under any other key that is not sanitized makes the scan refuse.
+KEPT_KEYS: Final = frozenset(
     {
-        "TaxRule",
-        "Unity",
-        "StaticCountry",
-        "AccountDatev",
-        "AccountingType",
-        "PaymentMethod",
-        "Category",
-        "CommunicationWayKey",
-        "TaxSet",
+        "objectName",
+        "type",
+        "status",
+        "currency",
+        "invoiceType",
+        "creditNoteType",
+        "orderType",
+        "voucherType",
+        "sendType",
+        "creditDebit",
+        "importType",
+        "bookingCategory",
+        "taxType",
+        "taxText",
+        "translationCode",
+        "uneceTradeUnitCode",
+        "unitySystem",
+        "recurringInterval",
+        "recurringIntervall",
+        "version",
+        "invoiceNumber",
+        "creditNoteNumber",
+        "orderNumber",
+        "customerNumber",
+        # the recording's provenance, request and kept headers
+        "recorded_at",
+        "api_root",
+        "x_version",
+        "bookkeeping_system",
+        "tool_version",
+        "recorder",
+        "method",
+        "path",
+        "limit",
+        "depth",
+        "countAll",
+        "content-type",
+        "x-version",
+        "retry-after",
     }
-)
-REFERENCE_KEYS: Final = frozenset({"allowedTaxRules"})  # ReceiptGuidance: sevDesk's texts
+)  # ReceiptGuidance: sevDesk's texts
 KEPT_VALUES: Final = frozenset({"", "-"})
 REPLACEMENT: Final = re.compile(r"^[A-Z]+-\d{4}$")
 EMAIL: Final = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -180,13 +233,14 @@ class Sanitizer:
     def _field(self, key: str, value: JsonValue, *, reference: bool) -> JsonValue:
         if key in REFERENCE_KEYS:
             return self._value(value, key=key, reference=True)
-        if isinstance(value, str) and value not in KEPT_VALUES:
+        text = _scalar_text(value)
+        if text is not None and text not in KEPT_VALUES:
             kind = None if reference and key in NAMES | FREE_TEXTS else _kind_of(key)
             if kind == "DATE":
-                self._replacements.setdefault(value, BIRTHDAY)
+                self._replacements.setdefault(text, BIRTHDAY)
                 return BIRTHDAY
-            if kind is not None:
-                return self.replacement(value, kind)
+            if kind is not None:  # a number (a zip, a bank code) becomes a string too
+                return self.replacement(text, kind)
         return self._value(value, key=key, reference=reference)
 
     def _text(self, text: str) -> str:
@@ -205,6 +259,15 @@ class Sanitizer:
     def _phone(self, found: str) -> str:
         digits = sum(c.isdigit() for c in found)
         return self.replacement(found, "PHONE") if digits >= MIN_PHONE_DIGITS else found
+
+
+def _scalar_text(value: JsonValue) -> str | None:
+    """:returns: a string or number as text (``None`` for null, booleans, objects, lists)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return str(value) if isinstance(value, int | float) else None
 
 
 def _kind_of(key: str) -> str | None:
@@ -232,12 +295,17 @@ def scan(
 ) -> list[Finding]:
     """:returns: everything in ``value`` that still looks personal (empty when clean): an
     e-mail, a checksum-valid IBAN or a phone number in any string, one of ``originals`` (the
-    values the sanitizer replaced) or ``secrets`` inside any string, or a sensitive field
-    (a name, address, bank, tax id, free text...) that holds no replacement."""
+    values the sanitizer replaced) or ``secrets`` inside any string, a sensitive field (a
+    name, address, bank, tax id, free text...) that holds anything but a replacement (a
+    number too), or a text with letters under a key that is neither sanitized nor one of
+    :data:`KEPT_KEYS`."""
     scanner = _Scanner.of(originals, secrets)
     findings: list[Finding] = []
-    for path, key, text in _strings(value, "$", None, reference=False):
-        findings += scanner.look(path, key, text)
+    for path, key, leaf in _leaves(value, "$", None, reference=False):
+        if isinstance(leaf, str):
+            findings += scanner.look(path, key, leaf)
+        elif _sensitive(*key):
+            findings.append(Finding(path, f"the sensitive field {key[0]!r} holds {leaf!r}"))
     return findings
 
 
@@ -269,27 +337,42 @@ class _Scanner:
             yield Finding(path, "a value the sanitizer replaced elsewhere")
         if _unreplaced(name, reference, text):
             yield Finding(path, f"the sensitive field {name!r} holds no replacement")
+        elif _unlisted(name, reference, text):
+            yield Finding(path, f"a text in {name!r}, a field neither sanitized nor listed as kept")
+
+
+def _sensitive(name: str | None, reference: bool) -> bool:
+    if name is None or name not in SENSITIVE:
+        return False
+    return not (reference and name in NAMES | FREE_TEXTS)
 
 
 def _unreplaced(name: str | None, reference: bool, text: str) -> bool:
-    if name is None or name not in SENSITIVE or text in KEPT_VALUES:
-        return False
-    if reference and name in NAMES | FREE_TEXTS:
+    if not _sensitive(name, reference) or text in KEPT_VALUES:
         return False
     if name in DATES_OF_PEOPLE:
         return text != BIRTHDAY
     return not REPLACEMENT.match(text)
 
 
-def _strings(
+def _unlisted(name: str | None, reference: bool, text: str) -> bool:
+    if reference or name in SENSITIVE or name in KEPT_KEYS or PLAIN.match(text):
+        return False
+    return any(c.isalpha() for c in text) and not REPLACEMENT.match(text)
+
+
+Leaf = str | int | float | bool
+
+
+def _leaves(
     value: JsonValue, path: str, key: str | None, *, reference: bool
-) -> Iterator[tuple[str, tuple[str | None, bool], str]]:
+) -> Iterator[tuple[str, tuple[str | None, bool], Leaf]]:
     if isinstance(value, dict):
         inner = reference or value.get("objectName") in REFERENCE_OBJECTS
         for k, v in value.items():
-            yield from _strings(v, f"{path}.{k}", k, reference=inner or k in REFERENCE_KEYS)
+            yield from _leaves(v, f"{path}.{k}", k, reference=inner or k in REFERENCE_KEYS)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _strings(v, f"{path}[{i}]", key, reference=reference)
-    elif isinstance(value, str):
+            yield from _leaves(v, f"{path}[{i}]", key, reference=reference)
+    elif value is not None:
         yield path, (key, reference), value

@@ -2,7 +2,9 @@
 
 The session reads ``SEVDESK_LIVE_TOKEN`` (and ``SEVDESK_LIVE_URL``, by default the real API
 root) and sends every request through :class:`GetOnlyTransport`, which refuses, before any
-socket is opened, every method but ``GET`` and every ``GET`` the product's own classification
+socket is opened, every method but ``GET``, every path that is not one of the templates the
+recorder and the probes read (:mod:`live.allowlist`, matched case-sensitively), a repeated
+query key, and, as a second line, every ``GET`` the product's own classification
 (:func:`sevdesk_mcp.sevdesk.paths.minimum_tier`) says changes data (a ``getPdf`` without
 ``preventSendBy=true``, DATEV export jobs, number reservations). Raw httpx is used because a
 recording needs the status, headers and body exactly as sevDesk sent them, which the
@@ -13,13 +15,14 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
 import httpx
 
+from live.allowlist import allowed
 from sevdesk_mcp import __version__
 from sevdesk_mcp.errors import WriteRefusedError
 from sevdesk_mcp.jsontypes import JsonValue
@@ -76,8 +79,8 @@ def settings_from(env: Mapping[str, str]) -> LiveSettings:
     split = urlsplit(url)
     if split.scheme != "https" and not (split.scheme == "http" and _loopback(split.hostname)):
         raise LiveSetupError(
-            f"{URL_VARIABLE}={url!r} is refused: use an https URL (plain http only on "
-            "127.0.0.1, for the fake sevDesk)."
+            f"{URL_VARIABLE} with {split.scheme or '(no scheme)'}://{split.hostname or ''} is "
+            "refused: use an https URL (plain http only on 127.0.0.1, for the fake sevDesk)."
         )
     return LiveSettings(url=url.rstrip("/"), token=token)
 
@@ -91,11 +94,16 @@ def _loopback(host: str | None) -> bool:
         return False
 
 
-def refuse_unless_plain_read(method: str, path: str, query: Mapping[str, str]) -> None:
-    """Allow a plain read only.
+def refuse_unless_plain_read(
+    method: str, path: str, query: Sequence[tuple[str, str]], raw_path: str | None = None
+) -> None:
+    """Allow a plain read of a path the recorder or a probe reads, and nothing else.
 
-    :raises ReadOnlyRefusedError: for any method but GET, an invalid path, or a GET that
-        changes data.
+    :param query: the query's pairs in order (a repeated key is refused: sevDesk's PHP would
+        read its last value, a check its first).
+    :param raw_path: the path as sent (percent-encoded); it must equal ``path``.
+    :raises ReadOnlyRefusedError: for any method but GET, an invalid or encoded path, a path
+        no recording or probe reads, a repeated query key, or a GET that changes data.
     """
     if method != "GET":
         raise ReadOnlyRefusedError(
@@ -107,7 +115,18 @@ def refuse_unless_plain_read(method: str, path: str, query: Mapping[str, str]) -
         raise ReadOnlyRefusedError(
             f"Refused GET {path}: not a sevDesk path of API words and ids."
         ) from None
-    if minimum_tier(method, path, query) is not None:
+    if (raw_path is not None and raw_path != path) or not allowed(path):
+        raise ReadOnlyRefusedError(
+            f"Refused GET {path}: not a path the recorder or the probes read; add its template "
+            "to live/recording.py ENDPOINTS or live/probes.py READS if it is a plain read."
+        )
+    keys = [key for key, _ in query]
+    if len(set(keys)) != len(keys):
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        raise ReadOnlyRefusedError(
+            f"Refused GET {path}: the query names {', '.join(repeated)} twice; give each once."
+        )
+    if minimum_tier(method, path, dict(query)) is not None:
         raise ReadOnlyRefusedError(
             f"Refused GET {path}: it changes data in sevDesk; the live scripts only read."
         )
@@ -128,10 +147,12 @@ class GetOnlyTransport(httpx.BaseTransport):
 
         :raises ReadOnlyRefusedError: for a request that is not a plain read.
         """
-        path = request.url.path
+        path, raw = request.url.path, request.url.raw_path.decode("ascii").split("?")[0]
         if self._prefix and path.startswith(self._prefix):
             path = path[len(self._prefix) :] or "/"
-        refuse_unless_plain_read(request.method, path, dict(request.url.params))
+        if self._prefix and raw.startswith(self._prefix):
+            raw = raw[len(self._prefix) :] or "/"
+        refuse_unless_plain_read(request.method, path, request.url.params.multi_items(), raw)
         return self._inner.handle_request(request)
 
     def close(self) -> None:

@@ -1,12 +1,14 @@
 """Build the wheel and the sdist reproducibly.
 
-``python scripts/packaging/build_dist.py OUTDIR`` (run with an interpreter that has ``build``):
-builds both with ``python -m build`` (the wheel from the sdist) under ``SOURCE_DATE_EPOCH``
-(the last commit's time when it is not set), then rewrites the sdist so that it depends on
-nothing but the file contents: members sorted, times clamped to ``SOURCE_DATE_EPOCH``, owners
-and modes normalised, and the gzip header without a name and with that time. The wheel needs
-no rewrite (its build honours the variable). Two builds of one tree give identical bytes;
-``scripts/ci_packaging.sh`` checks that.
+``python scripts/packaging/build_dist.py OUTDIR`` (run with the build tools' interpreter, whose
+venv is installed from ``scripts/packaging/tools.lock`` with ``--require-hashes``): builds both
+with ``python -m build --no-isolation`` (the wheel from the sdist), so the build backend is the
+hash-locked setuptools of that venv, never one fetched unpinned from the index, under
+``SOURCE_DATE_EPOCH`` (the last commit's time when it is not set), then rewrites the sdist so
+that it depends on nothing but the file contents: members sorted, times clamped to
+``SOURCE_DATE_EPOCH``, owners and modes normalised, and the gzip header without a name and with
+that time. The wheel needs no rewrite (its build honours the variable). Two builds of one tree
+give identical bytes; ``scripts/ci_packaging.sh`` checks that.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def build(outdir: Path, epoch: int) -> None:
     outdir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SOURCE_DATE_EPOCH": str(epoch)}
     proc = subprocess.run(  # noqa: S603 - fixed arguments
-        [sys.executable, "-m", "build", "--outdir", str(outdir), str(ROOT)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(outdir), str(ROOT)],
         env=env,
         capture_output=True,
         text=True,

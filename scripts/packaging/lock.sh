@@ -14,9 +14,12 @@
 # ADR 0020), then the wheel without its dependencies. A new image lock starts from the pins of
 # the wheel's lock, so the image has the wheel's versions. requirements-build.lock: the build
 # backend (pyproject.toml's [build-system] requires), with which the image's build stage builds
-# the wheel. The existing pins are kept unless --upgrade is given. OUTDIR (default
-# scripts/packaging) lets scripts/packaging/build_release.sh check that the committed locks are
-# up to date.
+# the wheel. tools.lock: the build and check tools (scripts/packaging/tools.txt) and setuptools
+# at requirements-build.lock's version (scripts/packaging/build_dist.py builds without isolation,
+# with the tools venv's setuptools), universal too, so that build_release.sh and `make dist`
+# install them with --require-hashes on Linux, macOS and Windows alike. The existing pins are
+# kept unless --upgrade is given. OUTDIR (default scripts/packaging) lets
+# scripts/packaging/build_release.sh check that the committed locks are up to date.
 set -eu
 cd "$(dirname "$0")/../.."
 UV=${UV:-uv}
@@ -34,6 +37,9 @@ import re
 import sys
 import tomllib
 
+sys.path.insert(0, "scripts/packaging")
+from pep503 import normalise
+
 with open("pyproject.toml", "rb") as f:
     meta = tomllib.load(f)
 if sys.argv[1] == "build":
@@ -44,14 +50,23 @@ wanted = list(project["dependencies"])
 for extra in sys.argv[2:]:
     wanted += project["optional-dependencies"][extra]
 name = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-left = [r for r in wanted if re.sub(r"[-_.]+", "-", name.match(r)[1]).lower() != "keyring"]
+left = [r for r in wanted if normalise(name.match(r)[1]) != "keyring"]
 if len(left) == len(wanted):
     sys.exit("lock.sh: pyproject.toml's dependencies name no keyring to leave out of the image")
 print(*left, sep="\n")
 PY
 }
+# the setuptools pin of OUT/requirements-build.lock, for tools.lock
+setuptools_pin() {
+    pin=$(sed -n 's/^\(setuptools==[^ ;]*\).*/\1/p' "$OUT/requirements-build.lock")
+    if [ -z "$pin" ]; then
+        echo "lock.sh: $OUT/requirements-build.lock pins no setuptools: pyproject.toml's [build-system] requires must name it" >&2
+        exit 1
+    fi
+    echo "$pin"
+}
 for lock in requirements requirements-redis requirements-image requirements-image-redis \
-    requirements-build; do
+    requirements-build tools; do
     input=pyproject.toml
     extra=""
     stdin=""
@@ -60,6 +75,7 @@ for lock in requirements requirements-redis requirements-image requirements-imag
     requirements-image) input="-" stdin=$(requires image) ;;
     requirements-image-redis) input="-" stdin=$(requires image redis) ;;
     requirements-build) input="-" stdin=$(requires build) ;;
+    tools) input=scripts/packaging/tools.txt extra="-" stdin=$(setuptools_pin) ;;
     esac
     if [ -f "scripts/packaging/$lock.lock" ]; then
         if [ "$OUT" != scripts/packaging ]; then

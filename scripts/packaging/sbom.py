@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # the sibling pep503, also when loaded
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # from a file by the tests
+from pep503 import normalise
+
 ROOT_NAME = "mcp-server-sevdesk"
-
-
-def normalise(name: str) -> str:
-    """:returns: ``name`` normalised as the package index does (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def installed_hashes(report: dict[str, Any]) -> dict[tuple[str, str], str]:

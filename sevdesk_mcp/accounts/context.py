@@ -9,6 +9,7 @@ import msgspec
 
 from sevdesk_mcp.config import Config
 from sevdesk_mcp.errors import ToolError
+from sevdesk_mcp.safety.rehearsal import RehearsalLog
 from sevdesk_mcp.safety.tiers import Tier
 from sevdesk_mcp.sevdesk import dates
 from sevdesk_mcp.sevdesk.client import SevdeskClient
@@ -27,6 +28,10 @@ class AccountContext(msgspec.Struct, frozen=True):
     :param today: today's date in Berlin (the demo books have their own "today").
     :param account: the sevDesk account id in OAuth mode (``None`` where one account serves the
         process).
+    :param rehearsal: the rehearsal the client's transport keeps every write in (``--rehearse``),
+        ``None`` when writes reach sevDesk.
+    :param real_reader: in a rehearsal, a client on the rehearsal's real transport (plain reads
+        of the real account, past the overlay: the report's "before" figures).
     """
 
     config: Config
@@ -35,6 +40,8 @@ class AccountContext(msgspec.Struct, frozen=True):
     demo: bool = False
     today: Callable[[], dt.date] = dates.today
     account: str | None = None
+    rehearsal: RehearsalLog | None = None
+    real_reader: SevdeskClient | None = None
 
     def require_client(self) -> SevdeskClient:
         """:returns: the sevDesk client.

@@ -2,8 +2,9 @@
 
 ::
 
-    mcp-server-sevdesk [--stdio] [--demo]          serve MCP over stdio (the default)
-    mcp-server-sevdesk --http [--demo] [--host H] [--port N]
+    mcp-server-sevdesk [--stdio] [--demo] [--rehearse]
+                                                   serve MCP over stdio (the default)
+    mcp-server-sevdesk --http [--demo] [--rehearse] [--host H] [--port N]
                                                    serve MCP over Streamable HTTP (bearer auth)
     mcp-server-sevdesk healthcheck [--port N]      ask the local HTTP server's /healthz (0/1)
     mcp-server-sevdesk generate-secret             print a new random bearer secret
@@ -52,6 +53,7 @@ __all__ = ["PROG", "approval_pages", "main"]
 EXIT_USAGE: Final = 2
 DEFAULT_HTTP_PORT: Final = 8080  # the HTTP settings' default, named in the help
 LISTENING_FLAGS: Final = ("--host", "--port")
+REHEARSE: Final = "SEVDESK_REHEARSE"  # what --rehearse sets
 
 
 SETTINGS_HELP: Final = """\
@@ -70,8 +72,11 @@ settings (environment variables; the rest: docs/configuration.md):
   SEVDESK_LANGUAGE        de or en: the language of approvals and pages (default: the
                           locale's)
   SEVDESK_DEMO            1: the same as --demo
+  SEVDESK_REHEARSE        on: the same as --rehearse (docs/rehearsal.md);
+                          SEVDESK_REHEARSE_CONFIRM=off skips the rehearsal's approvals
 
 try it without a token:  mcp-server-sevdesk --demo
+rehearse on your books:  mcp-server-sevdesk --rehearse  (nothing is written to sevDesk)
 """
 
 
@@ -118,6 +123,12 @@ def _parser() -> argparse.ArgumentParser:
         "--demo",
         action="store_true",
         help="serve invented demo books from memory: no token needed, nothing real changes",
+    )
+    parser.add_argument(
+        "--rehearse",
+        action="store_true",
+        help="rehearsal: read the account as usual, keep every write on this machine (nothing "
+        "is sent to sevDesk or to anyone, all gone at the end); with --demo on the demo books",
     )
     parser.add_argument(
         "--port",
@@ -178,6 +189,8 @@ def _listening_env(args: argparse.Namespace) -> dict[str, str]:
     """:returns: the environment with ``--host``/``--port`` in place of the HTTP settings
     (flags win over ``SEVDESK_HTTP_HOST``/``SEVDESK_HTTP_PORT``)."""
     env = dict(os.environ)
+    if args.rehearse:
+        env[REHEARSE] = "on"
     if args.host is not None:
         env["SEVDESK_HTTP_HOST"] = args.host
     if args.port is not None:
@@ -204,7 +217,7 @@ def _run(args: argparse.Namespace) -> int:
     demo = args.demo or demo_requested(os.environ)
     if args.http:
         return _serve_http(_listening_env(args), demo=demo)
-    return serve_stdio(demo=demo)
+    return serve_stdio(demo=demo, rehearse=args.rehearse)
 
 
 def _serve_http(env: dict[str, str], *, demo: bool) -> int:

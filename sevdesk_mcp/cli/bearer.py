@@ -13,6 +13,7 @@ import msgspec
 from sevdesk_mcp.accounts.context import AccountContext
 from sevdesk_mcp.cli.demo import demo_account, demo_company
 from sevdesk_mcp.cli.http import HttpSetup, closing, listening, server_factory
+from sevdesk_mcp.cli.rehearse import refuse_shared
 from sevdesk_mcp.cli.run import (
     AccountName,
     freeze_long_lived,
@@ -33,7 +34,8 @@ def serve_bearer(setup: HttpSetup, env: Mapping[str, str], *, demo: bool) -> int
     """Run bearer mode until SIGTERM or SIGINT.
 
     :returns: 0.
-    :raises ConfigError: if no token is configured.
+    :raises ConfigError: if no token is configured, or a rehearsal is asked for with the shared
+        state (``cli.rehearse``).
     :raises StartupError: if sevDesk refuses the token or the address cannot be bound.
     """
     from sevdesk_mcp.http.log import install_access_logger  # noqa: PLC0415
@@ -41,6 +43,7 @@ def serve_bearer(setup: HttpSetup, env: Mapping[str, str], *, demo: bool) -> int
     from sevdesk_mcp.http.settings import limits_for  # noqa: PLC0415
 
     config, settings, shared = setup.config, setup.settings, setup.shared
+    refuse_shared(config, shared=shared is not None)
     note_bearer_files(env)
     company = AccountName(demo_company() if demo else "")
     factory = server_factory(config, pages_in(config, company), shared, files="none")

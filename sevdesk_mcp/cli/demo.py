@@ -62,17 +62,39 @@ def demo_account(
         config = replace(config, file_dirs=(_demo_receipts(),))
     demo_config = replace(config, api_url=DEMO_API_URL)
     books = demo_books()
-    client = SevdeskClient(
-        base_url=DEMO_API_URL,
-        token=Secret(DEMO_TOKEN),
-        gate=write_gate(config),
-        pacer=pacer_of(config, shared, "demo"),
-        transport=books,
+    token, pacer = Secret(DEMO_TOKEN), pacer_of(config, shared, "demo")
+    account = AccountContext(
+        config=demo_config,
+        client=SevdeskClient(
+            base_url=DEMO_API_URL,
+            token=token,
+            gate=write_gate(config),
+            pacer=pacer,
+            transport=books,
+        ),
+        demo=True,
+        today=lambda: books.fake().today,
     )
     print(DEMO_BANNER, file=sys.stderr)  # noqa: T201
-    return AccountContext(
-        config=demo_config, client=client, demo=True, today=lambda: books.fake().today
+    if not config.rehearse:
+        return account
+    # a rehearsal in front of the demo books, which stand in for the real account (to try one)
+    from sevdesk_mcp.cli import rehearse  # noqa: PLC0415 - rehearsal only
+
+    rehearsal = rehearse.rehearsal_of(
+        books, config, today=account.today, api_url=DEMO_API_URL, token=token
     )
+    rehearse.route_downloads(rehearsal, books.files())
+    client = SevdeskClient(
+        base_url=DEMO_API_URL,
+        token=token,
+        gate=write_gate(config),
+        pacer=pacer,
+        transport=rehearsal,
+    )
+    reader = rehearse.real_reader(rehearsal, DEMO_API_URL, token, pacer)
+    rehearse.announce(config, "the demo books", PROG)
+    return replace(account, client=client, rehearsal=rehearsal, real_reader=reader)
 
 
 def demo_company() -> str:

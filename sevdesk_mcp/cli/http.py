@@ -114,7 +114,7 @@ def server_factory(
     state its safety runtime and request-state sealer are the ones every instance shares."""
     if shared is None:
         return ServerFactory(config, pages=pages, files=files)
-    safety = shared.safety(AuditLog(config.audit_log), pages)
+    safety = shared.safety(AuditLog(config.audit_log, rehearsal=config.rehearse), pages)
     return ServerFactory(config, pages=pages, safety=safety, codec=shared.codec(), files=files)
 
 

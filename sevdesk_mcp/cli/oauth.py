@@ -104,12 +104,17 @@ def oauth_wiring(
     """:returns: OAuth mode's parts; with ``demo`` the demo books serve the API and their
     export storage (:func:`~sevdesk_mcp.cli.demo.demo_books`), as over stdio and in bearer
     mode. The tools that need files are offered only with file transfer on
-    (``SEVDESK_HTTP_FILES``)."""
+    (``SEVDESK_HTTP_FILES``).
+
+    :raises ConfigError: if a rehearsal is asked for (``cli.rehearse``: one account per process).
+    """
     from msgspec.structs import replace  # noqa: PLC0415
 
     from sevdesk_mcp.accounts.identity import IdentityLookup  # noqa: PLC0415
     from sevdesk_mcp.accounts.resolver import AccountResolver  # noqa: PLC0415
+    from sevdesk_mcp.cli.rehearse import refuse_in_oauth  # noqa: PLC0415
 
+    refuse_in_oauth(config)
     inbox = config.confirm == "browser"  # approvals wait in the inbox, not on a local page
     web = shared.web(inbox=inbox) if shared else WebHub(files=settings.files, inbox=inbox)
     pages = web.pages if inbox else pages_in(config)

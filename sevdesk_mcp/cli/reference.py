@@ -34,7 +34,9 @@ Generated from the tool definitions by `python -m sevdesk_mcp.cli.reference`; do
 A tool is registered only when its toolset is selected (`SEVDESK_TOOLSETS`) and its tier is
 enabled (`SEVDESK_ALLOW`, overridden by `SEVDESK_READ_ONLY`), and where the deployment can
 serve the files it needs (below). Tiers: `read` (default), `write` (reversible changes),
-`commit` (binding or irreversible), `external` (reaches third parties).
+`commit` (binding or irreversible), `external` (reaches third parties). The toolset
+`rehearsal` is on in every rehearsal (`--rehearse`, docs/rehearsal.md), whatever
+`SEVDESK_TOOLSETS` says, and off otherwise.
 
 Size: the bytes of each tool's `Tool` object in the 2026-07-28 `tools/list` answer, encoded
 compactly as sent. Budget (docs/adr/0007): the whole answer, the JSON-RPC response as the

@@ -134,15 +134,34 @@ def pacers_of(shared: SharedStores | None) -> Callable[[str, float], Pacer]:
 def token_account(
     config: Config, env: Mapping[str, str] = os.environ, *, shared: SharedStores | None = None
 ) -> AccountContext:
+    """:returns: the account of the configured token; with ``--rehearse`` its client's transport
+    is a rehearsal in front of the network (``cli.rehearse``), which the context keeps.
+
+    :raises ConfigError: as :func:`~sevdesk_mcp.config.require_token`.
+    :raises StartupError: if there is no token anywhere.
+    """
     token = require_token(env)  # the variables, else the OS keychain
-    client = SevdeskClient(
-        base_url=config.api_url,
-        token=token,
-        gate=write_gate(config),
-        proxy=config.proxy,
-        pacer=pacer_of(config, shared, shared.account_key(token.reveal()) if shared else ""),
+    pacer = pacer_of(config, shared, shared.account_key(token.reveal()) if shared else "")
+    gate = write_gate(config)
+    if not config.rehearse:
+        client = SevdeskClient(
+            base_url=config.api_url, token=token, gate=gate, pacer=pacer, proxy=config.proxy
+        )
+        return AccountContext(config=config, client=client)
+    from sevdesk_mcp.cli import rehearse  # noqa: PLC0415 - rehearsal only
+
+    rehearsal = rehearse.rehearsal_of(
+        rehearse.network_transport(config), config, api_url=config.api_url, token=token
     )
-    return AccountContext(config=config, client=client)
+    rehearse.route_downloads(rehearsal)  # an export the overlay ran is downloaded from it
+    # no proxy here: the rehearsal's real transport goes through it, and a client with a proxy
+    # would send around the transport it is given
+    client = SevdeskClient(
+        base_url=config.api_url, token=token, gate=gate, pacer=pacer, transport=rehearsal
+    )
+    reader = rehearse.real_reader(rehearsal, config.api_url, token, pacer)
+    rehearse.announce(config, f"the sevDesk account of the token ({config.api_url})", PROG)
+    return AccountContext(config=config, client=client, rehearsal=rehearsal, real_reader=reader)
 
 
 async def account_name(account: AccountContext) -> str:

@@ -24,15 +24,17 @@ from sevdesk_mcp.mcp.stdio import StdioServer, claim_stdout, fd_reader, fd_write
 from sevdesk_mcp.server import ServerFactory
 
 
-def serve_stdio(*, demo: bool) -> int:
+def serve_stdio(*, demo: bool, rehearse: bool = False) -> int:
     """Serve MCP over stdio until EOF, SIGTERM or SIGINT; stdout is claimed for the protocol's
-    frames before anything runs.
+    frames before anything runs; ``rehearse`` (``--rehearse``) as ``SEVDESK_REHEARSE=on``.
 
     :returns: 0.
     :raises ConfigError: if the configuration is invalid or no token is configured.
     :raises StartupError: if sevDesk refuses the token.
     """
     env = local_environment(os.environ)  # SEVDESK_PROFILE under the environment
+    if rehearse:
+        env = {**env, "SEVDESK_REHEARSE": "on"}
     config = load_config(env)
     name = AccountName()  # read from sevDesk before serving
     company = demo_company if demo else name  # asked when the approval page is first made

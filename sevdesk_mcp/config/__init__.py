@@ -65,6 +65,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     rate_per_s: float = DEFAULT_RATE_PER_S
     tax: TaxSettings = TaxSettings()
     language: Lang = "en"
+    rehearse: bool = False
+    rehearse_file: Path | None = None
 
     def allows(self, tier: Tier) -> bool:
         """:returns: whether tools of ``tier`` may be registered and called."""
@@ -94,12 +96,14 @@ def load_config(env: Mapping[str, str]) -> Config:
         proxy=_proxy(env),
         output_dir=_output_dir(env),
         file_dirs=_file_dirs(env),
-        confirm=_confirm(env),
+        confirm=_rehearsal_confirm(env) or _confirm(env),
         confirm_open=flag(env, "SEVDESK_CONFIRM_OPEN", default=True),
         audit_log=_audit_log(env),
         rate_per_s=_rate(env),
         tax=load_tax_settings(env),
         language=_chosen_language(env),
+        rehearse=rehearse_requested(env),
+        rehearse_file=_rehearse_file(env),
     )
 
 
@@ -126,6 +130,65 @@ def demo_requested(env: Mapping[str, str]) -> bool:
     :raises ConfigError: for a value that is not yes/no.
     """
     return flag(env, "SEVDESK_DEMO", meaning="1 serves the invented demo books, 0 the account")
+
+
+def rehearse_requested(env: Mapping[str, str]) -> bool:
+    """:returns: whether ``SEVDESK_REHEARSE`` asks for a rehearsal, as ``--rehearse`` does: the
+    account is read as usual and every write stays on this machine (docs/rehearsal.md).
+
+    :raises ConfigError: for a value that is not yes/no.
+    """
+    return flag(
+        env,
+        "SEVDESK_REHEARSE",
+        meaning="on rehearses (every write stays on this machine), off (the default) does not",
+    )
+
+
+def _rehearsal_confirm(env: Mapping[str, str]) -> ConfirmMode | None:
+    """:returns: ``off`` when ``SEVDESK_REHEARSE_CONFIRM=off`` turns approvals off for the
+    rehearsal (nothing reaches sevDesk, so nothing binding can happen); ``None`` otherwise.
+
+    :raises ConfigError: for a value that is not yes/no, or ``off`` without a rehearsal.
+    """
+    asks = yes_no(
+        env,
+        "SEVDESK_REHEARSE_CONFIRM",
+        meaning="off skips the approvals of a rehearsal, on (the default) asks them",
+    )
+    if asks is None or asks:
+        return None
+    if not rehearse_requested(env):
+        raise ConfigError(
+            "SEVDESK_REHEARSE_CONFIRM",
+            "off applies to a rehearsal only; set SEVDESK_REHEARSE=on (or --rehearse) too, "
+            "or unset it",
+        )
+    return "off"
+
+
+def _rehearse_file(env: Mapping[str, str]) -> Path | None:
+    """:returns: the file ``SEVDESK_REHEARSE_FILE`` keeps a rehearsal in between runs
+    (encrypted with a key from the OS keychain); ``None``: the rehearsal lives in memory and is
+    gone at the end.
+
+    :raises ConfigError: for a path that is not absolute, whose folder does not exist, or that
+        is given without a rehearsal.
+    """
+    value = setting(env, "SEVDESK_REHEARSE_FILE")
+    if value is None:
+        return None
+    if not rehearse_requested(env):
+        raise ConfigError(
+            "SEVDESK_REHEARSE_FILE",
+            "keeps a rehearsal; set SEVDESK_REHEARSE=on (or --rehearse) too, or unset it",
+        )
+    path = Path(value).expanduser()
+    if not path.is_absolute() or not path.parent.is_dir() or path.is_dir():
+        raise ConfigError(
+            "SEVDESK_REHEARSE_FILE", "use the absolute path of a file in an existing folder"
+        )
+    return path
 
 
 def _language(env: Mapping[str, str]) -> Lang:

@@ -8,6 +8,7 @@ ids, unlike every other object (§3.6, Q8).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 from sevdesk_mcp.fake.account_rules import EXPENSE, REVENUE, SKR03, SKR04, Account, Chart
@@ -44,8 +45,14 @@ def chart_accounts(chart: Chart = SKR03) -> tuple[Account, ...]:
     return CHARTS[chart]
 
 
-def account_by_id(ident: int, chart: Chart = SKR03) -> Account | None:
-    """:returns: the account of ``chart`` with AccountDatev id ``ident``, hidden or not (Q42)."""
+def account_by_id(
+    ident: int, chart: Chart = SKR03, own: Mapping[int, Account] | None = None
+) -> Account | None:
+    """:returns: the account with AccountDatev id ``ident``, hidden or not (Q42): of the
+    account's ``own`` booking accounts when it has them (a rehearsal's real chart), else of
+    ``chart``."""
+    if own:
+        return own.get(ident)
     return _BY_ID[chart].get(ident)
 
 

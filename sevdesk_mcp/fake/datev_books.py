@@ -28,7 +28,6 @@ from decimal import Decimal
 from typing import Final
 
 from sevdesk_mcp.fake import accounts, legacy
-from sevdesk_mcp.fake.account_rules import SKR03, Chart
 from sevdesk_mcp.fake.documents import DRAFT, VOUCHER_DRAFT, ZERO, CreditNote, DocBase, Invoice
 from sevdesk_mcp.fake.models import CheckAccountTransactionLog
 from sevdesk_mcp.fake.receipts import Voucher, VoucherPos
@@ -172,14 +171,15 @@ def _contact_name(store: Store, doc: DocBase) -> str | None:
     return contact.name or " ".join(p for p in (contact.surename, contact.familyname) if p)
 
 
-def expense_account(position: VoucherPos, chart: Chart = SKR03) -> str:
-    """:returns: the number of a receipt position's booking account in ``chart`` (2.0; 1.0
-    accounting types give their SKR03 number)."""
+def expense_account(position: VoucherPos, store: Store) -> str:
+    """:returns: the number of a receipt position's booking account in the chart of ``store``
+    (or its own accounts; 2.0; 1.0 accounting types give their SKR03 number)."""
     if position.accountDatev is not None:
-        found = accounts.account_by_id(position.accountDatev.id, chart)
+        found = accounts.account_by_id(position.accountDatev.id, store.chart, store.own_accounts)
         return found.number if found else FALLBACK_EXPENSE
     if position.accountingType is not None:
-        legacy_type = legacy.accounting_type_by_id(position.accountingType.id)
+        ident = position.accountingType.id
+        legacy_type = legacy.accounting_type_by_id(ident, store.own_accounting_types)
         return legacy_type.skr03 if legacy_type else FALLBACK_EXPENSE
     return FALLBACK_EXPENSE
 
@@ -200,7 +200,7 @@ def _receipt(store: Store, voucher: Voucher, parties: _Parties) -> list[Posting]
     for pos in store.voucher_positions_of(voucher):
         if pos.sumGross == ZERO:
             continue
-        account = expense_account(pos, store.chart)
+        account = expense_account(pos, store)
         amount, flag = _signed(pos.sumGross, side)
         key = _input_tax_key(voucher, account, pos.taxRate)
         text = voucher.supplierName or pos.comment or ""

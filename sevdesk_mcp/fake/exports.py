@@ -51,6 +51,7 @@ class Exports:
 
     jobs: dict[str, Job] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
+    next_job: int = 1  # the number of the next job's id (a rehearsal's overlay starts higher)
 
 
 _REGISTRY: weakref.WeakKeyDictionary[Store, Exports] = weakref.WeakKeyDictionary()
@@ -67,7 +68,8 @@ def start_job(store: Store, start: date, end: date, *, enshrine: bool) -> Job:
     :returns: the job.
     """
     exports = exports_of(store)
-    job = Job(f"0a0e1eff-9590-1bea-1195-{len(exports.jobs) + 1:012d}", start, end, enshrine)
+    job = Job(f"0a0e1eff-9590-1bea-1195-{exports.next_job:012d}", start, end, enshrine)
+    exports.next_job += 1
     exports.jobs[job.id] = job
     if enshrine:
         _enshrine(store, start, end)

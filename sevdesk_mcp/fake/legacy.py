@@ -9,6 +9,7 @@ Ids are invented.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final, NamedTuple
 
 from sevdesk_mcp.jsontypes import JsonObject
@@ -34,8 +35,13 @@ ACCOUNTING_TYPES: Final = (
 _BY_ID: Final = {t.id: t for t in ACCOUNTING_TYPES}
 
 
-def accounting_type_by_id(ident: int) -> AccountingType | None:
-    """:returns: the legacy booking account with id ``ident``."""
+def accounting_type_by_id(
+    ident: int, own: Mapping[int, AccountingType] | None = None
+) -> AccountingType | None:
+    """:returns: the legacy booking account with id ``ident``: of the account's ``own`` ones
+    when it has them (a rehearsal's real ones), else of the fake's."""
+    if own:
+        return own.get(ident)
     return _BY_ID.get(ident)
 
 

@@ -178,7 +178,7 @@ def as_bookkeeping_1(store: Store) -> None:
             voucher.taxType, voucher.taxRule = tax_type, None
     for position in store.voucher_positions:
         account = (
-            accounts.account_by_id(position.accountDatev.id, store.chart)
+            accounts.account_by_id(position.accountDatev.id, store.chart, store.own_accounts)
             if position.accountDatev
             else None
         )

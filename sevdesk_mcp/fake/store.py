@@ -13,7 +13,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Final, Generic, TypeVar
 
-from sevdesk_mcp.fake.account_rules import SKR03, Chart
+from sevdesk_mcp.fake.account_rules import SKR03, Account, Chart
 from sevdesk_mcp.fake.documents import (
     CreditNote,
     CreditNotePos,
@@ -24,6 +24,7 @@ from sevdesk_mcp.fake.documents import (
     OrderPos,
     PosBase,
 )
+from sevdesk_mcp.fake.legacy import AccountingType
 from sevdesk_mcp.fake.models import (
     CheckAccount,
     CheckAccountTransaction,
@@ -128,6 +129,14 @@ class Store:
         self.tags = Table(Tag, 860001)
         self.tag_relations = Table(TagRelation, 870001)
         self.sequences: dict[str, int] = {}
+        # prefix -> (format, width of %NUMBER): a number range's own format (a rehearsal's
+        # real one); a prefix not here numbers as ``RE-1043``.
+        self.number_formats: dict[str, tuple[str, int]] = {}
+        # the account's own booking accounts by AccountDatev id (a rehearsal's real chart);
+        # empty: the accounts of ``chart``.
+        self.own_accounts: dict[int, Account] = {}
+        # the same for bookkeeping 1.0's booking accounts (AccountingType)
+        self.own_accounting_types: dict[int, AccountingType] = {}
 
     @property
     def client_ref(self) -> Ref:
@@ -172,7 +181,22 @@ class Store:
         """
         value = self.peek_number(prefix)
         self.sequences[prefix] = value + 1
-        return f"{prefix}{value}"
+        return self.format_number(prefix, value)
+
+    def number_format(self, prefix: str) -> tuple[str, int]:
+        """:returns: the format of ``prefix``'s range and the width ``%NUMBER`` is padded to."""
+        return self.number_formats.get(prefix, (f"{prefix}%NUMBER", 0))
+
+    def format_number(self, prefix: str, value: int) -> str:
+        """:returns: number ``value`` of ``prefix``'s range in its format (``%YYYY``, ``%YY``,
+        ``%MM`` of today; ``%NUMBER`` zero-padded to the range's width)."""
+        pattern, width = self.number_format(prefix)
+        return (
+            pattern.replace("%YYYY", f"{self.today:%Y}")
+            .replace("%YY", f"{self.today:%y}")
+            .replace("%MM", f"{self.today:%m}")
+            .replace("%NUMBER", str(value).zfill(width))
+        )
 
     def peek_number(self, prefix: str) -> int:
         """:returns: the numeric part of the next number for ``prefix``, without taking it."""
@@ -182,7 +206,7 @@ class Store:
         """Move the sequence past ``number`` when it is the next one (a number the client read
         from SevSequence without reserving it and has now enshrined).
         """
-        if number == f"{prefix}{self.peek_number(prefix)}":
+        if number == self.format_number(prefix, self.peek_number(prefix)):
             self.sequences[prefix] = self.peek_number(prefix) + 1
 
     def positions_of(self, doc: DocBase) -> list[PosBase]:

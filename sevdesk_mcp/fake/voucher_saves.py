@@ -36,7 +36,6 @@ from typing import Final
 from weakref import WeakKeyDictionary
 
 from sevdesk_mcp.fake import accounts, legacy
-from sevdesk_mcp.fake.account_rules import Chart
 from sevdesk_mcp.fake.coerce import parse_datetime, parse_decimal, parse_int, parse_ref
 from sevdesk_mcp.fake.documents import VOUCHER_DRAFT
 from sevdesk_mcp.fake.receipts import LEGACY_TAX_RATES, Voucher, VoucherPos
@@ -192,9 +191,9 @@ def save_voucher(store: Store, body: Mapping[str, object]) -> Saved:
     _apply_head(store, voucher, head, status)
     saved = _positions(store, voucher, body)
     if status == UNPAID and store.version == "2.0":
-        _check_guidance(voucher, saved, store.chart)
+        _check_guidance(voucher, saved, store)
     elif status == UNPAID:
-        _check_legacy(voucher, saved)
+        _check_legacy(voucher, saved, store)
     voucher.set_sums(saved)  # Q: the total comes from this call's positions only
     _attach(store, voucher, body.get("filename"))
     if voucher.id:
@@ -304,12 +303,12 @@ def _position(store: Store, voucher: Voucher, row: object) -> VoucherPos:
     return position
 
 
-def _check_guidance(voucher: Voucher, positions: list[VoucherPos], chart: Chart) -> None:
+def _check_guidance(voucher: Voucher, positions: list[VoucherPos], store: Store) -> None:
     rule = voucher.taxRule.id if voucher.taxRule else 0
     receipt_type = accounts.EXPENSE if voucher.creditDebit == "C" else accounts.REVENUE
     for position in positions:
         ident = position.accountDatev.id if position.accountDatev else 0
-        account = accounts.account_by_id(ident, chart)
+        account = accounts.account_by_id(ident, store.chart, store.own_accounts)
         rates = dict(account.rules).get(rule, ()) if account else ()
         if (
             account is None
@@ -323,13 +322,13 @@ def _check_guidance(voucher: Voucher, positions: list[VoucherPos], chart: Chart)
             )
 
 
-def _check_legacy(voucher: Voucher, positions: list[VoucherPos]) -> None:
+def _check_legacy(voucher: Voucher, positions: list[VoucherPos], store: Store) -> None:
     if voucher.taxType not in LEGACY_TAX_RATES:
         raise FakeError(422, "The voucher needs a taxType (bookkeeping 1.0)")
     rates = LEGACY_TAX_RATES[voucher.taxType]
     for position in positions:
         ident = position.accountingType.id if position.accountingType else 0
-        known = legacy.accounting_type_by_id(ident) is not None
+        known = legacy.accounting_type_by_id(ident, store.own_accounting_types) is not None
         if not known or (rates is not None and position.taxRate not in rates):
             raise FakeError(
                 422,

@@ -54,9 +54,10 @@ class AuditLog:
         existing file wider than 0600 that cannot be narrowed.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, *, rehearsal: bool = False) -> None:
         self.path = path
         self.actor: JsonObject = {}
+        self.rehearsal = rehearsal  # every line then says so: nothing of it reached sevDesk
         if path is not None:
             check_file(path)
 
@@ -77,6 +78,8 @@ class AuditLog:
         record: JsonObject = {"ts": stamp, "v": FORMAT_VERSION, "event": event}
         if self.actor:
             record["actor"] = self.actor
+        if self.rehearsal:
+            record["rehearsal"] = True
         record.update(fields)
         line = msgspec.json.encode(REDACTOR.scrub_object(record, deep=True))
         data = REDACTOR(line.decode("utf-8")).encode("utf-8") + b"\n"

@@ -126,6 +126,14 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
 
 IRREVERSIBLE: Final = Said("This cannot be undone.", "Das lässt sich nicht rückgängig machen.")
 WARNING: Final = Said("WARNING", "ACHTUNG")
+REHEARSAL_TITLE: Final = Said("REHEARSAL", "PROBELAUF")
+REHEARSAL: Final = Said(
+    "REHEARSAL: this is rehearsed on this machine only; nothing is written to sevDesk or sent "
+    "to anyone.",
+    "PROBELAUF: Das wird nur auf diesem Rechner geprobt; nichts wird in sevDesk geschrieben "
+    "oder an jemanden gesendet.",
+)
+"""The first warning of every preview in a rehearsal (``--rehearse``)."""
 NONE: Final = Said("(none)", "(keine Angabe)")
 EMPTY: Final = Said("(empty)", "(leer)")
 

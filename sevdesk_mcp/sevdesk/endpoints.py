@@ -1,6 +1,8 @@
 """The sevDesk endpoints this server sends requests to, as data: method, path template, the
-top-level body fields it sends and the wire schemas (:mod:`wire`, :mod:`wire_documents`,
-:mod:`wire_finance`, :mod:`wire_tags`, :mod:`wire_tax`) that read the answer.
+top-level body fields it sends, the query parameters that matter (side effects such as
+``preventSendBy``, and the list filters the product sends) and the wire schemas
+(:mod:`wire`, :mod:`wire_documents`, :mod:`wire_finance`, :mod:`wire_tags`, :mod:`wire_tax`)
+that read the answer.
 
 ``scripts/spec_drift.py`` compares this table with sevDesk's OpenAPI file. Tests keep it true:
 every request the read tools send to the demo books matches an entry, every entry is a route of
@@ -25,12 +27,14 @@ Schema = type[msgspec.Struct]
 
 class Endpoint(msgspec.Struct, frozen=True):
     """One request the server sends: ``reads`` decode its answer, ``sends`` are its body's
-    top-level fields (none for a GET)."""
+    top-level fields (none for a GET), ``query`` the query parameters that matter (paging
+    ``limit``/``offset``/``countAll`` is left out: sevDesk's file documents it per list)."""
 
     method: str
     template: str
     reads: tuple[Schema, ...] = ()
     sends: tuple[str, ...] = ()
+    query: tuple[str, ...] = ()
 
 
 _DOCUMENT: Final = (docs.Document, docs.OpenDocument, tax.TaxDocument, tags.Tagged)
@@ -44,10 +48,24 @@ _ADDRESS: Final = ("street", "zip", "city", "country")
 _PART: Final = ("name", "price", "priceNet", "priceGross", "taxRate", "stock", "status")
 _CSV: Final = ("invoiceCsv", "creditNoteCsv", "voucherListCsv", "transactionsCsv")
 _EMAIL: Final = ("toEmail", "subject", "text", "copy", "sendXml", "ccEmail")
+_DATES: Final = ("startDate", "endDate")
+_FILTERS: Final = {  # the list filters the product sends, per document kind
+    "Invoice": ("status", *_DATES, "invoiceType", "showWkr", "updateAfter"),
+    "CreditNote": ("status", *_DATES, "creditNoteNumber"),
+    "Order": ("status", "updateAfter"),
+}
+_DATEV: Final = (
+    *_DATES,
+    "scope",
+    "exportByPaydate",
+    "includeEnshrined",
+    "enshrineDocuments",
+    "includeDocumentImages",
+)
 
 
-def _get(template: str, *reads: Schema) -> Endpoint:
-    return Endpoint("GET", template, reads)
+def _get(template: str, *reads: Schema, query: tuple[str, ...] = ()) -> Endpoint:
+    return Endpoint("GET", template, reads, query=query)
 
 
 def _put(template: str, *sends: str) -> Endpoint:
@@ -57,10 +75,10 @@ def _put(template: str, *sends: str) -> Endpoint:
 def _kinds(word: str, key: str) -> tuple[Endpoint, ...]:
     """:returns: the endpoints invoices, credit notes and orders share, for ``word``."""
     return (
-        _get(f"/{word}", *_DOCUMENT),
+        _get(f"/{word}", *_DOCUMENT, query=_FILTERS[word]),
         _get(f"/{word}/{{id}}", *_DOCUMENT),
         _get(f"/{word}/{{id}}/getPositions", docs.Position),
-        _get(f"/{word}/{{id}}/getPdf", docs.PdfFile),
+        _get(f"/{word}/{{id}}/getPdf", docs.PdfFile, query=("preventSendBy",)),
         Endpoint("POST", f"/{word}/Factory/save{word}", (), (key, *(key + s for s in _SAVE))),
         Endpoint("POST", f"/{word}/{{id}}/sendViaEmail", (), _EMAIL),
         _put(f"/{word}/{{id}}/sendBy", *_SEND_BY),
@@ -78,12 +96,12 @@ ENDPOINTS: Final[tuple[Endpoint, ...]] = (
     _get("/AccountingType", fin.AccountingType),
     _get("/AccountingType/{id}", fin.AccountingType),
     _get("/ReceiptGuidance/forAllAccounts", wire.ReceiptGuidance),
-    _get("/ReceiptGuidance/forAccountNumber", wire.ReceiptGuidance),
+    _get("/ReceiptGuidance/forAccountNumber", wire.ReceiptGuidance, query=("accountNumber",)),
     _get("/Unity", wire.Named),
     _get("/StaticCountry", wire.Named, tax.Country),
     _get("/PaymentMethod", wire.Named),
     _get("/CommunicationWayKey", wire.Named),
-    _get("/Contact", wire.Contact, wire.ContactName),
+    _get("/Contact", wire.Contact, wire.ContactName, query=("depth", "updateAfter")),
     _get("/Contact/{id}", wire.Contact, wire.ContactName),
     _get("/Contact/Factory/getNextCustomerNumber"),
     _get("/Contact/Mapper/checkCustomerNumberAvailability"),
@@ -118,10 +136,15 @@ ENDPOINTS: Final[tuple[Endpoint, ...]] = (
     Endpoint("POST", "/Invoice/Factory/createInvoiceReminder"),
     Endpoint("POST", "/Invoice/Factory/createInvoiceFromOrder", (), ("order",)),
     Endpoint("POST", "/CreditNote/Factory/createFromInvoice", (), ("invoice",)),
-    _get("/SevSequence/Factory/getByType"),
-    _get("/Voucher", fin.Voucher, tags.Tagged),
+    _get("/SevSequence/Factory/getByType", query=("objectType", "type", "useNextNumber")),
+    _get(
+        "/Voucher",
+        fin.Voucher,
+        tags.Tagged,
+        query=("status", "creditDebit", *_DATES, "updateAfter"),
+    ),
     _get("/Voucher/{id}", fin.Voucher, tags.Tagged),
-    _get("/VoucherPos", fin.VoucherPos),
+    _get("/VoucherPos", fin.VoucherPos, query=("voucher[id]", "voucher[objectName]")),
     Endpoint(
         "POST",
         "/Voucher/Factory/saveVoucher",
@@ -139,7 +162,7 @@ ENDPOINTS: Final[tuple[Endpoint, ...]] = (
     _put("/Part/{id}", *_PART),
     _get("/CheckAccount", fin.CheckAccount),
     _get("/CheckAccount/{id}", fin.CheckAccount),
-    _get("/CheckAccount/{id}/getBalanceAtDate"),
+    _get("/CheckAccount/{id}/getBalanceAtDate", query=("date",)),
     _get("/CheckAccountTransaction", fin.CheckAccountTransaction),
     _get("/CheckAccountTransaction/{id}", fin.CheckAccountTransaction),
     _put("/CheckAccountTransaction/{id}", "status"),
@@ -150,11 +173,11 @@ ENDPOINTS: Final[tuple[Endpoint, ...]] = (
     Endpoint("POST", "/Tag/Factory/create", (tags.TagRelation,), ("name", "object")),
     _put("/Tag/{id}", "name"),
     Endpoint("DELETE", "/Tag/{id}"),
-    _get("/Export/createDatevCsvZipExportJob"),
+    _get("/Export/createDatevCsvZipExportJob", query=_DATEV),
     *(_get(f"/Export/{name}") for name in _CSV),
-    _get("/Progress/generateDownloadHash"),
-    _get("/Progress/getProgress"),
-    _get("/ExportJob/jobDownloadInfo"),
+    _get("/Progress/generateDownloadHash", query=("jobId",)),
+    _get("/Progress/getProgress", query=("hash",)),
+    _get("/ExportJob/jobDownloadInfo", query=("jobId",)),
 )
 
 

@@ -7,8 +7,11 @@ can reach sevDesk, so an id from the model cannot smuggle ``..``, ``?`` or a sec
 
 - ``commit``: ``sendBy``, ``bookAmount``, ``enshrine``, ``cancelInvoice``, ``resetToDraft``,
   ``resetToOpen``, ``changeParameter``, ``PUT``/``DELETE`` of a bank transaction, a ``getPdf``
-  without ``preventSendBy`` (it marks the document sent, sevdesk-api Q21) and DATEV export jobs
-  with ``enshrineDocuments``;
+  without ``preventSendBy`` (it marks the document sent, sevdesk-api Q21), DATEV export jobs
+  with ``enshrineDocuments`` and the deprecated ``Export/datevCSV`` with ``enshrine`` (any
+  value but an exact ``false``/``0``, or the key as an array: PHP reads them as true); the
+  action words also on a GET; path words are compared in any case (as ``domain/api_get.py``
+  does);
 - ``commit`` too: a ``saveVoucher`` whose voucher is not a draft (status other than 50: the
   receipt's finalize);
 - ``external``: ``sendViaEmail`` and ``sendByWithRender`` (they reach third parties);
@@ -34,19 +37,20 @@ _PATH: Final = re.compile(r"^(/(?:[A-Za-z][A-Za-z0-9]{0,63}|[1-9][0-9]{0,14}))+$
 _QUERY_KEY: Final = re.compile(
     r"^[A-Za-z][A-Za-z0-9_]{0,63}(\[[A-Za-z]{1,32}\]){0,3}$"
 )  # sevQuery nests
-_COMMIT_ACTIONS: Final = frozenset(
+_COMMIT_ACTIONS: Final = frozenset(  # lower case: sevDesk (PHP) routes words in any case
     {
-        "sendBy",
-        "bookAmount",
+        "sendby",
+        "bookamount",
         "enshrine",
-        "cancelInvoice",
-        "resetToDraft",
-        "resetToOpen",
-        "changeParameter",
+        "cancelinvoice",
+        "resettodraft",
+        "resettoopen",
+        "changeparameter",
     }
 )
-_EXTERNAL_ACTIONS: Final = frozenset({"sendViaEmail", "sendByWithRender"})
+_EXTERNAL_ACTIONS: Final = frozenset({"sendviaemail", "sendbywithrender"})
 _TRUE: Final = frozenset({"1", "true"})
+_FALSE: Final = frozenset({"0", "false"})  # exact: PHP reads anything else as true
 
 QueryValue = str | int | bool
 
@@ -104,17 +108,17 @@ def minimum_tier(
     method: str, path: str, query: Mapping[str, str], body: JsonObject | None = None
 ) -> Tier | None:
     """:returns: the tier a request needs, or ``None`` for a plain read."""
-    segments = path.strip("/").split("/")
+    segments = path.strip("/").lower().split("/")
     last = segments[-1]
     if method == "GET":
         return _get_tier(segments, query)
-    if last == "saveVoucher" and not _voucher_draft(body):
+    if last == "savevoucher" and not _voucher_draft(body):
         return Tier.COMMIT  # status 100: the receipt enters the books
     if last in _EXTERNAL_ACTIONS:
         return Tier.EXTERNAL
     if last in _COMMIT_ACTIONS:
         return Tier.COMMIT
-    if segments[0] == "CheckAccountTransaction" and len(segments) == 2:
+    if segments[0] == "checkaccounttransaction" and len(segments) == 2:
         return Tier.COMMIT  # private marking and reset of a bank transaction
     return Tier.WRITE
 
@@ -126,13 +130,31 @@ def _voucher_draft(body: JsonObject | None) -> bool:
 
 
 def _get_tier(segments: list[str], query: Mapping[str, str]) -> Tier | None:
-    last = segments[-1]
-    if last == "getPdf" and query.get("preventSendBy", "").lower() not in _TRUE:
+    last = segments[-1]  # segments are lower case
+    if last == "getpdf" and query.get("preventSendBy", "").lower() not in _TRUE:
         return Tier.COMMIT
     if last in _EXTERNAL_ACTIONS:
         return Tier.EXTERNAL
-    if last.startswith("createDatev") and query.get("enshrineDocuments", "").lower() in _TRUE:
-        return Tier.COMMIT
-    if segments[:3] == ["SevSequence", "Factory", "getByType"]:
+    if last in _COMMIT_ACTIONS or _enshrines(last, query):
+        return Tier.COMMIT  # an action word changes data whatever the method
+    if segments[:3] == ["sevsequence", "factory", "getbytype"]:
         return None if query.get("useNextNumber", "").lower() in ("false", "0") else Tier.WRITE
     return None
+
+
+def _enshrines(last: str, query: Mapping[str, str]) -> bool:
+    """:returns: whether a DATEV export job enshrines (the deprecated ``Export/datevCSV``
+    with ``enshrine``, the export jobs with ``enshrineDocuments``)."""
+    if last.startswith("createdatev"):
+        return _flag_set(query, "enshrinedocuments")
+    return last == "datevcsv" and _flag_set(query, "enshrine")
+
+
+def _flag_set(query: Mapping[str, str], name: str) -> bool:
+    """:returns: whether ``query`` may set the flag ``name`` (lower case): sevDesk (PHP) reads
+    any value but an exact ``false``/``0`` as true, and ``name[]`` as an array (true)."""
+    for key, value in query.items():
+        base, bracket, _ = key.partition("[")
+        if base.lower() == name and (bracket or value not in _FALSE):
+            return True
+    return False

@@ -9,7 +9,7 @@ from typing import Final
 
 from sevdesk_mcp.tools.lazy import LazyTool, load_index
 
-DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced"})  # the generic read
+DEFAULT_OFF_TOOLSETS: Final = frozenset({"advanced", "rehearsal"})  # generic read; --rehearse
 
 
 def default_toolsets(toolsets: Iterable[str]) -> frozenset[str]:

@@ -55,6 +55,7 @@ MODULE_NAMES: Final = (
     "receipts.upload",
     "advanced.api_get",
     "tags.tags",
+    "reports.rehearsal",
 )
 
 

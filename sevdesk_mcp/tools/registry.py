@@ -50,6 +50,12 @@ from sevdesk_mcp.tools.define import FileNeed, FileReach, ToolContext, ToolDef
 from sevdesk_mcp.tools.lazy import LazyTool
 from sevdesk_mcp.tools.outputs import omit_nulls, result_text
 from sevdesk_mcp.tools.progress import CallObserver
+from sevdesk_mcp.tools.rehearsal_marks import (
+    NOT_REHEARSING,
+    REHEARSAL_TOOLSET,
+    marked_result,
+    toolset_offered,
+)
 from sevdesk_mcp.tools.remedies import message
 from sevdesk_mcp.tools.schema import DECIMAL_PATTERN, in_words
 
@@ -72,7 +78,9 @@ def select_tools(
     return tuple(
         t
         for t in catalog
-        if t.toolset in toolsets and config.allows(t.tier) and served(t.needs_files, reach)
+        if toolset_offered(config, toolsets, t.toolset)
+        and config.allows(t.tier)
+        and served(t.needs_files, reach)
     )
 
 
@@ -91,7 +99,9 @@ def not_offered(
                 f"its tier {t.tier} is off (the user turns it on with SEVDESK_ALLOW, or the "
                 "Claude Desktop extension's checkboxes; SEVDESK_READ_ONLY keeps it off)"
             )
-        elif t.toolset not in toolsets:
+        elif t.toolset == REHEARSAL_TOOLSET and not toolset_offered(config, toolsets, t.toolset):
+            why[t.name] = NOT_REHEARSING
+        elif not toolset_offered(config, toolsets, t.toolset):
             why[t.name] = f"its toolset {t.toolset} is not selected (SEVDESK_TOOLSETS)"
         elif not served(t.needs_files, reach):
             why[t.name] = "it needs files, which this deployment cannot reach"
@@ -145,10 +155,21 @@ class Registry:
     async def call_tool(
         self, name: str, arguments: JsonObject, ctx: RequestContext
     ) -> ToolResult | InputRequired:
-        """Run one tool call through the wrapper.
+        """Run one tool call through the wrapper; in a rehearsal every result says so first
+        (``rehearsal_marks``).
 
         :raises ProtocolError: -32602 if no tool of that name is registered.
         """
+        result = await self._result(name, arguments, ctx)
+        if self._account.rehearsal is None or isinstance(result, InputRequired):
+            return result
+        tool = self._tools[name]
+        return marked_result(result, write=tool.tier is not Tier.READ)
+
+    async def _result(
+        self, name: str, arguments: JsonObject, ctx: RequestContext
+    ) -> ToolResult | InputRequired:
+        """:raises ProtocolError: -32602 if no tool of that name is registered."""
         tool = self._tools.get(name)
         if tool is None:
             why = self._hidden.get(name)

@@ -181,6 +181,7 @@ PATTERN_WORDS: Final[dict[str, str]] = {
     "^[A-Z]{2}$": "a two-letter country code in capitals, such as DE",
     "^[A-Za-z]{3}$": "a three-letter currency code (ISO 4217), such as EUR or CHF",
     r"^\d{4}(-(0[1-9]|1[0-2]|Q[1-4]))?$": "a month (2026-10), a quarter (2026-Q4) or a year (2026)",
+    r"^\d{4}-\d\d$": "a month such as 2026-11",
     r"^\+?[0-9][0-9 ()/.-]{2,39}$": "a phone number: digits, spaces and ( ) / . -, "
     "optionally with a leading +",
     r"^[^@\s]+@[^@\s]+\.[^@\s]+$": "an e-mail address such as name@example.com",

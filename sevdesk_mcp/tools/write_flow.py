@@ -79,6 +79,7 @@ from sevdesk_mcp.tools.confirmation import (
     confirm,
 )
 from sevdesk_mcp.tools.define import Annotations, ToolContext, ToolDef, define_tool
+from sevdesk_mcp.tools.rehearsal_marks import marked_preview
 from sevdesk_mcp.tools.remedies import message
 
 log = logging.getLogger("sevdesk_mcp")
@@ -243,10 +244,16 @@ class _Flow(msgspec.Struct, Generic[I, P, O], frozen=True):
             return await self._locked(args, ctx, held)
 
     async def _prepare(self, args: I, reader: SevdeskPort, ctx: ToolContext) -> Prepared[P]:
+        """:returns: what ``prepare`` read; in a rehearsal its preview says so first, so the
+        approval question, the approval page and the result all show it."""
         if isinstance(self.prepare, WithContext):
             context = PrepareContext(today=ctx.account.today(), files=ctx.files)
-            return await self.prepare.prepare(args, reader, context)
-        return await self.prepare(args, reader)
+            prepared = await self.prepare.prepare(args, reader, context)
+        else:
+            prepared = await self.prepare(args, reader)
+        if ctx.account.rehearsal is None:
+            return prepared
+        return msgspec.structs.replace(prepared, preview=marked_preview(prepared.preview))
 
     async def _locked(
         self, args: I, ctx: ToolContext, held: Held

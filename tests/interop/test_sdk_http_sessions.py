@@ -142,7 +142,15 @@ async def test_the_typescript_sdk_approves_and_declines_over_http_in_a_session(
 
 
 def _install_sdk(npm: Path, folder: Path, env: dict[str, str]) -> None:
-    command = [str(npm), "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
+    command = [
+        str(npm),
+        "install",
+        "--prefix",
+        str(folder),
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+    ]
     subprocess.run(
         [*command, "--cache", str(folder / "npm-cache"), "@modelcontextprotocol/sdk@1"],
         check=True,

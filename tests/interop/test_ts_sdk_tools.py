@@ -85,7 +85,15 @@ def ts_client(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
             f"installs Node into .cache/conformance), then this test installs {CLIENT_PACKAGE}"
         )
     folder = tmp_path_factory.mktemp("ts-client")
-    install = [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
+    install = [
+        npm,
+        "install",
+        "--prefix",
+        str(folder),
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+    ]
     subprocess.run(
         [*install, "--loglevel=error", "--cache", str(folder / "npm-cache"), CLIENT_PACKAGE],
         check=True,

@@ -24,13 +24,13 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from tests.packaging.conftest import ROOT
+from tests.packaging.support import load_script
 
 PROJECT = "mcp-server-sevdesk"
 _ROW = re.compile(r"^\| `([^`]+)` \| (`[^`]*`|any) \| (`[^`]*`)? *\|")
 
 
-def normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+normalise = load_script("pep503").normalise
 
 
 @dataclass(frozen=True)

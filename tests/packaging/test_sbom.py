@@ -11,12 +11,14 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.packaging.conftest import ROOT, artifact
 from tests.packaging.support import load_script
 
 A_HASH, A_OTHER, B_HASH = "a" * 64, "c" * 64, "b" * 64
@@ -172,11 +174,62 @@ def test_the_command_line_fails_with_one_line_per_mismatch(
 ) -> None:
     sbom = completed()
     sbom["components"][0]["version"] = "4.15.0"
+    assert CHECK.main(command_line(tmp_path, sbom), validate=lambda text: []) == 1
+    assert "x.cdx.json: anyio: the SBOM says 4.15.0, 4.16.0 is installed" in capsys.readouterr().err
+
+
+def command_line(tmp_path: Path, sbom: dict[str, Any]) -> list[str]:
+    """:returns: the arguments of ``check_sbom.py`` for ``sbom``, the lock and a fake tree."""
     (tmp_path / "x.cdx.json").write_text(json.dumps(sbom))
     (tmp_path / "requirements.lock").write_text(LOCK)
     python = tmp_path / "python"
     python.write_text(f"#!/bin/sh\necho '{json.dumps(INSTALLED)}'\n")
     python.chmod(0o755)
-    argv = [str(tmp_path / "x.cdx.json"), str(tmp_path / "requirements.lock"), str(python), "1.0.0"]
-    assert CHECK.main(argv) == 1
-    assert "x.cdx.json: anyio: the SBOM says 4.15.0, 4.16.0 is installed" in capsys.readouterr().err
+    return [str(tmp_path / "x.cdx.json"), str(tmp_path / "requirements.lock"), str(python), "1.0.0"]
+
+
+def test_a_schema_error_fails_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[str] = []
+
+    def validate(text: str) -> list[str]:
+        seen.append(text)
+        return ["not valid CycloneDX 1.6: planted"]
+
+    assert CHECK.main(command_line(tmp_path, completed()), validate=validate) == 1
+    assert json.loads(seen[0]) == completed()
+    assert "x.cdx.json: not valid CycloneDX 1.6: planted" in capsys.readouterr().err
+
+
+def test_without_the_cyclonedx_library_the_command_line_fails_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def missing(name: str) -> None:
+        raise ImportError(f"No module named {name.split('.', maxsplit=1)[0]!r}")
+
+    monkeypatch.setattr(CHECK.importlib, "import_module", missing)
+    with pytest.raises(SystemExit) as failed:
+        CHECK.main(command_line(tmp_path, completed()))
+    message = str(failed.value)
+    assert "\n" not in message
+    assert "No module named 'cyclonedx'" in message and "tools.lock" in message
+
+
+def test_the_build_tools_validate_against_the_cyclonedx_schema(tmp_path: Path) -> None:
+    build_python = artifact("PACKAGING_BUILD_PYTHON")
+    script = str(ROOT / "scripts" / "packaging" / "check_sbom.py")
+    valid = completed()
+    valid["metadata"]["component"]["type"] = "application"
+    argv = command_line(tmp_path, valid)
+    proc = subprocess.run(
+        [build_python, script, *argv], check=False, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    valid["components"][0]["type"] = "no-such-type"
+    argv = command_line(tmp_path, valid)
+    proc = subprocess.run(
+        [build_python, script, *argv], check=False, capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    assert "x.cdx.json: not valid CycloneDX 1.6" in proc.stderr

@@ -87,10 +87,13 @@ def _uses(step: dict[str, Any], action: str) -> bool:
 
 
 def pins(files: Files) -> list[str]:
-    """Every ``uses:`` of every workflow: a full commit SHA and a ``# vX.Y.Z`` comment."""
+    """Every ``uses:`` of every workflow: a full commit SHA and a ``# vX.Y.Z`` comment; only a
+    self-repository reference (``$/…``: this repository's own file at the running commit) has
+    neither."""
     problems = []
     for name, text in files.workflows().items():
-        lines = [m for m in map(_USES_LINE.match, text.splitlines()) if m]
+        matched = [m for m in map(_USES_LINE.match, text.splitlines()) if m]
+        lines = [m for m in matched if not m["ref"].startswith("$/")]
         in_tree = [s["uses"] for _, s in _steps(_load(text)) if "uses" in s]
         if len(lines) != len(in_tree):
             problems.append(f"{name}: {len(in_tree)} uses, {len(lines)} on lines of their own")

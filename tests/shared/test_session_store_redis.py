@@ -105,6 +105,7 @@ async def test_delete_on_b_ends_the_session_on_a(pair: Pair) -> None:
     asked, outcome = Asked(), list[object]()
     running, caught = anyio.Event(), list[bool]()
     streamed: list[bool] = []
+    stream_open = anyio.Event()  # the session is ended only once all three hold it
 
     async def run() -> None:
         async with session.running("client-1") as scope:
@@ -115,6 +116,7 @@ async def test_delete_on_b_ends_the_session_on_a(pair: Pair) -> None:
     async def stream() -> None:
         async with session.holding():
             generation = await session.open_stream()
+            stream_open.set()
             while await session.streaming(generation):
                 await session.changed()
         streamed.append(True)
@@ -126,6 +128,7 @@ async def test_delete_on_b_ends_the_session_on_a(pair: Pair) -> None:
             tg.start_soon(stream)
             await asked.arrived.wait()
             await running.wait()
+            await stream_open.wait()
             assert await pair.b.end(session.id, PRINCIPAL)
     assert isinstance(outcome[0], PeerRequestError) and "session ended" in str(outcome[0])
     assert caught == [True] and streamed == [True]

@@ -210,6 +210,7 @@ def test_an_unknown_case_id_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     )
 
 
+@pytest.mark.live(needs="ANTHROPIC_API_KEY")
 @pytest.mark.skipif(
     not os.environ.get("ANTHROPIC_API_KEY"),
     reason="live eval: set ANTHROPIC_API_KEY to run a 5-case smoke eval against the Messages API",

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 import record_fixtures
 from live.planted import FIRST_INVOICE, PLANTED, planted_demo
-from live.recording import Recording, chosen, record
+from live.recording import Recording, chosen, record, unique
 from live.sanitize import SENSITIVE, Sanitizer, iban_valid, scan
 from live.session import LiveSession, LiveSettings
 
@@ -109,7 +109,8 @@ def test_ids_amounts_dates_and_enums_are_unchanged(
     assert invoice["invoiceDate"] == "2026-01-07T00:00:00+01:00"
     assert invoice["taxRule"] == {"id": "1", "objectName": "TaxRule"}
     person = objects(recording, "contact.json")[1]
-    assert person["birthday"] == "1900-01-01" and person["gender"] == "m"
+    assert person["birthday"] == "1900-01-01"
+    assert person["gender"].startswith("NAME-")  # personal: replaced like the salutation
 
 
 def test_the_scan_catches_a_leak_that_bypassed_the_replacement(
@@ -143,6 +144,7 @@ def test_the_scan_catches_an_original_value_and_the_token() -> None:
     assert found == [
         "$.objects[0].customerNumber: a value the sanitizer replaced elsewhere",
         "$.objects[0].x: the API token",
+        "$.objects[0].x: a text in 'x', a field neither sanitized nor listed as kept",
     ]
 
 
@@ -168,7 +170,11 @@ def test_patterns_inside_unknown_fields_are_replaced_and_plain_values_kept() -> 
         "status": "1000",
         "paidAmount": 87.49,
     }
-    assert scan(out, sanitizer.originals, sanitizer.secrets) == []
+    found = [str(f) for f in scan(out, sanitizer.originals, sanitizer.secrets)]
+    assert found == [  # a text in a field without a rule is refused even when it looks clean
+        "$.remark: a text in 'remark', a field neither sanitized nor listed as kept",
+        "$.other: a text in 'other', a field neither sanitized nor listed as kept",
+    ]
 
 
 def test_reference_data_keeps_sevdesks_own_names() -> None:
@@ -260,3 +266,100 @@ def test_the_recorder_refuses_a_bad_setup_in_one_line(
         assert record_fixtures.main(argv, env) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_numbers_in_sensitive_fields_are_replaced_as_strings_consistently() -> None:
+    sanitizer = Sanitizer()
+    out = sanitizer.sanitize(
+        {
+            "objects": [
+                {"zip": 10115, "bankNumber": 10010010, "mobile": 4915112345678, "id": 5},
+                {"zip": "10115", "sumNet": 12.5, "bankNumber": None},
+            ]
+        }
+    )
+    assert out == {
+        "objects": [
+            {
+                "zip": "ADDRESS-0001",
+                "bankNumber": "BANK-0001",
+                "mobile": "CONTACTWAY-0001",
+                "id": 5,
+            },
+            {"zip": "ADDRESS-0001", "sumNet": 12.5, "bankNumber": None},
+        ]
+    }
+    assert scan(out, sanitizer.originals) == []
+
+
+def test_the_scan_flags_a_number_left_in_a_sensitive_field() -> None:
+    found = [str(f) for f in scan({"zip": 10115, "bankNumber": None, "iban": True, "id": 7})]
+    assert found == [
+        "$.zip: the sensitive field 'zip' holds 10115",
+        "$.iban: the sensitive field 'iban' holds True",
+    ]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "addressParentName",
+        "addressGender",
+        "salutation",
+        "deliveryAddress",
+        "bankAccountNumber",
+        "ownerName",
+    ],
+)
+def test_names_in_the_fields_the_review_found_are_replaced(key: str) -> None:
+    sanitizer = Sanitizer()
+    out = sanitizer.sanitize({"objects": [{key: "Annegret Vogelsang"}]})
+    assert "Vogelsang" not in json.dumps(out)
+    assert scan(out, sanitizer.originals) == []
+    assert [str(f) for f in scan({key: "Annegret Vogelsang"})] == [
+        f"$.{key}: the sensitive field {key!r} holds no replacement"
+    ]
+
+
+def test_the_scan_flags_a_name_in_a_field_it_does_not_know() -> None:
+    record: dict[str, Any] = {
+        "objects": [{"objectName": "Invoice", "invoiceType": "RE", "newPerson": "Anne"}]
+    }
+    assert [str(f) for f in scan(record)] == [
+        "$.objects[0].newPerson: a text in 'newPerson', a field neither sanitized nor listed "
+        "as kept"
+    ]
+    assert scan({"objects": [{"newDate": "2026-01-07T00:00:00+01:00", "newSum": "1.5"}]}) == []
+
+
+@pytest.mark.parametrize("object_name", ["PaymentMethod", "Category", "AccountDatev", "Unity"])
+def test_rows_an_account_can_create_are_sanitized(object_name: str) -> None:
+    sanitizer = Sanitizer()
+    row: dict[str, Any] = {"id": "3", "objectName": object_name, "name": "Vogelsang privat"}
+    out = sanitizer.sanitize({"objects": [row]})
+    assert out == {"objects": [{**row, "name": "NAME-0001"}]}
+    assert [str(f) for f in scan({"objects": [row]})] == [
+        "$.objects[0].name: the sensitive field 'name' holds no replacement"
+    ]
+
+
+def test_the_recorder_refuses_a_folder_that_is_not_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "old-endpoint.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "README.txt").write_text("keep me", encoding="utf-8")
+    fake = planted_demo()
+    with serve_fake(fake) as url:
+        env = {"SEVDESK_LIVE_TOKEN": fake.token, "SEVDESK_LIVE_URL": url}
+        assert record_fixtures.main([str(tmp_path), "--endpoints", "SevClient"], env) == 2
+        assert "is not empty: choose an empty folder, or pass --replace" in capsys.readouterr().err
+        assert (tmp_path / "old-endpoint.json").exists()
+        argv = [str(tmp_path), "--endpoints", "SevClient", "--replace"]
+        assert record_fixtures.main(argv, env) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.txt", "sevclient.json"]
+
+
+def test_two_requests_of_one_file_name_get_two_files() -> None:
+    assert unique("invoice-id.json", []) == "invoice-id.json"
+    taken = ["invoice-id.json", "invoice-id-2.json"]
+    assert unique("invoice-id.json", taken) == "invoice-id-3.json"

@@ -82,11 +82,13 @@ def test_the_shared_file_is_clean_with_the_known_gaps_named(
     assert out.rstrip().endswith(", 0 errors")
     findings = drift.check(official, REGISTER.read_text(encoding="utf-8"))
     known = {f.subject: f.known for f in findings if f.kind == "known"}
-    assert known["GET /TaxRule"] == "D-050"
+    assert known["GET /TaxRule"] == "D-090"  # the row of the endpoints the file lacks
+    assert known["GET /AccountDatev"] == known["DELETE /Voucher/{id}"] == "D-090"
+    assert known["GET /Invoice query updateAfter"] == "D-053"
     assert known["GET /Voucher status 150"] == "D-091"
     assert known["POST /CreditNote/{id}/sendViaEmail body sendXml"] == "D-092"
     assert known["PdfFile.mimetype"] == "D-003"
-    assert "known: D-050" in out
+    assert "known: D-090" in out
     assert not [f for f in findings if f.level == "warning"]  # no stale entry in KNOWN
 
 
@@ -96,7 +98,7 @@ def test_json_lists_every_finding(
     assert drift.main([str(SPEC_PATH), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {"level", "kind", "subject", "detail", "known"} == set(rows[0])
-    assert {r["known"] for r in rows if r["subject"] == "GET /TaxRule"} == {"D-050"}
+    assert {r["known"] for r in rows if r["subject"] == "GET /TaxRule"} == {"D-090"}
 
 
 def test_a_removed_path_the_client_calls_is_drift(
@@ -150,6 +152,54 @@ def test_a_body_field_the_file_no_longer_takes_is_drift(official: dict[str, Any]
     assert set(_errors(raw)) == {"PUT /Invoice/{id}/sendBy body sendDraft"}
 
 
+def test_a_dropped_request_body_is_drift(official: dict[str, Any]) -> None:
+    raw = copy.deepcopy(official)
+    del raw["paths"]["/Invoice/{invoiceId}/sendBy"]["put"]["requestBody"]
+    errors = _errors(raw)
+    assert set(errors) == {"PUT /Invoice/{id}/sendBy body"}
+    assert "sendType, sendDraft" in errors["PUT /Invoice/{id}/sendBy body"].detail
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "subject"),
+    [
+        ("/Invoice/{invoiceId}/getPdf", "preventSendBy", "GET /Invoice/{id}/getPdf"),
+        (
+            "/Export/createDatevCsvZipExportJob",
+            "enshrineDocuments",
+            "GET /Export/createDatevCsvZipExportJob",
+        ),
+        ("/Voucher", "creditDebit", "GET /Voucher"),
+    ],
+)
+def test_a_dropped_query_parameter_is_drift(
+    official: dict[str, Any], path: str, name: str, subject: str
+) -> None:
+    raw = copy.deepcopy(official)
+    operation = raw["paths"][path]["get"]
+    operation["parameters"] = [p for p in operation["parameters"] if p.get("name") != name]
+    errors = _errors(raw)
+    assert set(errors) == {f"{subject} query {name}"}
+    assert errors[f"{subject} query {name}"].kind == "gone"
+
+
+def test_the_table_holds_the_parameters_with_side_effects() -> None:
+    table = {(e.method, e.template): set(e.query) for e in ENDPOINTS}
+    assert "preventSendBy" in table["GET", "/Invoice/{id}/getPdf"]
+    assert "useNextNumber" in table["GET", "/SevSequence/Factory/getByType"]
+    assert "enshrineDocuments" in table["GET", "/Export/createDatevCsvZipExportJob"]
+
+
+def test_an_enum_the_file_drops_entirely_is_a_warning(official: dict[str, Any]) -> None:
+    raw = copy.deepcopy(official)
+    del raw["components"]["schemas"]["Model_InvoiceResponse"]["properties"]["status"]["enum"]
+    findings = drift.check(raw, REGISTER.read_text(encoding="utf-8"))
+    warnings = [f for f in findings if f.level == "warning"]
+    assert [(f.kind, f.subject) for f in warnings] == [("enum", "GET /Invoice status")]
+    assert "lists no values any more" in warnings[0].detail
+    assert not [f for f in findings if f.level == "error"]
+
+
 def test_the_contact_update_sends_what_the_table_says() -> None:
     table = {(e.method, e.template): set(e.sends) for e in ENDPOINTS}
     assert set(get_args(ContactField)) <= table["PUT", "/Contact/{id}"]
@@ -162,10 +212,10 @@ def test_a_fake_route_the_file_lost_is_drift(official: dict[str, Any]) -> None:
 
 
 def test_a_known_gap_needs_its_register_row(official: dict[str, Any]) -> None:
-    register = REGISTER.read_text(encoding="utf-8").replace("| D-050 |", "| D-05x |")
+    register = REGISTER.read_text(encoding="utf-8").replace("| D-090 |", "| D-09x |")
     errors = {f.subject: f for f in drift.check(official, register) if f.level == "error"}
     assert errors["GET /TaxRule"].kind == "register"
-    assert "D-050" in errors["GET /TaxRule"].detail
+    assert "D-090" in errors["GET /TaxRule"].detail
 
 
 def test_a_gap_that_closed_is_named_stale(official: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sevdesk_mcp import NO_ZONE_DATA
+from sevdesk_mcp.__main__ import NO_ZONE_DATA
 
 
 @pytest.mark.skipif(
@@ -33,3 +33,16 @@ def test_no_time_zone_data_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == NO_ZONE_DATA
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_importing_the_package_never_exits(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONTZPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", "import sevdesk_mcp; print(sevdesk_mcp.__version__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout.strip()

@@ -89,12 +89,13 @@ def get_sequence(ctx: Context) -> Reply:
 def _sequence_wire(
     ctx: Context, prefix: str, value: int, object_type: str, kind: str
 ) -> JsonObject:
+    pattern, width = ctx.store.number_format(prefix)
     return {
         "id": str(_SEQUENCE_IDS[prefix]),
         "objectName": "SevSequence",
         "additionalInformation": None,
-        "format": f"{prefix}%NUMBER",
-        "nextSequence": str(value),
+        "format": pattern,
+        "nextSequence": str(value).zfill(width),
         "type": kind,
         "objectType": object_type,
         "sevClient": ctx.store.client_ref.wire(),

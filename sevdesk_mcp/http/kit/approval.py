@@ -28,6 +28,8 @@ from sevdesk_mcp.safety.preview import (
     IRREVERSIBLE,
     MAX_PREVIEW_CHARS,
     NONE,
+    REHEARSAL,
+    REHEARSAL_TITLE,
     WARNING,
     Change,
     Fact,
@@ -50,11 +52,14 @@ _FORMATTER: Final = string.Formatter()
 
 
 def preview_html(preview: Preview, lang: Lang = "en") -> str:
-    """:returns: the preview as HTML in ``lang``: warnings first, the action, how to undo it,
-    the facts; the cut marker if the preview is longer than the page shows."""
+    """:returns: the preview as HTML in ``lang``: in a rehearsal its heading (REHEARSAL,
+    PROBELAUF) first, then warnings, the action, how to undo it, the facts; the cut marker if
+    the preview is longer than the page shows."""
     shown = _Shown(lang)
     warnings = [*preview.warnings, *([IRREVERSIBLE] if preview.irreversible else [])]
     parts = []
+    if REHEARSAL in preview.warnings:  # a rehearsal: said first, as a heading of its own
+        parts.append(f'<h2 class="warnings">{e(shown.words.text(REHEARSAL_TITLE))}</h2>')
     if warnings:
         label = shown.words.text(WARNING)
         items = "".join(f"<li><strong>{e(label)}:</strong> {shown.said(w)}</li>" for w in warnings)

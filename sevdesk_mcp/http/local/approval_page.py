@@ -56,6 +56,7 @@ from sevdesk_mcp.safety.approvals import (
     MemoryApprovalStore,
 )
 from sevdesk_mcp.safety.fence import clean
+from sevdesk_mcp.safety.preview import REHEARSAL, REHEARSAL_TITLE, Words
 
 PATH: Final = re.compile(r"/a/([A-Za-z0-9_-]{43})")
 MAX_FORM_FIELDS: Final = 8
@@ -306,8 +307,12 @@ def _top(path: str, lang: Lang, company: str = "") -> str:
 
 def approval_html(approval: Approval, lang: Lang = "en", company: str = "") -> bytes:
     """:returns: the approval page in ``lang``: the account's name, what approving does and
-    whether it can be undone, the reference and expiry, the preview and the two forms."""
+    whether it can be undone, the reference and expiry, the preview and the two forms. In a
+    rehearsal the title says so first (REHEARSAL, PROBELAUF), in the tab and the heading."""
     t = TEXT[lang]
+    title = t["title"]
+    if REHEARSAL in approval.preview.warnings:
+        title = f"{Words(lang).text(REHEARSAL_TITLE)}: {title}"
     changed = (
         f'<p class="error" role="alert">{e(t["changed"].format(what=", ".join(approval.changed)))}'
         "</p>"
@@ -319,7 +324,7 @@ def approval_html(approval: Approval, lang: Lang = "en", company: str = "") -> b
     forms = decision_forms(f"/a/{approval.id}", hidden, t, "reference")
     reference = t["reference"].format(ref=f'<span class="ref">{e(approval.reference)}</span>')
     content = (
-        f"{_top(f'/a/{approval.id}', lang, company)}<h1>{t['title']}</h1>"
+        f"{_top(f'/a/{approval.id}', lang, company)}<h1>{title}</h1>"
         f'<p class="lead">{t["what"]}{final}</p>{changed}'
         f'<section class="card" aria-labelledby="reference">'
         f'<div class="meta"><span id="reference">{reference}</span>'
@@ -328,4 +333,4 @@ def approval_html(approval: Approval, lang: Lang = "en", company: str = "") -> b
         f"{preview_html(approval.preview, lang)}"
         f'<div class="actions">{forms}</div></section>'
     )
-    return document(lang, t["title"], content)
+    return document(lang, title, content)

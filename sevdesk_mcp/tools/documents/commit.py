@@ -132,7 +132,7 @@ CANCEL_INVOICE = define_write_tool(
     description=(
         "Cancels (Storno) a finalized invoice: sevDesk creates an enshrined cancellation invoice; "
         "irreversible. Refuses drafts (delete them), invoices with payments (reset to open first) "
-        "or a credit note."
+        "or with a credit note; a credit note itself cannot be cancelled."
     ),
     toolset="documents",
     tier=Tier.COMMIT,
@@ -168,7 +168,7 @@ RESET_DOCUMENT = define_write_tool(
     description=(
         "Resets a document: to=open removes ALL its payment bookings (from a transaction: "
         "sevdesk_undo_booking); to=draft makes an unpaid document editable again, refused once "
-        "enshrined (every one finalized by sevdesk_finalize_document)."
+        "enshrined (as finalizing does)."
     ),
     toolset="documents",
     tier=Tier.COMMIT,

@@ -364,7 +364,7 @@ ENSHRINE = define_write_tool(
     title="Enshrine (festschreiben) a document",
     description=(
         "Enshrines (festschreiben) a finalized invoice or credit note not yet locked; "
-        "irreversible. Finalized by sevdesk_finalize_document: enshrined already; a whole period: "
+        "irreversible. Finalizing enshrines already; a whole period: "
         "sevdesk_export_datev_enshrined."
     ),
     toolset="documents",

@@ -141,7 +141,7 @@ CASH_POSITION = define_tool(
     title="Cash position",
     description=(
         "Balances of all active accounts at a day, open receivables and payables, and the net "
-        "position. Per account: sevdesk_list_bank_accounts."
+        "position."
     ),
     toolset="reports",
     tier=Tier.READ,
@@ -157,7 +157,7 @@ CHANGED_SINCE = define_tool(
     title="What changed since",
     description=(
         "What changed since a moment: counts and the newest changed contacts, documents, receipts "
-        "and transactions (sevDesk has no webhooks)."
+        "and transactions."
     ),
     toolset="reports",
     tier=Tier.READ,

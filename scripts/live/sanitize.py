@@ -305,7 +305,9 @@ def scan(
         if isinstance(leaf, str):
             findings += scanner.look(path, key, leaf)
         elif _sensitive(*key):
-            findings.append(Finding(path, f"the sensitive field {key[0]!r} holds {leaf!r}"))
+            kind = type(leaf).__name__  # never the value: findings are printed
+            said = f"the sensitive field {key[0]!r} holds a value of type {kind}"
+            findings.append(Finding(path, said))
     return findings
 
 

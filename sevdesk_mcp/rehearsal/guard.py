@@ -31,6 +31,8 @@ def is_read(request: httpx.Request) -> bool:
 def is_plain_read(request: httpx.Request) -> bool:
     """:returns: whether ``request`` is a known plain read (the guard's rule, see the module)."""
     path = api_path(request.url.path)
+    if request.url.raw_path.split(b"?")[0].decode("ascii", "replace") != request.url.path:
+        return False  # a percent-encoded path: what is sent is not what was classified
     try:
         check_path(path)
     except WriteRefusedError:

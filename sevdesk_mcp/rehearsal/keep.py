@@ -183,7 +183,9 @@ def _aead(key: bytes) -> AESGCM:
 
     if len(key) != KEY_BYTES:
         raise StartupError(
-            f"The rehearsal key has {len(key)} bytes; it must have {KEY_BYTES} (AES-256)."
+            f"The rehearsal key has {len(key)} bytes; it must have {KEY_BYTES} (AES-256): "
+            "delete the keychain entry rehearsal-file-key and the rehearsal file, then start "
+            "again."
         )
     return AESGCM(key)
 

@@ -9,6 +9,7 @@ from typing import Final, NamedTuple
 import httpx
 import msgspec
 
+from sevdesk_mcp.errors import RehearsalRefusedError
 from sevdesk_mcp.fake.transport import API_PREFIX
 from sevdesk_mcp.jsontypes import JsonValue
 from sevdesk_mcp.rehearsal.guard import Guard
@@ -26,6 +27,7 @@ SEQUENCE_PATH: Final = "/SevSequence/Factory/getByType"
 _NUMBER: Final = "%NUMBER"
 LOG_PATH: Final = "/CheckAccountTransactionLog"
 LOG_PAGE: Final = 1000
+LOG_PAGES: Final = 100  # 100,000 booking logs at most: a server that ignored offset would loop
 
 
 def is_json(response: httpx.Response) -> bool:
@@ -97,14 +99,16 @@ class Upstream:
         """:returns: the real booking logs (``CheckAccountTransactionLog``) of a record of
         ``touching``: a document they book, or the transaction they book from (every page)."""
         found: list[dict[str, JsonValue]] = []
-        offset = 0
-        while True:
+        for offset in range(0, LOG_PAGE * LOG_PAGES, LOG_PAGE):
             page = await self.objects(LOG_PATH, {"limit": str(LOG_PAGE), "offset": str(offset)})
             rows = page if isinstance(page, list) else []
             found.extend(r for r in rows if isinstance(r, dict) and _books_one(r, touching))
             if len(rows) < LOG_PAGE:
                 return found
-            offset += LOG_PAGE
+        raise RehearsalRefusedError(
+            f"Refused to read more than {LOG_PAGE * LOG_PAGES:,} booking logs to rehearse a "
+            "booking; nothing was changed: do this step outside the rehearsal."
+        )
 
     async def version(self) -> str:
         """:returns: the real bookkeeping system version (``"2.0"`` when unreadable)."""

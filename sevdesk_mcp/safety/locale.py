@@ -61,6 +61,20 @@ def amount(value: Decimal, currency: str, lang: Lang) -> str:
     return f"{sign}{grouped} {code}"
 
 
+def number(value: Decimal, lang: Lang) -> str:
+    """:returns: a number that is no amount (a rate, a quantity, an exchange rate) as a person
+    reads it, with the places it has and no more: ``5,5`` and ``1.200`` (de), ``5.5`` and
+    ``1,200`` (en)."""
+    plain = f"{value.normalize():f}"
+    whole, _, places = plain.partition(".")
+    sign, digits = ("-", whole[1:]) if whole.startswith("-") else ("", whole)
+    grouped = f"{int(digits):,}"
+    if lang == "de":
+        grouped = grouped.replace(",", ".")
+        return f"{sign}{grouped}{',' + places if places else ''}"
+    return f"{sign}{grouped}{'.' + places if places else ''}"
+
+
 def day(value: dt.date, lang: Lang) -> str:
     """:returns: ``24.11.2026`` (de) or ``24 Nov 2026`` (en)."""
     if lang == "de":

@@ -57,6 +57,13 @@ class Amount(msgspec.Struct, frozen=True, tag="amount"):
     currency: str = "EUR"
 
 
+class Number(msgspec.Struct, frozen=True, tag="number"):
+    """A number that is no amount (a rate, a quantity, an exchange rate), formatted when shown:
+    ``5,5`` for a German reader, ``5.5`` for the model and an English one."""
+
+    value: Decimal
+
+
 class Day(msgspec.Struct, frozen=True, tag="day"):
     """A calendar day (as sevDesk means it: Europe/Berlin)."""
 
@@ -77,7 +84,7 @@ class Said(msgspec.Struct, frozen=True, tag="said"):
     args: tuple[Piece, ...] = ()
 
 
-Piece = Plain | Quoted | Amount | Day | Moment | Said
+Piece = Plain | Quoted | Amount | Number | Day | Moment | Said
 
 
 class Lines(msgspec.Struct, frozen=True, tag="lines"):
@@ -154,6 +161,11 @@ def amount(value: Decimal | None, currency: str | None = "EUR") -> Amount:
     return Amount(value if value is not None else Decimal(0), (currency or "EUR").upper())
 
 
+def percent(value: Decimal) -> Said:
+    """:returns: a rate as it is read: ``7 %``, ``5.5 %`` (the model, English), ``5,5 %``."""
+    return Said("{0} %", "{0} %", (Number(value),))
+
+
 def fact(en: str, de: str, value: Value | str | int) -> Fact:
     """:returns: a fact labelled in both languages (a ``str``/``int`` value is :class:`Plain`)."""
     return Fact(Said(en, de), value if not isinstance(value, str | int) else _piece(value))
@@ -221,19 +233,20 @@ class Words:
             return (quote or self.quote)(visible(piece.text))
         return visible(self.plain(piece))
 
-    def plain(self, piece: Plain | Amount | Day | Moment) -> str:
+    def plain(self, piece: Plain | Amount | Number | Day | Moment) -> str:
         """:returns: a neutral piece as text: machine forms for the model, else localised."""
         if isinstance(piece, Plain):
             return piece.text
-        model = self.reader == "model"
+        return machine(piece) if self.reader == "model" else self.local(piece)
+
+    def local(self, piece: Amount | Number | Day | Moment) -> str:
+        """:returns: ``piece`` as a person reads it in this language."""
         if isinstance(piece, Amount):
-            if model:
-                return f"{piece.value.quantize(Decimal('0.01'))} {piece.currency}"
             return locale.amount(piece.value, piece.currency, self.lang)
+        if isinstance(piece, Number):
+            return locale.number(piece.value, self.lang)
         if isinstance(piece, Day):
-            return piece.value.isoformat() if model else locale.day(piece.value, self.lang)
-        if model:
-            return piece.value.astimezone(locale.BERLIN).isoformat(timespec="seconds")
+            return locale.day(piece.value, self.lang)
         return locale.moment(piece.value, self.lang)
 
     def quote(self, text: str) -> str:
@@ -260,6 +273,18 @@ class Words:
             return [self.text(NONE)]
         header = " | ".join(self.text(c) for c in table.columns)
         return [header, *(" | ".join(self.text(cell) for cell in row) for row in table.rows)]
+
+
+def machine(piece: Amount | Number | Day | Moment) -> str:
+    """:returns: ``piece`` as the model reads it: ``714.00 EUR``, ``5.5``, ``2026-11-24``, a
+    Berlin ISO moment."""
+    if isinstance(piece, Amount):
+        return f"{piece.value.quantize(Decimal('0.01'))} {piece.currency}"
+    if isinstance(piece, Number):
+        return f"{piece.value.normalize():f}"
+    if isinstance(piece, Day):
+        return piece.value.isoformat()
+    return piece.value.astimezone(locale.BERLIN).isoformat(timespec="seconds")
 
 
 def visible(text: str) -> str:

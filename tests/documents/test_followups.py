@@ -146,7 +146,7 @@ async def test_an_optional_position_is_left_out_and_said() -> None:
     fake = build_demo()  # AN-1004 (740004, sent): its last position (Anfahrt) is optional
     preview = (await dry_run(write_app(fake), FROM_ORDER, order_id=740004))["preview"]
     assert facts(preview)["Invoice"].startswith("new draft with 2 positions over 3896.06 EUR")
-    assert said(preview)[1] == ["1 optional positions are not invoiced."]
+    assert said(preview)[1] == ["1 optional position is not invoiced."]
 
 
 def _delivery_note(fake: Any) -> int:

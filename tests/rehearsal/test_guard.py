@@ -122,6 +122,8 @@ BYPASSES = [  # each passed the guard as a "plain read" while it blocked known-b
     ("/Invoice/7/getPdf", [("preventSendBy", "false"), ("preventSendBy", "true")]),
     ("/Invoice/7/getPdf", [("preventSendBy", "true"), ("preventSendBy", "false")]),
     ("/NotAnEndpoint/7", []),
+    ("/%49nvoice/7", []),  # percent-encoded: what is sent is not what was classified
+    ("/Invoice%2F7", []),
 ]
 
 

@@ -110,3 +110,22 @@ async def test_an_export_job_of_the_overlay_is_polled_and_downloaded_in_the_over
     assert not any(r.applied for r in run.fake.requests)
     (change,) = run.rehearsal.changes()
     assert (change.action, change.object_name) == ("enshrined", "ExportJob")
+
+
+async def test_booking_logs_are_read_in_bounded_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that ignored ``offset`` would answer full pages for ever: the rehearsal stops
+    at its cap and refuses the step in one line, nothing changed."""
+    from sevdesk_mcp.errors import RehearsalRefusedError
+    from sevdesk_mcp.rehearsal import upstream
+
+    asked: list[str] = []
+
+    async def full_page(self: upstream.Upstream, path: str, params: object = None) -> object:
+        asked.append(path)
+        return [{"id": str(i)} for i in range(upstream.LOG_PAGE)]
+
+    monkeypatch.setattr(upstream.Upstream, "objects", full_page)
+    reader = object.__new__(upstream.Upstream)
+    with pytest.raises(RehearsalRefusedError, match="do this step outside the rehearsal"):
+        await reader.booking_logs(set())
+    assert len(asked) == upstream.LOG_PAGES

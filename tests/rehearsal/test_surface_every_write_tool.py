@@ -287,6 +287,8 @@ def check(name: str, result: dict[str, Any], grew: int, proxy: RecordingProxy) -
         assert (grew > 0) == case.changes, (name, grew, text)
     assert proxy.not_plain_reads() == [], name
     assert set(proxy.methods) <= {"GET"}, (name, proxy.methods)
+    if case.refusal is None:  # the rehearsal read the real books: the proxy saw them
+        assert proxy.methods.get("GET", 0) > 0, name
 
 
 def test_every_write_commit_and_external_tool_has_a_case() -> None:

@@ -57,3 +57,5 @@ async def test_a_readable_record_next_to_it_is_still_written() -> None:
     client = client_on(Rehearsal(OddStatus(fake.transport(), odd), today=lambda: fake.today))
     await client.send("PUT", f"/Contact/{other}", tier=Tier.WRITE, json={"name": "Y GmbH"})
     assert one(await client.get(f"/Contact/{other}"))["name"] == "Y GmbH"
+    assert fake.store.contacts.get(other).name != "Y GmbH"  # the real books are unchanged
+    assert not any(r.applied for r in fake.requests)

@@ -7,6 +7,7 @@ import datetime as dt
 from decimal import Decimal
 
 import msgspec
+import pytest
 
 from sevdesk_mcp.safety import locale
 from sevdesk_mcp.safety.preview import (
@@ -19,9 +20,11 @@ from sevdesk_mcp.safety.preview import (
     Quoted,
     Said,
     Table,
+    Words,
     amount,
     digest,
     fact,
+    percent,
     quoted,
     render,
     say,
@@ -126,3 +129,23 @@ def test_amounts_days_and_moments_as_a_person_reads_them() -> None:
     summer = dt.datetime(2026, 7, 1, 14, 5, tzinfo=UTC)
     assert locale.moment(summer, "de") == "01.07.2026, 16:05 Uhr MESZ"
     assert locale.as_lang("de-DE,de;q=0.9") == "de" and locale.as_lang("fr") == "en"
+
+
+@pytest.mark.parametrize(
+    ("value", "de", "en"),
+    [
+        ("5.5", "5,5", "5.5"),
+        ("19", "19", "19"),
+        ("25.50", "25,5", "25.5"),
+        ("1.0712", "1,0712", "1.0712"),
+        ("1200", "1.200", "1,200"),
+        ("-7.5", "-7,5", "-7.5"),
+    ],
+)
+def test_a_rate_or_quantity_reads_as_a_german_or_english_person_writes_it(
+    value: str, de: str, en: str
+) -> None:
+    piece = percent(Decimal(value))
+    assert Words("de").text(piece) == f"{de} %"
+    assert Words("en").text(piece) == f"{en} %"
+    assert Words("de", "model").text(piece) == f"{Decimal(value).normalize():f} %"

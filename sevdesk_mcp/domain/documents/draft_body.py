@@ -135,7 +135,7 @@ async def _rule_name(
     return await checks.tax_rule_name(client, draft.tax_rule_id, rates, provision=provision)
 
 
-def _tax_fact(draft: Draft, rule: str, oss: str | None, legacy: JsonObject | None) -> Fact:
+def _tax_fact(draft: Draft, rule: str, oss: Said | None, legacy: JsonObject | None) -> Fact:
     if legacy is not None:
         return fact(
             "Tax type", "Steuerart", say("{0} {1}", "{0} {1}", str(legacy["taxType"]), quoted(rule))

@@ -24,7 +24,7 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.records import Missing, read_one
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.safety.fence import clean
-from sevdesk_mcp.safety.preview import Lines, quoted
+from sevdesk_mcp.safety.preview import Lines, Said, quoted
 from sevdesk_mcp.sevdesk import dates, wire
 from sevdesk_mcp.sevdesk.paths import QueryValue
 
@@ -103,7 +103,7 @@ async def tax_rule_name(
 
 async def one_stop_shop(
     client: SevdeskPort, rule_id: int, rates: list[Decimal], to: Recipient
-) -> str | None:
+) -> Said | None:
     """Check a One-Stop-Shop document (rules 18-20) against its buyer, ``to``: a consumer in
     another member state, at that state's rates.
 

@@ -28,7 +28,7 @@ from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.domain.writes import ref, reference_name
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.preview import Fact, Plain, fact, quoted, say
+from sevdesk_mcp.safety.preview import Fact, Number, Said, fact, quoted, say
 
 TaxType = Literal["default", "eu", "noteu", "ss"]
 HOME_CURRENCY: Final = "EUR"
@@ -119,7 +119,7 @@ async def body_fields(
                     "{0} (1 {0} = {1} EUR; prices are in {0})",
                     "{0} (1 {0} = {1} EUR; Preise in {0})",
                     extras.currency,
-                    Plain(format(extras.exchange_rate.normalize(), "f")),
+                    Number(extras.exchange_rate),
                 ),
             )
         )
@@ -148,7 +148,7 @@ def _buyer_reference(extras: Extras, to: Recipient, facts: list[Fact]) -> Contac
     if held == wanted:
         facts.append(fact("Buyer reference", "Käuferreferenz", quoted(wanted)))
         return None
-    was = quoted(held) if held not in NO_REFERENCE else Plain("none")
+    was = quoted(held) if held not in NO_REFERENCE else Said("none", "keine")
     facts.append(
         fact(
             "Buyer reference",

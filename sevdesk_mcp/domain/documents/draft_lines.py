@@ -17,7 +17,19 @@ from sevdesk_mcp.domain.money import HUNDRED, MAX_AMOUNT, PRICE_PLACES, ZERO, ce
 from sevdesk_mcp.domain.writes import ref, whole
 from sevdesk_mcp.errors import ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
-from sevdesk_mcp.safety.preview import NONE, Fact, Piece, Plain, Said, Table, amount, fact, quoted
+from sevdesk_mcp.safety.preview import (
+    NONE,
+    Fact,
+    Number,
+    Piece,
+    Plain,
+    Said,
+    Table,
+    amount,
+    fact,
+    percent,
+    quoted,
+)
 
 QUANTITY_PLACES: Final = 4
 RATE_PLACES: Final = 2  # 5.5 % (FR), 13.5 % (IE), 25.5 % (FI): One-Stop-Shop rates
@@ -165,7 +177,7 @@ def sums_facts(lines: tuple[Line, ...], currency: str = "EUR") -> list[Fact]:
         facts.append(fact("Discounts (net)", "Rabatte (netto)", amount(off, currency)))
     facts.append(fact("Net", "Netto", amount(net, currency)))
     facts += [
-        Fact(Said("VAT {0} %", "USt. {0} %", (Plain(f"{rate:f}"),)), amount(tax, currency))
+        Fact(Said("VAT {0} %", "USt. {0} %", (Number(rate),)), amount(tax, currency))
         for rate, tax in sorted(by_rate.items())
     ]
     facts.append(fact("Gross", "Brutto", amount(total_gross(lines), currency)))
@@ -175,10 +187,10 @@ def sums_facts(lines: tuple[Line, ...], currency: str = "EUR") -> list[Fact]:
 def _row(index: int, line: Line, currency: str) -> tuple[Piece, ...]:
     return (
         Plain(str(index)),
-        Plain(f"{line.quantity.normalize():f}"),
+        Number(line.quantity),
         name_cell(line.name, line.text),
         amount(line.price, currency),
-        Plain(f"{line.tax_rate.normalize():f} %"),
+        percent(line.tax_rate),
         amount(line.net(), currency),
     )
 

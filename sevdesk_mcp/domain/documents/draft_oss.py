@@ -16,6 +16,7 @@ from typing import Final
 from sevdesk_mcp.domain.errors import Action, PreconditionError
 from sevdesk_mcp.domain.port import SevdeskPort
 from sevdesk_mcp.safety.fence import clean, fence
+from sevdesk_mcp.safety.preview import Number, Plain, Said
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
 
@@ -76,10 +77,10 @@ async def country_code(client: SevdeskPort, country_id: int | None) -> str:
     return ""
 
 
-def check(rule_id: int, rates: list[Decimal], code: str, vat_number: str | None) -> str:
+def check(rule_id: int, rates: list[Decimal], code: str, vat_number: str | None) -> Said:
     """Check a One-Stop-Shop document: a consumer in another member state, that state's rates.
 
-    :returns: what the preview says of it (``"AT: 20 %"``).
+    :returns: what the preview says of it (``AT: 20 %``; ``FI: 25,5 %`` for a German reader).
     :raises PreconditionError: naming what does not fit (the buyer's country, a VAT id, a rate
         not of that country) and what would.
     """
@@ -111,7 +112,9 @@ def check(rule_id: int, rates: list[Decimal], code: str, vat_number: str | None)
             record=f"tax rule {rule_id}",
             field="tax_rate",
         )
-    return f"{code}: {_percent(sorted(set(rates), reverse=True))}"
+    shown = sorted(set(rates), reverse=True)
+    template = "{0}: " + ", ".join(f"{{{i}}} %" for i in range(1, len(shown) + 1))
+    return Said(template, template, (Plain(code), *(Number(r) for r in shown)))
 
 
 def foreign_hint(rates: list[Decimal]) -> str:

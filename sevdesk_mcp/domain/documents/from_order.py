@@ -130,7 +130,8 @@ def _refuse_by_state(order: Document, where: str) -> None:
         )
     if order.status == INVOICED:
         raise ToolError(
-            f"{where} is already fully invoiced (berechnet); nothing is left to invoice."
+            f"{where} is already fully invoiced (berechnet); nothing is left to invoice. Its "
+            "invoice is among the order's related documents (read the order to see it)."
         )
     if order.status == PARTLY:
         raise PreconditionError(
@@ -173,6 +174,12 @@ def _preview(order: Document, positions: list[Position]) -> Preview:
     if left_out:
         warnings.append(
             say(
+                "{0} optional position is not invoiced.",
+                "{0} optionale Position wird nicht berechnet.",
+                left_out,
+            )
+            if left_out == 1
+            else say(
                 "{0} optional positions are not invoiced.",
                 "{0} optionale Positionen werden nicht berechnet.",
                 left_out,

@@ -37,7 +37,18 @@ from sevdesk_mcp.domain.writes import (
 from sevdesk_mcp.errors import ToolError, ToolInputError
 from sevdesk_mcp.jsontypes import JsonObject
 from sevdesk_mcp.safety.fence import clean, fence
-from sevdesk_mcp.safety.preview import Fact, Piece, Plain, Preview, Said, amount, fact, quoted, say
+from sevdesk_mcp.safety.preview import (
+    Fact,
+    Piece,
+    Plain,
+    Preview,
+    Said,
+    amount,
+    fact,
+    percent,
+    quoted,
+    say,
+)
 from sevdesk_mcp.sevdesk import wire
 from sevdesk_mcp.sevdesk.paths import api_path
 from sevdesk_mcp.sevdesk.wire_finance import Part
@@ -306,7 +317,7 @@ def _changes(changes: PartChanges, current: Part) -> tuple[JsonObject, list[Fact
     rate = current.taxRate if changes.tax_rate is None else Decimal(changes.tax_rate)
     if rate is not None and rate != current.taxRate:
         body["taxRate"] = int(rate)
-        facts.append(change_fact(RATE, _percent(current.taxRate), Plain(f"{rate.normalize():f} %")))
+        facts.append(change_fact(RATE, _percent(current.taxRate), percent(rate)))
     if body.keys() & {"priceNet", "taxRate"} and net is not None and rate is not None:
         gross = gross_price(net, rate)
         body["priceGross"] = _plain(gross)
@@ -337,7 +348,7 @@ def _euros(value: Decimal | None) -> Piece | None:
 
 
 def _percent(value: Decimal | None) -> Piece | None:
-    return None if value is None else Plain(f"{value.normalize():f} %")
+    return None if value is None else percent(value)
 
 
 def _status(code: int | None) -> Piece:

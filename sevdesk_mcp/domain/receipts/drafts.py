@@ -54,6 +54,7 @@ from sevdesk_mcp.safety.preview import (
     Table,
     amount,
     fact,
+    percent,
     quoted,
     say,
 )
@@ -357,7 +358,7 @@ def positions_table(booked: list[tuple[Account, ReceiptLine]]) -> Table:
         (
             Plain(str(index)),
             account.label,
-            Plain(f"{line.tax_rate.normalize():f} %"),
+            percent(line.tax_rate),
             amount(line.net),
             amount(line.tax),
             amount(line.gross),

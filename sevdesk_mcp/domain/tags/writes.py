@@ -97,7 +97,8 @@ def _plan_add(found: Tags, tag: Tag | None, name: str, target: Target) -> Prepar
     shown_name = tag.name or name if tag else name
     if tag is not None and any(same_ref(r.object, target) for r in found.relations_of(tag.id)):
         raise ToolError(
-            f"Nothing would change: {target.words()} already carries tag {fence(shown_name)}."
+            f"Nothing would change: {target.words()} already carries tag {fence(shown_name)}. "
+            "Pick another tag or another object."
         )
     carriers = len(found.relations_of(tag.id)) if tag else 0
     about = (
